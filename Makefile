@@ -1,0 +1,45 @@
+# Every target bootstraps what it needs: a fresh machine only needs python3.11 (or python3) and node/npm.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+VERSION ?=
+
+.PHONY: generate test check lint bench update-schema clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	mkdir -p generated/python/acp_protocol
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## generate: regenerate generated/ from the pinned schemas (a no-op when nothing changed)
+generate: $(STAMP)
+	$(BIN)/acp-codegen generate
+
+## check: fail when generated/ is not what a fresh generation produces
+check: $(STAMP)
+	$(BIN)/acp-codegen check
+
+## lint: black, ruff and mypy --strict (generated code included)
+lint: $(STAMP)
+	$(BIN)/black --check --quiet codegen tests bench
+	$(BIN)/ruff check codegen tests bench
+	$(BIN)/mypy codegen generated/python/acp_protocol tests
+
+## test: everything CI runs
+test: $(STAMP) lint check
+	$(BIN)/pytest -q
+
+## bench: generation and import-time benchmarks (never part of `make test`)
+bench: $(STAMP)
+	$(BIN)/python bench/generation.py
+
+## update-schema VERSION=x.y.z: pin the schemas of another @agentclientprotocol/sdk version
+update-schema: $(STAMP)
+	@test -n "$(VERSION)" || (echo "usage: make update-schema VERSION=x.y.z" >&2; exit 2)
+	$(BIN)/acp-codegen update-schema --version $(VERSION)
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

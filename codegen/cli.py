@@ -1,0 +1,54 @@
+"""Command line: `acp-codegen generate | check | update-schema --version X`.
+
+Exit status: 0 success, 1 stale output or a failed step, 2 schema problems (each printed with its
+JSON pointer; nothing is written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from codegen import drift, pipeline
+from codegen.problems import GenerationError, SchemaProblems
+from codegen.schema_lock import update_schema
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="acp-codegen", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    gen = commands.add_parser("generate", help="regenerate generated/ from the pinned schemas")
+    gen.add_argument("--force", action="store_true", help="regenerate even when nothing changed")
+    commands.add_parser("check", help="fail when generated/ differs from a fresh generation")
+    update = commands.add_parser("update-schema", help="pin the schemas of another SDK version")
+    update.add_argument("--version", required=True, help="@agentclientprotocol/sdk version")
+    args = parser.parse_args(argv)
+
+    try:
+        if args.command == "generate":
+            started = time.perf_counter()
+            outcome = pipeline.generate(force=args.force)
+            elapsed = time.perf_counter() - started
+            state = "regenerated" if outcome.changed else "up to date, nothing to do"
+            print(f"acp-codegen: {outcome.out_root} {state} ({elapsed:.2f} s)")
+        elif args.command == "check":
+            report = drift.stale_report()
+            if report is not None:
+                print(report, file=sys.stderr)
+                return 1
+            print("acp-codegen: generated/ matches a fresh generation")
+        else:
+            lock = update_schema(pipeline.ROOT, args.version)
+            print(f"acp-codegen: pinned {lock.origin}; run `make generate` next")
+    except SchemaProblems as exc:
+        print(f"acp-codegen: {exc}", file=sys.stderr)
+        return 2
+    except GenerationError as exc:
+        print(f"acp-codegen: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

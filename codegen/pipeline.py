@@ -1,0 +1,133 @@
+"""The generation pipeline: lock → load → validate → IR → targets → atomic swap into `generated/`.
+
+Targets render into a staging folder beside `generated/`, which replaces it only when every target
+succeeded: a failed run leaves `generated/` as it was. `generated/.fingerprint.json` records a hash
+of the inputs (schemas, lock, generator, templates, tool versions) and of the output tree, so a run
+with nothing changed returns at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from codegen.build_ir import build_protocol
+from codegen.ir import Protocol
+from codegen.loader import load_schema
+from codegen.problems import SchemaProblem, SchemaProblems
+from codegen.schema_lock import read_lock, verify_lock
+from codegen.targets import TARGETS, load_target
+from codegen.validation import validate_schema
+
+ROOT = Path(__file__).resolve().parents[1]
+FINGERPRINT = ".fingerprint.json"
+STABLE_SCHEMA = "schema/acp/v1/schema.json"
+UNSTABLE_SCHEMA = "schema/acp/v1/schema.unstable.json"
+# Tools whose version shapes the output: a change of any of them is a change of input.
+OUTPUT_SHAPING_TOOLS = ("datamodel-code-generator", "black", "isort", "pydantic", "jinja2")
+
+
+def load_protocol(root: Path = ROOT) -> Protocol:
+    """Verify the lock, then load and validate both schemas, reporting every problem at once."""
+    lock = read_lock(root)
+    verify_lock(root, lock)
+    loaded = []
+    problems: list[SchemaProblem] = []
+    for relative in (STABLE_SCHEMA, UNSTABLE_SCHEMA):
+        path = root / relative
+        try:
+            doc = load_schema(path)
+        except SchemaProblems as exc:
+            problems += exc.problems
+            continue
+        problems += validate_schema(doc, path.name)
+        loaded.append((doc, path.name, lock.entry(relative).sha256))
+    if problems:
+        raise SchemaProblems(problems)
+    return build_protocol(name="acp", version="v1", origin=lock.origin, stable=loaded[0], unstable=loaded[1])
+
+
+def render(ir: Protocol, out_root: Path, targets: tuple[str, ...] = TARGETS) -> None:
+    """Render every target into `out_root/<target>` (an empty or missing folder)."""
+    for target in targets:
+        target_dir = out_root / target
+        target_dir.mkdir(parents=True, exist_ok=True)
+        load_target(target)(ir, target_dir)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    changed: bool
+    out_root: Path
+
+
+def generate(root: Path = ROOT, out_root: Path | None = None, *, force: bool = False) -> Outcome:
+    """Regenerate `out_root` (default `root/generated`) unless its fingerprint says it is current."""
+    out_root = out_root or root / "generated"
+    inputs = input_fingerprint(root)
+    if not force and _recorded_fingerprint(out_root) == {"inputs": inputs, "outputs": tree_hash(out_root)}:
+        return Outcome(False, out_root)
+    ir = load_protocol(root)
+    out_root.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out_root.parent, prefix=".generated-staging-"))
+    try:
+        render(ir, staging)
+        fingerprint = {"inputs": inputs, "outputs": tree_hash(staging)}
+        (staging / FINGERPRINT).write_text(json.dumps(fingerprint, indent=2) + "\n")
+        _swap(staging, out_root)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return Outcome(True, out_root)
+
+
+def input_fingerprint(root: Path) -> str:
+    digest = hashlib.sha256()
+    files = [root / "schema" / "lock.json", root / STABLE_SCHEMA, root / UNSTABLE_SCHEMA]
+    files += sorted((root / "codegen").rglob("*.py")) + sorted(
+        p for p in (root / "templates").rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    )
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for tool in OUTPUT_SHAPING_TOOLS:
+        digest.update(f"{tool}=={metadata.version(tool)}\0".encode())
+    return digest.hexdigest()
+
+
+def output_files(out_root: Path) -> list[Path]:
+    """The files of a generated tree, sorted, without caches and the fingerprint itself."""
+    if not out_root.is_dir():
+        return []
+    return sorted(
+        p
+        for p in out_root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.name != FINGERPRINT
+    )
+
+
+def tree_hash(out_root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in output_files(out_root):
+        digest.update(path.relative_to(out_root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _recorded_fingerprint(out_root: Path) -> dict[str, str] | None:
+    try:
+        recorded = json.loads((out_root / FINGERPRINT).read_text())
+    except (OSError, ValueError):
+        return None
+    return recorded if isinstance(recorded, dict) else None
+
+
+def _swap(staging: Path, out_root: Path) -> None:
+    backup = out_root.with_name(out_root.name + ".previous")
+    shutil.rmtree(backup, ignore_errors=True)
+    if out_root.exists():
+        out_root.rename(backup)
+    staging.rename(out_root)
+    shutil.rmtree(backup, ignore_errors=True)

@@ -1,0 +1,144 @@
+# Hand-written runtime module, copied into `acp_protocol.runtime` by
+# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
+"""Base class of every generated ACP model, and the open-union discriminator.
+
+What the base adds to plain pydantic:
+- `_meta` and camelCase wire names are aliases; Python attributes are snake_case and either name
+  populates a field.
+- Unknown fields are kept (`extra="allow"`) so a message from a newer peer round-trips intact.
+- Absent, `null` and a value stay three different things: dump with `exclude_unset=True`
+  (`to_wire`) and an explicit `null` is written back while an absent field stays absent.
+- The schema's lenient-decoding annotations, read from each field's metadata:
+  `x-deserialize-default-on-error` (a bad value is dropped, the message kept),
+  `x-deserialize-skip-invalid-items` (bad list items are dropped, the rest kept) and
+  `x-deserialize-default-on-null` (`null` means "use the default").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic_core import PydanticUndefined
+
+UNKNOWN_VARIANT = "__unknown_variant__"
+"""The tag an open union gives a variant whose discriminator value it does not know."""
+
+_DEFAULT_ON_ERROR = "x-deserialize-default-on-error"
+_SKIP_INVALID_ITEMS = "x-deserialize-skip-invalid-items"
+_DEFAULT_ON_NULL = "x-deserialize-default-on-null"
+
+
+class ProtocolModel(BaseModel):
+    """Base of every generated model."""
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+        extra="allow",
+        # Core schemas are built on first use, not at import: importing the models module of
+        # 200+ classes stays cheap.
+        defer_build=True,
+    )
+
+    # Wire keys (aliases and attribute names) per lenient-decoding rule, filled per subclass.
+    __acp_default_on_error__: ClassVar[frozenset[str]] = frozenset()
+    __acp_skip_invalid_items__: ClassVar[frozenset[str]] = frozenset()
+    __acp_default_on_null__: ClassVar[dict[str, Callable[[], Any]]] = {}
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        on_error: set[str] = set()
+        skip_items: set[str] = set()
+        on_null: dict[str, Callable[[], Any]] = {}
+        for name, field in cls.model_fields.items():
+            extra = field.json_schema_extra
+            if not isinstance(extra, dict):
+                continue
+            keys = {name, field.alias or name}
+            if extra.get(_DEFAULT_ON_ERROR):
+                on_error |= keys
+            if extra.get(_SKIP_INVALID_ITEMS):
+                skip_items |= keys
+            if extra.get(_DEFAULT_ON_NULL):
+                factory = _default_factory(field.default, field.default_factory, field.annotation)
+                on_null |= dict.fromkeys(keys, factory)
+        cls.__acp_default_on_error__ = frozenset(on_error)
+        cls.__acp_skip_invalid_items__ = frozenset(skip_items)
+        cls.__acp_default_on_null__ = on_null
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _decode_leniently(cls, data: Any, handler: Callable[[Any], Any]) -> Any:
+        if cls.__acp_default_on_null__ and isinstance(data, dict):
+            data = _replace_nulls(data, cls.__acp_default_on_null__)
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            repaired = _repair(data, exc, cls.__acp_default_on_error__, cls.__acp_skip_invalid_items__)
+            if repaired is None:
+                raise
+        return handler(repaired)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON object this model stands for: wire names, explicit nulls kept, absent left out."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def _default_factory(default: Any, factory: Any, annotation: Any) -> Callable[[], Any]:
+    if callable(factory):
+        return factory  # type: ignore[no-any-return]
+    if default is not PydanticUndefined and default is not None:
+        return lambda: default
+    origin = getattr(annotation, "__origin__", annotation)
+    return dict if origin is dict else list
+
+
+def _replace_nulls(data: dict[str, Any], on_null: dict[str, Callable[[], Any]]) -> dict[str, Any]:
+    if not any(data.get(key, ...) is None for key in on_null):
+        return data
+    return {k: (on_null[k]() if v is None and k in on_null else v) for k, v in data.items()}
+
+
+def _repair(
+    data: Any, exc: ValidationError, on_error: frozenset[str], skip_items: frozenset[str]
+) -> dict[str, Any] | None:
+    """The input without what the lenient rules allow to drop, or None when an error is elsewhere."""
+    if not isinstance(data, dict) or not (on_error or skip_items):
+        return None
+    drop_keys: set[str] = set()
+    drop_items: dict[str, set[int]] = {}
+    for error in exc.errors():
+        loc = error["loc"]
+        key = loc[0] if loc else None
+        if not isinstance(key, str):
+            return None
+        if key in skip_items and len(loc) > 1 and isinstance(loc[1], int):
+            drop_items.setdefault(key, set()).add(loc[1])
+        elif key in on_error:
+            drop_keys.add(key)
+        else:
+            return None
+    repaired = {k: v for k, v in data.items() if k not in drop_keys}
+    for key, indexes in drop_items.items():
+        if key in repaired and isinstance(repaired[key], list):
+            repaired[key] = [item for i, item in enumerate(repaired[key]) if i not in indexes]
+    return repaired
+
+
+def open_discriminator(wire_name: str, attribute: str, known: frozenset[str]) -> Callable[[Any], str | None]:
+    """A discriminator for a union that must not fail on a variant it does not know.
+
+    A tag in `known` selects its variant; any other string selects the union's catch-all
+    `Unknown…` model (tag `UNKNOWN_VARIANT`), which keeps every field. A missing or non-string
+    tag is still an error (`None` makes pydantic report it).
+    """
+
+    def pick(value: Any) -> str | None:
+        tag = value.get(wire_name) if isinstance(value, dict) else getattr(value, attribute, None)
+        if not isinstance(tag, str):
+            return None
+        return tag if tag in known else UNKNOWN_VARIANT
+
+    return pick
