@@ -12,9 +12,11 @@ import hashlib
 import json
 import shutil
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from codegen.build_ir import build_protocol
 from codegen.ir import Protocol
@@ -36,20 +38,26 @@ def load_protocol(root: Path = ROOT) -> Protocol:
     """Verify the lock, then load and validate both schemas, reporting every problem at once."""
     lock = read_lock(root)
     verify_lock(root, lock)
-    loaded = []
-    problems: list[SchemaProblem] = []
-    for relative in (STABLE_SCHEMA, UNSTABLE_SCHEMA):
-        path = root / relative
-        try:
-            doc = load_schema(path)
-        except SchemaProblems as exc:
-            problems += exc.problems
-            continue
-        problems += validate_schema(doc, path.name)
-        loaded.append((doc, path.name, lock.entry(relative).sha256))
+    paths = [root / STABLE_SCHEMA, root / UNSTABLE_SCHEMA]
+    # The metaschema check dominates; the two documents are checked in parallel.
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(_load_and_validate, paths))
+    problems = [problem for _, found in results for problem in found]
     if problems:
         raise SchemaProblems(problems)
+    loaded = [
+        (doc, path.name, lock.entry(relative).sha256)
+        for (doc, _), path, relative in zip(results, paths, (STABLE_SCHEMA, UNSTABLE_SCHEMA), strict=True)
+    ]
     return build_protocol(name="acp", version="v1", origin=lock.origin, stable=loaded[0], unstable=loaded[1])
+
+
+def _load_and_validate(path: Path) -> tuple[dict[str, Any], list[SchemaProblem]]:
+    try:
+        doc = load_schema(path)
+    except SchemaProblems as exc:
+        return {}, exc.problems
+    return doc, validate_schema(doc, path.name)
 
 
 def render(ir: Protocol, out_root: Path, targets: tuple[str, ...] = TARGETS) -> None:

@@ -20,10 +20,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import black
 import jinja2
 
 from codegen.ir import Edition, Protocol, Stability
+from codegen.targets.python_format import format_modules, format_source
 from codegen.targets.python_names import apply_renames, plan_renames
 from codegen.targets.python_schema_pass import distribute_nested_unions
 from codegen.targets.python_unions import open_unions
@@ -31,7 +31,6 @@ from codegen.targets.python_unions import open_unions
 PACKAGE = "acp_protocol"
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "python"
 RUNTIME_SOURCES = TEMPLATES / "runtime"
-BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY311})
 # Where the models' base class is imported from while datamodel-code-generator runs; rewritten to
 # a relative import so the package can be vendored under any name.
 _BASE_IMPORT = f"from {PACKAGE}.runtime.model import"
@@ -46,12 +45,11 @@ def generate(ir: Protocol, out_dir: Path) -> None:
         Stability.STABLE: package_dir / ir.version,
         Stability.UNSTABLE: package_dir / ir.version / "unstable",
     }
+    editions = ((ir.stable, 2), (ir.unstable, 3))
     with ProcessPoolExecutor(max_workers=2) as pool:
-        futures = {
-            edition.stability: pool.submit(render_models, edition, header, _runtime_import(depth))
-            for edition, depth in ((ir.stable, 2), (ir.unstable, 3))
-        }
-        models = {stability: future.result() for stability, future in futures.items()}
+        futures = [pool.submit(render_models, e, header, _runtime_import(d)) for e, d in editions]
+        formatted = format_modules(futures, pool)
+    models = {edition.stability: text for (edition, _), text in zip(editions, formatted, strict=True)}
 
     _write(package_dir / "__init__.py", env.get_template("package_init.py.jinja"), header=header, package=PACKAGE, origin=ir.origin)
     (package_dir / "py.typed").write_text("")
@@ -72,7 +70,7 @@ def generate(ir: Protocol, out_dir: Path) -> None:
             has_unstable=has_unstable,
             submodules=submodules,
         )
-        _write_text(directory / "models.py", models[edition.stability])
+        _write_text(directory / "models.py", models[edition.stability])  # formatted above
         _write(
             directory / "methods.py",
             env.get_template("methods.py.jinja"),
@@ -104,7 +102,7 @@ def handler_name(method: str) -> str:
 
 
 def render_models(edition: Edition, header: str, runtime_import: str) -> str:
-    """The models module of one edition, formatted. Runs in a worker process."""
+    """The models module of one edition, not yet formatted. Runs in a worker process."""
     from datamodel_code_generator import generate as dmcg_generate
 
     defs = {t.name: dict(t.json_schema) for t in edition.types}
@@ -128,8 +126,7 @@ def render_models(edition: Edition, header: str, runtime_import: str) -> str:
     plan = plan_renames(generated, frozenset(defs), edition.source)
     source = apply_renames(source, plan)
     source = open_unions(source, template_environment().get_template("open_union.py.jinja"))
-    source = source.replace(_BASE_IMPORT, f"from {runtime_import}.model import")
-    return black.format_str(source, mode=BLACK_MODE)
+    return source.replace(_BASE_IMPORT, f"from {runtime_import}.model import")
 
 
 def dmcg_options() -> dict[str, Any]:
@@ -179,6 +176,6 @@ def _write(path: Path, template: jinja2.Template, **context: Any) -> None:
 
 def _write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".py":
-        text = black.format_str(text, mode=BLACK_MODE)
+    if path.suffix == ".py" and path.name != "models.py":
+        text = format_source(text)
     path.write_text(text)
