@@ -48,7 +48,10 @@ def build_edition(
 
     methods: list[Method] = []
     for method_name, roles in by_method.items():
-        for role, kind in ((MethodRole.PARAMS, Kind.REQUEST), (MethodRole.NOTIFICATION, Kind.NOTIFICATION)):
+        for role, kind in (
+            (MethodRole.PARAMS, Kind.REQUEST),
+            (MethodRole.NOTIFICATION, Kind.NOTIFICATION),
+        ):
             if role not in roles:
                 continue
             params = roles[role]

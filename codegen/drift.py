@@ -36,7 +36,12 @@ def compare_trees(committed: Path, fresh: Path) -> str | None:
         if before != after:
             diff = list(
                 difflib.unified_diff(
-                    before.splitlines(), after.splitlines(), f"generated/{name}", "fresh", lineterm="", n=1
+                    before.splitlines(),
+                    after.splitlines(),
+                    f"generated/{name}",
+                    "fresh",
+                    lineterm="",
+                    n=1,
                 )
             )
             lines.append(f"differs: {name} ({len(diff)} diff lines)")

@@ -1,4 +1,4 @@
-"""Read a schema file into JSON values, reporting syntax errors by line and duplicate keys by pointer.
+"""Read a schema file into JSON values; syntax errors by line, duplicate keys by pointer.
 
 `json.loads` silently keeps the last of two equal keys; a schema with two `$defs` of one name would
 lose a type without a word. The loader records every duplicate instead.
@@ -16,7 +16,7 @@ JsonObject = dict[str, Any]
 
 
 def load_schema(path: Path) -> JsonObject:
-    """Parse `path`; raise `SchemaProblems` naming the line of a syntax error or each duplicate key."""
+    """Parse `path`; raise `SchemaProblems` naming a syntax error's line or each duplicate key."""
     source = path.name
     text = path.read_text(encoding="utf-8")
     saw_duplicate = False
@@ -31,7 +31,11 @@ def load_schema(path: Path) -> JsonObject:
         doc = json.loads(text, object_pairs_hook=collect)
     except json.JSONDecodeError as exc:
         raise SchemaProblems(
-            [SchemaProblem(source, "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")]
+            [
+                SchemaProblem(
+                    source, "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+                )
+            ]
         ) from exc
     if saw_duplicate:
         # The hook sees objects bottom-up without their position; find each duplicate's pointer by

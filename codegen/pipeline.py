@@ -47,9 +47,13 @@ def load_protocol(root: Path = ROOT) -> Protocol:
         raise SchemaProblems(problems)
     loaded = [
         (doc, path.name, lock.entry(relative).sha256)
-        for (doc, _), path, relative in zip(results, paths, (STABLE_SCHEMA, UNSTABLE_SCHEMA), strict=True)
+        for (doc, _), path, relative in zip(
+            results, paths, (STABLE_SCHEMA, UNSTABLE_SCHEMA), strict=True
+        )
     ]
-    return build_protocol(name="acp", version="v1", origin=lock.origin, stable=loaded[0], unstable=loaded[1])
+    return build_protocol(
+        name="acp", version="v1", origin=lock.origin, stable=loaded[0], unstable=loaded[1]
+    )
 
 
 def _load_and_validate(path: Path) -> tuple[dict[str, Any], list[SchemaProblem]]:
@@ -75,10 +79,13 @@ class Outcome:
 
 
 def generate(root: Path = ROOT, out_root: Path | None = None, *, force: bool = False) -> Outcome:
-    """Regenerate `out_root` (default `root/generated`) unless its fingerprint says it is current."""
+    """Regenerate `out_root` (default root/generated) unless its fingerprint says it is current."""
     out_root = out_root or root / "generated"
     inputs = input_fingerprint(root)
-    if not force and _recorded_fingerprint(out_root) == {"inputs": inputs, "outputs": tree_hash(out_root)}:
+    if not force and _recorded_fingerprint(out_root) == {
+        "inputs": inputs,
+        "outputs": tree_hash(out_root),
+    }:
         return Outcome(False, out_root)
     ir = load_protocol(root)
     out_root.parent.mkdir(parents=True, exist_ok=True)
@@ -100,7 +107,9 @@ def input_fingerprint(root: Path) -> str:
         p for p in (root / "templates").rglob("*") if p.is_file() and "__pycache__" not in p.parts
     )
     for path in files:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(
+            path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0"
+        )
     for tool in OUTPUT_SHAPING_TOOLS:
         digest.update(f"{tool}=={metadata.version(tool)}\0".encode())
     return digest.hexdigest()
@@ -120,7 +129,9 @@ def output_files(out_root: Path) -> list[Path]:
 def tree_hash(out_root: Path) -> str:
     digest = hashlib.sha256()
     for path in output_files(out_root):
-        digest.update(path.relative_to(out_root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(
+            path.relative_to(out_root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0"
+        )
     return digest.hexdigest()
 
 

@@ -1,4 +1,4 @@
-"""The schema lock (`schema/lock.json`): which upstream files are pinned, from where, with which hash.
+"""The schema lock (`schema/lock.json`): which upstream files are pinned, from where, what hash.
 
 Generation refuses a schema whose sha256 differs from its lock entry; `acp-codegen update-schema`
 (`make update-schema VERSION=x.y.z`) is the one way to change both together.
@@ -60,7 +60,7 @@ def read_lock(root: Path) -> SchemaLock:
 
 
 def verify_lock(root: Path, lock: SchemaLock) -> None:
-    """Raise `GenerationError` naming every pinned file that is missing or does not match its hash."""
+    """Raise `GenerationError` naming every pinned file that is missing or differs from its hash."""
     problems = []
     for locked in lock.files:
         path = root / locked.path
@@ -79,7 +79,11 @@ def verify_lock(root: Path, lock: SchemaLock) -> None:
 
 
 def write_lock(root: Path, lock: SchemaLock) -> None:
-    data = {"package": lock.package, "version": lock.version, "files": [asdict(f) for f in lock.files]}
+    data = {
+        "package": lock.package,
+        "version": lock.version,
+        "files": [asdict(f) for f in lock.files],
+    }
     (root / "schema" / "lock.json").write_text(json.dumps(data, indent=2) + "\n")
 
 

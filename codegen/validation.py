@@ -5,7 +5,7 @@ that is wrong. Checks:
 - the document is a valid JSON Schema (its declared metaschema, draft 2020-12 by default);
 - every local `$ref` resolves;
 - every `x-method` has an `x-side` from `SIDES` (and no `x-side` stands alone);
-- every method def is named by the role rule of `codegen.ir.role_of` and each request has a response;
+- every method def is named by the role rule of `codegen.ir.role_of`; each request has a response;
 - (method, role) pairs and `$defs` names (case-insensitively) are unique.
 """
 
@@ -72,7 +72,9 @@ def _dangling_refs(doc: JsonObject, source: str) -> list[SchemaProblem]:
             if isinstance(ref, str):
                 if not ref.startswith("#"):
                     problems.append(
-                        SchemaProblem(source, pointer_join(pointer, "$ref"), f"external $ref {ref!r}")
+                        SchemaProblem(
+                            source, pointer_join(pointer, "$ref"), f"external $ref {ref!r}"
+                        )
                     )
                 elif not resolves(ref):
                     problems.append(
@@ -101,12 +103,16 @@ def _method_problems(defs: JsonObject, source: str) -> list[SchemaProblem]:
         if method is None:
             if side is not None:
                 problems.append(
-                    SchemaProblem(source, pointer_join(pointer, "x-side"), "`x-side` without `x-method`")
+                    SchemaProblem(
+                        source, pointer_join(pointer, "x-side"), "`x-side` without `x-method`"
+                    )
                 )
             continue
         if not isinstance(method, str) or not method:
             problems.append(
-                SchemaProblem(source, pointer_join(pointer, "x-method"), "`x-method` must be a string")
+                SchemaProblem(
+                    source, pointer_join(pointer, "x-method"), "`x-method` must be a string"
+                )
             )
             continue
         if side is None:
@@ -168,7 +174,9 @@ def _name_problems(defs: JsonObject, source: str) -> list[SchemaProblem]:
     for name in defs:
         pointer = pointer_join("/$defs", name)
         if not name.isidentifier():
-            problems.append(SchemaProblem(source, pointer, f"type name {name!r} is not an identifier"))
+            problems.append(
+                SchemaProblem(source, pointer, f"type name {name!r} is not an identifier")
+            )
         folded = name.casefold()
         if folded in seen:
             problems.append(

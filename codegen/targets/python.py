@@ -47,11 +47,22 @@ def generate(ir: Protocol, out_dir: Path) -> None:
     }
     editions = ((ir.stable, 2), (ir.unstable, 3))
     with ProcessPoolExecutor(max_workers=2) as pool:
-        futures = [pool.submit(render_models, e, header, _runtime_import(d)) for e, d in editions]
+        models_header = env.get_template("models_header.py.jinja").render(header=header)
+        futures = [
+            pool.submit(render_models, e, models_header, _runtime_import(d)) for e, d in editions
+        ]
         formatted = format_modules(futures, pool)
-    models = {edition.stability: text for (edition, _), text in zip(editions, formatted, strict=True)}
+    models = {
+        edition.stability: text for (edition, _), text in zip(editions, formatted, strict=True)
+    }
 
-    _write(package_dir / "__init__.py", env.get_template("package_init.py.jinja"), header=header, package=PACKAGE, origin=ir.origin)
+    _write(
+        package_dir / "__init__.py",
+        env.get_template("package_init.py.jinja"),
+        header=header,
+        package=PACKAGE,
+        origin=ir.origin,
+    )
     (package_dir / "py.typed").write_text("")
     for source in sorted(RUNTIME_SOURCES.glob("*.py")):
         copy_header = env.get_template("runtime_copy_header.py.jinja").render(file_name=source.name)
@@ -106,7 +117,10 @@ def render_models(edition: Edition, header: str, runtime_import: str) -> str:
     from datamodel_code_generator import generate as dmcg_generate
 
     defs = {t.name: dict(t.json_schema) for t in edition.types}
-    document = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": distribute_nested_unions(defs)}
+    document = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": distribute_nested_unions(defs),
+    }
     with tempfile.TemporaryDirectory(prefix="acp-codegen-") as tmp:
         schema_path = Path(tmp) / edition.source
         output_path = Path(tmp) / "models.py"
@@ -122,7 +136,9 @@ def render_models(edition: Edition, header: str, runtime_import: str) -> str:
         source = output_path.read_text()
         metadata = json.loads(metadata_path.read_text())
 
-    generated = [(m["class_name"], "#" + m["source_ref"].partition("#")[2]) for m in metadata["models"]]
+    generated = [
+        (m["class_name"], "#" + m["source_ref"].partition("#")[2]) for m in metadata["models"]
+    ]
     plan = plan_renames(generated, frozenset(defs), edition.source)
     source = apply_renames(source, plan)
     source = open_unions(source, template_environment().get_template("open_union.py.jinja"))

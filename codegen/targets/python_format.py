@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future, as_completed
+from itertools import pairwise
 
 import black
 
@@ -31,7 +32,7 @@ def split_at_classes(source: str, chunk_lines: int = CHUNK_LINES) -> list[str]:
         if isinstance(node, ast.ClassDef) and start - cuts[-1] >= chunk_lines:
             cuts.append(start)
     cuts.append(len(lines))
-    return ["".join(lines[a:b]) for a, b in zip(cuts, cuts[1:], strict=False)]
+    return ["".join(lines[a:b]) for a, b in pairwise(cuts)]
 
 
 def format_modules(sources: Sequence[Future[str]], pool: Executor) -> list[str]:
@@ -39,5 +40,7 @@ def format_modules(sources: Sequence[Future[str]], pool: Executor) -> list[str]:
     soon as it is ready. Results in the order of `sources`."""
     chunk_futures: dict[Future[str], list[Future[str]]] = {}
     for done in as_completed(sources):
-        chunk_futures[done] = [pool.submit(format_source, c) for c in split_at_classes(done.result())]
+        chunk_futures[done] = [
+            pool.submit(format_source, c) for c in split_at_classes(done.result())
+        ]
     return ["\n\n".join(f.result() for f in chunk_futures[source]) for source in sources]

@@ -40,7 +40,7 @@ RENAMES: Mapping[str, str] = {
     "#/$defs/CreateElicitationResponse/anyOf/0": "AcceptElicitationResponse",
     "#/$defs/CreateElicitationResponse/anyOf/1": "DeclineElicitationResponse",
     "#/$defs/CreateElicitationResponse/anyOf/2": "CancelElicitationResponse",
-    # Elicitation mode × scope, distributed by the pre-pass: `{mode}{scope}`.
+    # Elicitation mode x scope, distributed by the pre-pass: `{mode}{scope}`.
     "#/$defs/ElicitationFormMode/anyOf/0": "ElicitationFormModeSession",
     "#/$defs/ElicitationFormMode/anyOf/1": "ElicitationFormModeRequest",
     "#/$defs/ElicitationUrlMode/anyOf/0": "ElicitationUrlModeSession",

@@ -3,8 +3,8 @@
 A union branch that is itself a union (a nested `anyOf`, or `allOf: [$ref]` to a def that is a
 union) makes datamodel-code-generator emit intersection classes under numbered names, several per
 JSON pointer (`CreateElicitationRequestForm1(CreateElicitationRequestForm4, …)`). Distributing the
-branch over its inner union is exact, A ∧ (B ∨ C) = (A ∧ B) ∨ (A ∧ C), and leaves one flat branch
-per pointer, which the rename table (`python_names.RENAMES`) can then name.
+branch over its inner union is exact, A and (B or C) = (A and B) or (A and C), and leaves one
+flat branch per pointer, which the rename table (`python_names.RENAMES`) can then name.
 """
 
 from __future__ import annotations

@@ -49,7 +49,15 @@ def find_tagged_unions(source: str) -> list[OpenUnion]:
             wire_name = alias or wire_name
         assert node.end_lineno is not None
         unions.append(
-            OpenUnion(name, attribute, wire_name, description, tuple(variants), node.lineno, node.end_lineno)
+            OpenUnion(
+                name,
+                attribute,
+                wire_name,
+                description,
+                tuple(variants),
+                node.lineno,
+                node.end_lineno,
+            )
         )
     return unions
 
@@ -83,7 +91,11 @@ def _tagged_alias(node: ast.stmt) -> tuple[str, list[str], str, str | None] | No
     ):
         return None
     union, field = annotated.slice.elts
-    if not (isinstance(field, ast.Call) and isinstance(field.func, ast.Name) and field.func.id == "Field"):
+    if not (
+        isinstance(field, ast.Call)
+        and isinstance(field.func, ast.Name)
+        and field.func.id == "Field"
+    ):
         return None
     keywords = {k.arg: k.value for k in field.keywords}
     discriminator = keywords.get("discriminator")
@@ -91,6 +103,8 @@ def _tagged_alias(node: ast.stmt) -> tuple[str, list[str], str, str | None] | No
         return None
     description = keywords.get("description")
     text = description.value if isinstance(description, ast.Constant) else None
+    if not isinstance(text, str | None):
+        return None
     return target.id, _union_members(union), discriminator.value, text
 
 
@@ -127,7 +141,7 @@ def _literal_and_alias(annotation: ast.expr) -> tuple[str, str | None]:
             if isinstance(extra, ast.Call):
                 for keyword in extra.keywords:
                     if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant):
-                        alias = keyword.value.value
+                        alias = str(keyword.value.value)
     if (
         isinstance(annotation, ast.Subscript)
         and ast.unparse(annotation.value) == "Literal"
