@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from codegen import drift, pipeline
 from codegen.problems import GenerationError, SchemaProblems
@@ -17,6 +18,9 @@ from codegen.schema_lock import update_schema
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="acp-codegen", description=__doc__)
+    parser.add_argument(
+        "--root", type=Path, default=pipeline.ROOT, help="project root (schema/, generated/)"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     gen = commands.add_parser("generate", help="regenerate generated/ from the pinned schemas")
     gen.add_argument("--force", action="store_true", help="regenerate even when nothing changed")
@@ -28,18 +32,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "generate":
             started = time.perf_counter()
-            outcome = pipeline.generate(force=args.force)
+            outcome = pipeline.generate(args.root, force=args.force)
             elapsed = time.perf_counter() - started
             state = "regenerated" if outcome.changed else "up to date, nothing to do"
             print(f"acp-codegen: {outcome.out_root} {state} ({elapsed:.2f} s)")
         elif args.command == "check":
-            report = drift.stale_report()
+            report = drift.stale_report(args.root)
             if report is not None:
                 print(report, file=sys.stderr)
                 return 1
             print("acp-codegen: generated/ matches a fresh generation")
         else:
-            lock = update_schema(pipeline.ROOT, args.version)
+            lock = update_schema(args.root, args.version)
             print(f"acp-codegen: pinned {lock.origin}; run `make generate` next")
     except SchemaProblems as exc:
         print(f"acp-codegen: {exc}", file=sys.stderr)

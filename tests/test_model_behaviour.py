@@ -1,0 +1,194 @@
+"""Behaviour of generated models, each feature rendered from a small inline schema."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from codegen.problems import GenerationError
+from codegen.targets.python_names import plan_renames
+from codegen.targets.python_schema_pass import distribute_nested_unions
+
+Models = Callable[[dict[str, Any]], ModuleType]
+META = {"type": ["object", "null"], "additionalProperties": True, "x-deserialize-default-on-error": True}
+
+
+def _tagged(tag: str, ref: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"kind": {"type": "string", "const": tag}},
+        "required": ["kind"],
+        "allOf": [{"$ref": f"#/$defs/{ref}"}],
+    }
+
+
+UNION_DEFS: dict[str, Any] = {
+    "Text": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    "Image": {"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]},
+    "Block": {
+        "oneOf": [_tagged("text", "Text"), _tagged("image", "Image")],
+        "discriminator": {"propertyName": "kind"},
+    },
+    "Holder": {
+        "type": "object",
+        "properties": {"block": {"$ref": "#/$defs/Block"}, "_meta": META},
+        "required": ["block"],
+    },
+}
+
+
+def test_discriminated_union_selects_the_variant_by_tag(models_from: Models) -> None:
+    m = models_from(UNION_DEFS)
+    holder = m.Holder.model_validate({"block": {"kind": "image", "uri": "file:///a.png"}})
+    assert type(holder.block).__name__ == "BlockImage"
+    assert holder.block.uri == "file:///a.png"
+    with pytest.raises(ValidationError) as caught:
+        m.Holder.model_validate({"block": {"kind": "image"}})
+    assert len(caught.value.errors()) == 1, "one targeted error, not one per variant"
+
+
+def test_unknown_variant_is_kept_not_rejected(models_from: Models) -> None:
+    """A newer peer's variant parses as `Unknown<Union>` and round-trips with every field."""
+    m = models_from(UNION_DEFS)
+    wire = {"block": {"kind": "video", "frames": [1, 2], "codec": {"name": "av1"}}}
+    holder = m.Holder.model_validate(wire)
+    assert isinstance(holder.block, m.UnknownBlock)
+    assert holder.block.kind == "video"
+    assert holder.to_wire() == wire
+
+
+def test_missing_tag_is_still_an_error(models_from: Models) -> None:
+    m = models_from(UNION_DEFS)
+    with pytest.raises(ValidationError):
+        m.Holder.model_validate({"block": {"uri": "x"}})
+
+
+def test_optional_nullable_field_keeps_absent_null_and_value_apart(models_from: Models) -> None:
+    """Absent means unchanged, `null` clears, a value sets: three different messages."""
+    m = models_from(
+        {"Info": {"type": "object", "properties": {"title": {"type": ["string", "null"]}}}}
+    )
+    for wire in ({}, {"title": None}, {"title": "t"}):
+        assert m.Info.model_validate(wire).to_wire() == wire
+    assert m.Info(title=None).to_wire() == {"title": None}
+    assert m.Info().to_wire() == {}
+
+
+def test_default_on_error_drops_the_bad_field_and_keeps_the_message(models_from: Models) -> None:
+    m = models_from(
+        {
+            "Info": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": ["string", "null"], "x-deserialize-default-on-error": True},
+                    "count": {"type": "integer"},
+                    "_meta": META,
+                },
+            }
+        }
+    )
+    info = m.Info.model_validate({"title": 5, "count": 2, "_meta": "not an object"})
+    assert info.to_wire() == {"count": 2}
+    with pytest.raises(ValidationError):
+        m.Info.model_validate({"title": 5, "count": "many"})  # `count` is not lenient
+
+
+def test_skip_invalid_items_drops_only_the_bad_items(models_from: Models) -> None:
+    m = models_from(
+        {
+            "Entry": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+            "Listing": {
+                "type": "object",
+                "properties": {
+                    "entries": {
+                        "type": "array",
+                        "items": {"$ref": "#/$defs/Entry"},
+                        "x-deserialize-skip-invalid-items": True,
+                        "x-deserialize-default-on-error": True,
+                    }
+                },
+            },
+        }
+    )
+    listing = m.Listing.model_validate({"entries": [{"n": 1}, {"n": "x"}, {"n": 3}]})
+    assert listing.to_wire() == {"entries": [{"n": 1}, {"n": 3}]}
+
+
+def test_default_on_null_means_the_default(models_from: Models) -> None:
+    m = models_from(
+        {
+            "Spawn": {
+                "type": "object",
+                "properties": {
+                    "args": {"type": "array", "items": {"type": "string"}, "x-deserialize-default-on-null": True}
+                },
+                "required": ["args"],
+            }
+        }
+    )
+    assert m.Spawn.model_validate({"args": None}).args == []
+
+
+def test_meta_is_its_own_field_and_unknown_fields_survive(models_from: Models) -> None:
+    """`_meta` is never merged into the other fields; extra fields round-trip."""
+    m = models_from(
+        {
+            "Req": {
+                "type": "object",
+                "properties": {"cwd": {"type": "string"}, "_meta": META},
+                "required": ["cwd"],
+            }
+        }
+    )
+    wire = {"cwd": "/real", "_meta": {"cwd": "/from-meta"}, "futureField": {"x": 1}}
+    req = m.Req.model_validate(wire)
+    assert req.cwd == "/real"
+    assert req.meta == {"cwd": "/from-meta"}
+    assert req.to_wire() == wire
+
+
+def test_numbered_name_not_in_the_rename_table_fails_generation(models_from: Models) -> None:
+    """An inline object named like an existing def makes datamodel-code-generator number one of
+    them (here the def itself, which would then not import under its own name): generation must
+    stop and name the pointer."""
+    defs = {
+        "Entry": {"type": "object", "properties": {"a": {"type": "string"}}},
+        "Box": {
+            "type": "object",
+            "properties": {"entry": {"type": "object", "properties": {"b": {"type": "integer"}}}},
+        },
+    }
+    with pytest.raises(GenerationError, match=r"Entry1 from inline\.json#/\$defs/Entry"):
+        models_from(defs)
+
+
+def test_rename_plan_uses_the_table_by_pointer() -> None:
+    generated = [("McpServerHttp2", "#/$defs/McpServer/anyOf/0"), ("McpServerHttp", "#/$defs/McpServerHttp")]
+    plan = plan_renames(generated, frozenset({"McpServerHttp", "McpServer"}), "schema.json")
+    assert plan == {"McpServerHttp2": "HttpMcpServer"}
+
+
+def test_distribution_flattens_a_union_nested_in_a_union_branch() -> None:
+    """A and (B or C) = (A and B) or (A and C); the input is not mutated."""
+    defs: dict[str, Any] = {
+        "Scope": {
+            "type": "object",
+            "properties": {"url": {"type": "string"}},
+            "anyOf": [{"title": "S", "allOf": [{"$ref": "#/$defs/S"}]}, {"title": "R", "allOf": [{"$ref": "#/$defs/R"}]}],
+        },
+        "Req": {"anyOf": [_tagged("url", "Scope")]},
+        "S": {"type": "object"},
+        "R": {"type": "object"},
+    }
+    before = copy.deepcopy(defs)
+    result = distribute_nested_unions(defs)
+    assert defs == before
+    branches = result["Req"]["anyOf"]
+    assert [b["allOf"] for b in branches] == [[{"$ref": "#/$defs/S"}], [{"$ref": "#/$defs/R"}]]
+    assert all(set(b["properties"]) == {"kind", "url"} for b in branches)
+    assert all(b["required"] == ["kind"] for b in branches)
