@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,10 @@ def handler_name(method: str) -> str:
 def render_models(edition: Edition, header: str, runtime_import: str) -> str:
     """The models module of one edition, not yet formatted. Runs in a worker process."""
     from datamodel_code_generator import generate as dmcg_generate
+
+    # ACP's `uint16/uint32/uint64` formats are unknown to datamodel-code-generator, which falls back
+    # to `int` (bounds still come from the schema's `minimum`); the warning is expected, per field.
+    warnings.filterwarnings("ignore", message=r"format of 'uint(16|32|64)' not understood")
 
     defs = {t.name: dict(t.json_schema) for t in edition.types}
     document = {
