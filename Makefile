@@ -26,7 +26,7 @@ check: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/black --check --quiet codegen tests bench
 	$(BIN)/ruff check codegen tests bench
-	$(BIN)/mypy codegen generated/python/acp_protocol tests
+	$(BIN)/mypy codegen generated/python/acp_protocol tests bench
 
 ## test: everything CI runs
 test: $(STAMP) lint check

@@ -30,7 +30,9 @@ def project_root(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     root.mkdir()
     shutil.copytree(ROOT / "schema", root / "schema")
-    shutil.copytree(ROOT / "generated", root / "generated", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "generated", root / "generated", ignore=shutil.ignore_patterns("__pycache__")
+    )
     for name in ("codegen", "templates"):
         (root / name).symlink_to(ROOT / name)
     return root
@@ -57,7 +59,9 @@ def models_from(tmp_path: Path) -> Callable[[dict[str, Any]], ModuleType]:
     def render(defs: dict[str, Any]) -> ModuleType:
         doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
         edition = build_edition(doc, stability=Stability.STABLE, source="inline.json", sha256="0")
-        source = format_source(render_models(edition, "# inline test schema", "acp_protocol.runtime"))
+        source = format_source(
+            render_models(edition, "# inline test schema", "acp_protocol.runtime")
+        )
         name = f"inline_models_{next(_counter)}"
         path = tmp_path / f"{name}.py"
         path.write_text(source)

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, TypeAdapter
-
 from acp_protocol.v1 import methods, models
 from acp_protocol.v1.unstable import methods as unstable_methods
+from pydantic import BaseModel, TypeAdapter
+
 from codegen.pipeline import ROOT, STABLE_SCHEMA
 
 CORPUS = Path(__file__).parent / "corpus" / "v1"

@@ -15,7 +15,11 @@ from codegen.targets.python_names import plan_renames
 from codegen.targets.python_schema_pass import distribute_nested_unions
 
 Models = Callable[[dict[str, Any]], ModuleType]
-META = {"type": ["object", "null"], "additionalProperties": True, "x-deserialize-default-on-error": True}
+META = {
+    "type": ["object", "null"],
+    "additionalProperties": True,
+    "x-deserialize-default-on-error": True,
+}
 
 
 def _tagged(tag: str, ref: str) -> dict[str, Any]:
@@ -101,7 +105,11 @@ def test_default_on_error_drops_the_bad_field_and_keeps_the_message(models_from:
 def test_skip_invalid_items_drops_only_the_bad_items(models_from: Models) -> None:
     m = models_from(
         {
-            "Entry": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+            "Entry": {
+                "type": "object",
+                "properties": {"n": {"type": "integer"}},
+                "required": ["n"],
+            },
             "Listing": {
                 "type": "object",
                 "properties": {
@@ -125,7 +133,11 @@ def test_default_on_null_means_the_default(models_from: Models) -> None:
             "Spawn": {
                 "type": "object",
                 "properties": {
-                    "args": {"type": "array", "items": {"type": "string"}, "x-deserialize-default-on-null": True}
+                    "args": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "x-deserialize-default-on-null": True,
+                    }
                 },
                 "required": ["args"],
             }
@@ -168,7 +180,10 @@ def test_numbered_name_not_in_the_rename_table_fails_generation(models_from: Mod
 
 
 def test_rename_plan_uses_the_table_by_pointer() -> None:
-    generated = [("McpServerHttp2", "#/$defs/McpServer/anyOf/0"), ("McpServerHttp", "#/$defs/McpServerHttp")]
+    generated = [
+        ("McpServerHttp2", "#/$defs/McpServer/anyOf/0"),
+        ("McpServerHttp", "#/$defs/McpServerHttp"),
+    ]
     plan = plan_renames(generated, frozenset({"McpServerHttp", "McpServer"}), "schema.json")
     assert plan == {"McpServerHttp2": "HttpMcpServer"}
 
@@ -179,7 +194,10 @@ def test_distribution_flattens_a_union_nested_in_a_union_branch() -> None:
         "Scope": {
             "type": "object",
             "properties": {"url": {"type": "string"}},
-            "anyOf": [{"title": "S", "allOf": [{"$ref": "#/$defs/S"}]}, {"title": "R", "allOf": [{"$ref": "#/$defs/R"}]}],
+            "anyOf": [
+                {"title": "S", "allOf": [{"$ref": "#/$defs/S"}]},
+                {"title": "R", "allOf": [{"$ref": "#/$defs/R"}]},
+            ],
         },
         "Req": {"anyOf": [_tagged("url", "Scope")]},
         "S": {"type": "object"},

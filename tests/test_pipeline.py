@@ -27,7 +27,9 @@ def test_broken_schema_lists_every_problem_exits_2_and_leaves_generated_untouche
     project_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def break_it(doc: dict[str, Any]) -> None:
-        doc["$defs"]["SessionNotification"]["properties"]["update"]["allOf"][0]["$ref"] = "#/$defs/Gone"
+        doc["$defs"]["SessionNotification"]["properties"]["update"]["allOf"][0][
+            "$ref"
+        ] = "#/$defs/Gone"
         del doc["$defs"]["PromptRequest"]["x-side"]
 
     rewrite_schema(project_root, STABLE_SCHEMA, break_it)
@@ -38,7 +40,10 @@ def test_broken_schema_lists_every_problem_exits_2_and_leaves_generated_untouche
     err = capsys.readouterr().err
     assert status == 2
     assert "schema.json#/$defs/PromptRequest: `x-method` 'session/prompt' has no `x-side`" in err
-    assert "schema.json#/$defs/SessionNotification/properties/update/allOf/0/$ref: $ref '#/$defs/Gone'" in err
+    assert (
+        "schema.json#/$defs/SessionNotification/properties/update/allOf/0/$ref: $ref '#/$defs/Gone'"
+        in err
+    )
     assert tree_hash(project_root / "generated") == before
     assert not list(project_root.glob(".generated-staging-*"))
 
@@ -46,7 +51,9 @@ def test_broken_schema_lists_every_problem_exits_2_and_leaves_generated_untouche
 def test_schema_that_does_not_match_its_lock_is_refused(project_root: Path) -> None:
     path = project_root / STABLE_SCHEMA
     path.write_text(path.read_text().replace("Agent Client Protocol", "Agent Client Protocol!", 1))
-    with pytest.raises(GenerationError, match=r"schema/acp/v1/schema\.json: sha256 [0-9a-f]{64} does not match"):
+    with pytest.raises(
+        GenerationError, match=r"schema/acp/v1/schema\.json: sha256 [0-9a-f]{64} does not match"
+    ):
         generate(project_root, force=True)
 
 

@@ -52,14 +52,19 @@ def test_x_method_without_x_side_is_reported() -> None:
 def test_x_side_outside_the_known_sides_is_reported() -> None:
     defs = _request_pair(side="server")
     found = problems(defs)
-    assert [pointer for pointer, _ in found] == ["/$defs/DoRequest/x-side", "/$defs/DoResponse/x-side"]
+    assert [pointer for pointer, _ in found] == [
+        "/$defs/DoRequest/x-side",
+        "/$defs/DoResponse/x-side",
+    ]
     assert "is not one of agent, both, client, protocol, proxy" in found[0][1]
 
 
 def test_request_without_response_type_is_reported() -> None:
     defs = _request_pair()
     del defs["DoResponse"]
-    assert problems(defs) == [("/$defs/DoRequest", "request method 'thing/do' has no response type")]
+    assert problems(defs) == [
+        ("/$defs/DoRequest", "request method 'thing/do' has no response type")
+    ]
 
 
 def test_method_def_outside_the_role_rule_is_reported() -> None:
@@ -71,7 +76,10 @@ def test_method_def_outside_the_role_rule_is_reported() -> None:
 
 def test_two_params_types_for_one_method_are_reported() -> None:
     defs = _request_pair() | {"OtherDoRequest": {"x-method": "thing/do", "x-side": "agent"}}
-    assert ("/$defs/OtherDoRequest", "method 'thing/do' already has a request type 'DoRequest'") in problems(defs)
+    assert (
+        "/$defs/OtherDoRequest",
+        "method 'thing/do' already has a request type 'DoRequest'",
+    ) in problems(defs)
 
 
 def test_type_names_that_differ_only_in_case_are_reported() -> None:
@@ -102,7 +110,9 @@ def test_duplicate_defs_key_is_reported_by_the_loader(tmp_path: Path) -> None:
     path.write_text('{"$defs": {"A": {"type": "object"}, "A": {"type": "string"}}}')
     with pytest.raises(SchemaProblems) as caught:
         load_schema(path)
-    assert [(p.pointer, p.message) for p in caught.value.problems] == [("/$defs/A", "duplicate key 'A'")]
+    assert [(p.pointer, p.message) for p in caught.value.problems] == [
+        ("/$defs/A", "duplicate key 'A'")
+    ]
 
 
 def test_syntax_error_names_its_line(tmp_path: Path) -> None:
