@@ -24,9 +24,9 @@ def build_edition(
     defs: JsonObject = doc["$defs"]
 
     def stability_of(name: str) -> Stability:
-        if stable_names is None or name in stable_names:
-            return stability if stable_names is None else Stability.STABLE
-        return Stability.UNSTABLE
+        if stable_names is None:
+            return stability
+        return Stability.STABLE if name in stable_names else Stability.UNSTABLE
 
     types = tuple(
         TypeDef(
