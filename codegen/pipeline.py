@@ -106,10 +106,7 @@ def input_fingerprint(root: Path) -> str:
     files += sorted((root / "codegen").rglob("*.py")) + sorted(
         p for p in (root / "templates").rglob("*") if p.is_file() and "__pycache__" not in p.parts
     )
-    for path in files:
-        digest.update(
-            path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0"
-        )
+    _hash_files(digest, root, files)
     for tool in OUTPUT_SHAPING_TOOLS:
         digest.update(f"{tool}=={metadata.version(tool)}\0".encode())
     return digest.hexdigest()
@@ -128,11 +125,16 @@ def output_files(out_root: Path) -> list[Path]:
 
 def tree_hash(out_root: Path) -> str:
     digest = hashlib.sha256()
-    for path in output_files(out_root):
-        digest.update(
-            path.relative_to(out_root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0"
-        )
+    _hash_files(digest, out_root, output_files(out_root))
     return digest.hexdigest()
+
+
+def _hash_files(digest: hashlib._Hash, base: Path, files: list[Path]) -> None:
+    """Feed each file's path (relative to `base`) and bytes into `digest`, in the given order."""
+    for path in files:
+        digest.update(
+            path.relative_to(base).as_posix().encode() + b"\0" + path.read_bytes() + b"\0"
+        )
 
 
 def _recorded_fingerprint(out_root: Path) -> dict[str, str] | None:

@@ -42,20 +42,15 @@ def generate(ir: Protocol, out_dir: Path) -> None:
     env = template_environment()
     header = env.get_template("header.py.jinja").render(origin=ir.origin)
     package_dir = out_dir / PACKAGE
-    edition_dirs = {
-        Stability.STABLE: package_dir / ir.version,
-        Stability.UNSTABLE: package_dir / ir.version / "unstable",
-    }
-    editions = ((ir.stable, 2), (ir.unstable, 3))
+    # (edition, its folder, the relative import of `acp_protocol.runtime` from that folder)
+    editions = (
+        (ir.stable, package_dir / ir.version, _runtime_import(2)),
+        (ir.unstable, package_dir / ir.version / "unstable", _runtime_import(3)),
+    )
     with ProcessPoolExecutor(max_workers=2) as pool:
         models_header = env.get_template("models_header.py.jinja").render(header=header)
-        futures = [
-            pool.submit(render_models, e, models_header, _runtime_import(d)) for e, d in editions
-        ]
-        formatted = format_modules(futures, pool)
-    models = {
-        edition.stability: text for (edition, _), text in zip(editions, formatted, strict=True)
-    }
+        futures = [pool.submit(render_models, e, models_header, r) for e, _, r in editions]
+        models = format_modules(futures, pool)
 
     _write(
         package_dir / "__init__.py",
@@ -69,8 +64,7 @@ def generate(ir: Protocol, out_dir: Path) -> None:
         copy_header = env.get_template("runtime_copy_header.py.jinja").render(file_name=source.name)
         _write_text(package_dir / "runtime" / source.name, copy_header + "\n" + source.read_text())
 
-    for edition, depth in ((ir.stable, 2), (ir.unstable, 3)):
-        directory = edition_dirs[edition.stability]
+    for (edition, directory, runtime_import), models_text in zip(editions, models, strict=True):
         has_unstable = edition.stability is Stability.STABLE
         submodules = ["methods", "models", *(["unstable"] if has_unstable else [])]
         _write(
@@ -82,14 +76,14 @@ def generate(ir: Protocol, out_dir: Path) -> None:
             has_unstable=has_unstable,
             submodules=submodules,
         )
-        _write_text(directory / "models.py", models[edition.stability])  # formatted above
+        _write_text(directory / "models.py", models_text, formatted=True)
         _write(
             directory / "methods.py",
             env.get_template("methods.py.jinja"),
             header=header,
             version=ir.version,
             edition=edition,
-            runtime_import=_runtime_import(depth),
+            runtime_import=runtime_import,
         )
 
 
@@ -195,8 +189,8 @@ def _write(path: Path, template: jinja2.Template, **context: Any) -> None:
     _write_text(path, template.render(**context))
 
 
-def _write_text(path: Path, text: str) -> None:
+def _write_text(path: Path, text: str, *, formatted: bool = False) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".py" and path.name != "models.py":
+    if path.suffix == ".py" and not formatted:
         text = format_source(text)
     path.write_text(text)
