@@ -24,8 +24,8 @@ check: $(STAMP)
 
 ## lint: black, ruff and mypy --strict (generated code included)
 lint: $(STAMP)
-	$(BIN)/black --check --quiet codegen tests bench
-	$(BIN)/ruff check codegen tests bench
+	$(BIN)/black --check --quiet codegen templates/python/runtime tests bench
+	$(BIN)/ruff check codegen templates/python/runtime tests bench
 	$(BIN)/mypy codegen generated/python/acp_protocol tests bench
 
 ## test: everything CI runs

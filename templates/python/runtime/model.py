@@ -76,13 +76,15 @@ class ProtocolModel(BaseModel):
         try:
             return handler(data)
         except ValidationError as exc:
-            repaired = _repair(data, exc, cls.__acp_default_on_error__, cls.__acp_skip_invalid_items__)
+            repaired = _repair(
+                data, exc, cls.__acp_default_on_error__, cls.__acp_skip_invalid_items__
+            )
             if repaired is None:
                 raise
         return handler(repaired)
 
     def to_wire(self) -> dict[str, Any]:
-        """The JSON object this model stands for: wire names, explicit nulls kept, absent left out."""
+        """The JSON object this model stands for: wire names, explicit nulls kept."""
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
@@ -104,7 +106,7 @@ def _replace_nulls(data: dict[str, Any], on_null: dict[str, Callable[[], Any]]) 
 def _repair(
     data: Any, exc: ValidationError, on_error: frozenset[str], skip_items: frozenset[str]
 ) -> dict[str, Any] | None:
-    """The input without what the lenient rules allow to drop, or None when an error is elsewhere."""
+    """The input minus what the lenient rules allow to drop; None when an error is elsewhere."""
     if not isinstance(data, dict) or not (on_error or skip_items):
         return None
     drop_keys: set[str] = set()
@@ -127,7 +129,9 @@ def _repair(
     return repaired
 
 
-def open_discriminator(wire_name: str, attribute: str, known: frozenset[str]) -> Callable[[Any], str | None]:
+def open_discriminator(
+    wire_name: str, attribute: str, known: frozenset[str]
+) -> Callable[[Any], str | None]:
     """A discriminator for a union that must not fail on a variant it does not know.
 
     A tag in `known` selects its variant; any other string selects the union's catch-all

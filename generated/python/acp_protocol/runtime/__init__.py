@@ -1,4 +1,68 @@
 # Copied by acp-codegen from templates/python/runtime/__init__.py. Do not edit here:
 # edit the source, then run `make generate`.
 
-"""The hand-written runtime shipped inside the generated package (source: templates/python/runtime/)."""
+"""The hand-written runtime shipped inside the generated package.
+
+Source: templates/python/runtime/. Layers, bottom up: `transport` (bytes and lines), `connection`
+(the method-agnostic JSON-RPC dispatcher: ids, pending and in-flight tables, cancellation in the
+ACP, LSP and MCP dialects), and the generated typed layer on top.
+Only pydantic is required; orjson is used when installed.
+"""
+
+from .cancellation import ACP, LSP, MCP, CancelDialect, CancelSignal
+from .connection import Connection
+from .errors import (
+    ConnectionClosed,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    ParseError,
+    RequestCancelled,
+    RpcError,
+)
+from .frames import RequestId
+from .handler import Handler, MethodHandlers
+from .request_state import CancelSource, RequestContext
+from .transport import (
+    DEFAULT_FRAME_LIMIT,
+    MemoryTransport,
+    ProcessTransport,
+    StreamTransport,
+    Transport,
+    memory_pair,
+    open_fds,
+    open_stdio,
+    spawn_process,
+)
+
+__all__ = [
+    "ACP",
+    "DEFAULT_FRAME_LIMIT",
+    "LSP",
+    "MCP",
+    "CancelDialect",
+    "CancelSignal",
+    "CancelSource",
+    "Connection",
+    "ConnectionClosed",
+    "Handler",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "MemoryTransport",
+    "MethodHandlers",
+    "MethodNotFound",
+    "ParseError",
+    "ProcessTransport",
+    "RequestCancelled",
+    "RequestContext",
+    "RequestId",
+    "RpcError",
+    "StreamTransport",
+    "Transport",
+    "memory_pair",
+    "open_fds",
+    "open_stdio",
+    "spawn_process",
+]

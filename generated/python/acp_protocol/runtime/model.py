@@ -87,7 +87,7 @@ class ProtocolModel(BaseModel):
         return handler(repaired)
 
     def to_wire(self) -> dict[str, Any]:
-        """The JSON object this model stands for: wire names, explicit nulls kept, absent left out."""
+        """The JSON object this model stands for: wire names, explicit nulls kept."""
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
@@ -109,7 +109,7 @@ def _replace_nulls(data: dict[str, Any], on_null: dict[str, Callable[[], Any]]) 
 def _repair(
     data: Any, exc: ValidationError, on_error: frozenset[str], skip_items: frozenset[str]
 ) -> dict[str, Any] | None:
-    """The input without what the lenient rules allow to drop, or None when an error is elsewhere."""
+    """The input minus what the lenient rules allow to drop; None when an error is elsewhere."""
     if not isinstance(data, dict) or not (on_error or skip_items):
         return None
     drop_keys: set[str] = set()

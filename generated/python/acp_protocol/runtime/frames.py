@@ -1,0 +1,127 @@
+# Copied by acp-codegen from templates/python/runtime/frames.py. Do not edit here:
+# edit the source, then run `make generate`.
+
+# Hand-written runtime module, copied into `acp_protocol.runtime` by
+# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
+"""Classifying a decoded line as a JSON-RPC request, notification or response, and building frames.
+
+ACP does not use batches ("ACP does not use JSON-RPC batches", schema v2), so a JSON array is an
+invalid request like any other non-object value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from .errors import INVALID_REQUEST
+
+RequestId: TypeAlias = int | str
+"""A request id as this runtime accepts it: an integer (0 included) or a string, never a bool."""
+
+
+def as_request_id(value: Any) -> RequestId | None:
+    """`value` if it is a usable request id, else None.
+
+    Booleans are rejected: `True` would alias request id 1 (`True == 1` in Python). `null` is
+    rejected too: an answer to it could not be told from the answer to an unparsable line.
+    """
+    value_type = type(value)
+    if value_type is int or value_type is str:
+        return value  # type: ignore[no-any-return]
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    id: RequestId
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """A result (`error` is None) or an error (`error` is the raw `error` member)."""
+
+    id: Any
+    result: Any
+    error: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """Not a valid message; answer `-32600` with `id` (None when it had no usable id)."""
+
+    id: RequestId | None
+    reason: str
+
+
+Frame: TypeAlias = Request | Notification | Response | Invalid
+
+
+def classify(message: Any) -> Frame:
+    """What a decoded JSON value is, by JSON-RPC 2.0 §4 and §5."""
+    if type(message) is not dict:
+        return Invalid(None, f"a message must be a JSON object, not {_json_type(message)}")
+    if "method" in message:
+        return _classify_call(message)
+    if "result" in message or "error" in message:
+        return Response(message.get("id"), message.get("result"), message.get("error"))
+    return Invalid(
+        as_request_id(message.get("id")), "a message needs a method (call) or a result or error"
+    )
+
+
+def _classify_call(message: dict[str, Any]) -> Request | Notification | Invalid:
+    has_id = "id" in message
+    request_id = as_request_id(message.get("id"))
+    method = message["method"]
+    if has_id and request_id is None:
+        return Invalid(None, "a request id must be an integer or a string")
+    if message.get("jsonrpc") != "2.0":
+        return Invalid(request_id, 'the "jsonrpc" member must be exactly "2.0"')
+    if type(method) is not str:
+        return Invalid(request_id, "the method must be a string")
+    params = message.get("params")
+    if params is not None and type(params) is not dict and type(params) is not list:
+        return Invalid(request_id, "params must be an object or an array")
+    if request_id is None:
+        return Notification(method, params)
+    return Request(request_id, method, params)
+
+
+def _json_type(value: Any) -> str:
+    names = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def request_frame(request_id: RequestId, method: str, params: Any) -> dict[str, Any]:
+    frame: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        frame["params"] = params
+    return frame
+
+
+def notification_frame(method: str, params: Any) -> dict[str, Any]:
+    frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        frame["params"] = params
+    return frame
+
+
+def result_frame(request_id: RequestId, result: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def error_frame(request_id: RequestId | None, error: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def invalid_request_error(reason: str) -> dict[str, Any]:
+    return {"code": INVALID_REQUEST, "message": "Invalid request", "data": {"details": reason}}

@@ -1,0 +1,452 @@
+# Hand-written runtime module, copied into `acp_protocol.runtime` by
+# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
+"""The JSON-RPC dispatcher: request ids, the pending and in-flight tables, and cancellation.
+
+Layers: a `Transport` moves bytes; this `Connection` owns ids, the two tables, cancel scopes and
+the one mapping from a handler's outcome to a response; the generated typed layer sits on top and
+implements `Handler`. Nothing here knows an ACP method other than the dialect's cancel notification.
+
+Scheduling: lines are decoded and routed in the receive loop. Responses and cancel notifications are
+handled there at once; each incoming request gets a task (concurrent, optionally bounded); incoming
+notifications go through one queue to one worker, so they are handled in arrival order (a
+`session/update` stream is never reordered). Every frame is written by one synchronous `write` of
+one whole line, so frames never interleave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from .cancellation import ACP, CancelDialect, CancelSignal
+from .errors import (
+    PARSE_ERROR,
+    ConnectionClosed,
+    MethodNotFound,
+    RequestCancelled,
+    RpcError,
+    cancelled_error,
+    error_for_exception,
+)
+from .frames import (
+    Invalid,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    classify,
+    error_frame,
+    invalid_request_error,
+    notification_frame,
+    request_frame,
+    result_frame,
+)
+from .handler import Handler
+from .json_codec import decode, encode
+from .request_state import CancelSource, InFlight, Pending, RequestContext, current_request
+from .transport import DEFAULT_FRAME_LIMIT, FrameReader, Transport
+
+log = logging.getLogger("acp_protocol.runtime")
+
+
+class Connection:
+    """One JSON-RPC 2.0 peer connection over newline-delimited JSON.
+
+    Use it as an async context manager (or call `start()` and `close()`); `wait_closed()` returns
+    when the peer is gone or `close()` finished.
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        handler: Handler | None = None,
+        *,
+        dialect: CancelDialect = ACP,
+        max_concurrent_requests: int | None = None,
+        frame_limit: int = DEFAULT_FRAME_LIMIT,
+        send_tracebacks: bool = False,
+        shutdown_timeout: float = 5.0,
+    ):
+        self.dialect = dialect
+        self._transport = transport
+        self._handler = handler
+        self._frames = FrameReader(transport.read, frame_limit)
+        self._request_slots = (
+            asyncio.Semaphore(max_concurrent_requests) if max_concurrent_requests else None
+        )
+        self._send_tracebacks = send_tracebacks
+        self._shutdown_timeout = shutdown_timeout
+        self._next_id = 1
+        self._pending: dict[int, Pending] = {}
+        self._in_flight: dict[RequestId, InFlight] = {}
+        self._notifications: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._reader_task: asyncio.Task[None] | None = None
+        self._notifier_task: asyncio.Task[None] | None = None
+        self._closing = False
+        self._closed = asyncio.Event()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start reading; idempotent."""
+        if self._reader_task is None and not self._closing:
+            self._reader_task = asyncio.create_task(self._receive_loop(), name="jsonrpc-receive")
+            self._notifier_task = asyncio.create_task(
+                self._deliver_notifications(), name="jsonrpc-notifications"
+            )
+
+    async def __aenter__(self) -> Connection:
+        self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closing
+
+    @property
+    def pending_count(self) -> int:
+        """Outgoing requests still waiting for an answer (abandoned ones included)."""
+        return len(self._pending)
+
+    @property
+    def in_flight_count(self) -> int:
+        """Incoming requests not yet answered."""
+        return len(self._in_flight)
+
+    async def wait_closed(self) -> None:
+        await self._closed.wait()
+
+    async def close(self) -> None:
+        """Answer in-flight requests `-32800`, fail pending callers, close; idempotent."""
+        if self._closing:
+            await self._closed.wait()
+            return
+        self._closing = True
+        reader = self._reader_task
+        if reader is not None and reader is not asyncio.current_task():
+            reader.cancel()
+        await self._shutdown(ConnectionClosed("the connection was closed"))
+
+    async def _shutdown(self, reason: ConnectionClosed) -> None:
+        """Internal cancellation "on shutdown" of every handler, then release everything."""
+        handlers = []
+        for entry in list(self._in_flight.values()):
+            if entry.task is not None and not entry.task.done():
+                self._cancel_in_flight(entry, CancelSource.SHUTDOWN)
+                handlers.append(entry.task)
+        if handlers:
+            _, stuck = await asyncio.wait(handlers, timeout=self._shutdown_timeout)
+            if stuck:
+                log.warning("%d handlers ignored cancellation at shutdown", len(stuck))
+        self._fail_pending(reason)
+        for task in (self._notifier_task, self._reader_task):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        await self._transport.close()
+        self._closed.set()
+
+    def _fail_pending(self, reason: ConnectionClosed) -> None:
+        pending, self._pending = self._pending, {}
+        for entry in pending.values():
+            if not entry.future.done():
+                entry.future.set_exception(ConnectionClosed(str(reason)))
+
+    # -- outgoing ----------------------------------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        cancel: CancelSignal | None = None,
+        cascade: bool = True,
+        parent: InFlight | None = None,
+    ) -> Any:
+        """Send a request and return its result, or raise the peer's error as `RpcError`.
+
+        Ambient cancellation: if the awaiting task is cancelled (`task.cancel()`, `asyncio.timeout`,
+        `wait_for`), the dialect's cancel notification is sent once, the id is kept so the late
+        answer is dropped silently, and `CancelledError` propagates. Graceful cancellation: see
+        `CancelSignal`. Made from inside a handler, the request is a child of the one being handled
+        and is cancelled with it, unless `cascade=False`.
+        """
+        if self._closing:
+            raise ConnectionClosed("the connection is closed")
+        if parent is None:
+            parent = current_request.get()
+        cascades = cascade and parent is not None
+        if cancel is not None and cancel.cancelled:
+            raise RequestCancelled("Request cancelled before it was sent", {"sent": False})
+        if cascades and parent is not None and parent.cancel_source is not None:
+            raise RequestCancelled("The parent request was cancelled", {"sent": False})
+        request_id = self._next_id
+        self._next_id = request_id + 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        entry = Pending(self, request_id, method, future, parent, cascade)
+        self._write(request_frame(request_id, method, params))
+        self._pending[request_id] = entry
+        if cascades and parent is not None:
+            parent.children.add(entry)
+        on_cancel: Callable[[], None] | None = None
+        if cancel is not None:
+            on_cancel = partial(self._cancel_outgoing, entry, cancel)
+            cancel.subscribe(on_cancel)
+        try:
+            await self._transport.drain()
+            return await future
+        except asyncio.CancelledError:
+            self._abandon(entry)
+            raise
+        finally:
+            if on_cancel is not None and cancel is not None:
+                cancel.unsubscribe(on_cancel)
+            if cascades and parent is not None:
+                parent.children.discard(entry)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification."""
+        if self._closing:
+            raise ConnectionClosed("the connection is closed")
+        self._write(notification_frame(method, params))
+        await self._transport.drain()
+
+    def _write(self, frame: dict[str, Any]) -> None:
+        self._transport.write(encode(frame) + b"\n")
+
+    def _write_answer(self, frame: dict[str, Any]) -> None:
+        """Write a response; one the peer can no longer receive is dropped."""
+        try:
+            data = encode(frame)
+        except (TypeError, ValueError) as error:
+            log.error("result of request %r is not JSON: %s", frame["id"], error)
+            failure = {"code": -32603, "message": "Internal error", "data": {"details": str(error)}}
+            data = encode(error_frame(frame["id"], failure))
+        try:
+            self._transport.write(data + b"\n")
+        except ConnectionClosed:
+            log.debug("answer to request %r dropped: the connection is closed", frame["id"])
+
+    def _abandon(self, entry: Pending) -> None:
+        """The caller stopped waiting (its task was cancelled or timed out)."""
+        if self._pending.get(entry.id) is not entry:
+            return  # already answered, or the connection is gone
+        entry.abandoned = True
+        parent = entry.parent
+        if not entry.cascade and parent is not None and parent.cancel_source is not None:
+            return  # opted out of the cascade: the peer's work goes on, its answer is dropped
+        self._send_cancel(entry, None)
+        if not self.dialect.answers_cancelled and entry.method not in self.dialect.uncancellable:
+            del self._pending[entry.id]  # "SHOULD NOT send any response": nothing left to match
+
+    def _cancel_outgoing(self, entry: Pending, signal: CancelSignal | None = None) -> None:
+        """Graceful cancellation: send the cancel notification, keep waiting for the answer.
+
+        "The calling side MAY implement graceful cancellation processing by waiting for the
+        response from the remote side" (ACP `cancellation.mdx`). A dialect whose receiver does not
+        answer (MCP) fails the caller with a local `RequestCancelled` instead.
+        """
+        if self._pending.get(entry.id) is not entry:
+            return
+        reason = signal.reason if signal is not None else None
+        self._send_cancel(entry, reason)
+        if self.dialect.answers_cancelled or entry.method in self.dialect.uncancellable:
+            return
+        del self._pending[entry.id]
+        if not entry.future.done():
+            data = {"requestId": entry.id, "sent": True, "reason": reason}
+            entry.future.set_exception(RequestCancelled(data=data))
+
+    def _send_cancel(self, entry: Pending, reason: str | None) -> None:
+        """Write the dialect's cancel notification for `entry`, at most once."""
+        if entry.cancel_sent:
+            return
+        entry.cancel_sent = True
+        if entry.method in self.dialect.uncancellable:
+            # MCP: "The `initialize` request MUST NOT be cancelled by clients".
+            log.debug("%s is never cancelled in the %s dialect", entry.method, self.dialect.name)
+            return
+        params = self.dialect.notification_params(entry.id, reason)
+        with contextlib.suppress(ConnectionClosed):
+            self._write(notification_frame(self.dialect.method, params))
+
+    # -- incoming ----------------------------------------------------------------------------
+
+    async def _receive_loop(self) -> None:
+        frames = self._frames
+        try:
+            while (lines := await frames.next_lines()) is not None:
+                for line in lines:
+                    self._receive_line(line)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a transport failure ends the connection like EOF
+            log.exception("reading from the peer failed")
+        if not self._closing:
+            # The peer is gone: "every pending caller fails promptly".
+            self._closing = True
+            reason = ConnectionClosed("the peer closed the connection")
+            self._fail_pending(reason)
+            await self._shutdown(reason)
+
+    def _receive_line(self, line: bytes) -> None:
+        try:
+            message = decode(line)
+        except ValueError as error:
+            if not line.strip():
+                return  # blank lines between frames are tolerated
+            log.warning("unparsable frame (%d bytes): %s", len(line), error)
+            parse_error = {"code": PARSE_ERROR, "message": "Parse error", "data": str(error)}
+            self._write_answer(error_frame(None, parse_error))
+            return
+        frame = classify(message)
+        frame_type = type(frame)
+        if frame_type is Notification:
+            self._on_notification(frame)  # type: ignore[arg-type]
+        elif frame_type is Response:
+            self._on_response(frame)  # type: ignore[arg-type]
+        elif frame_type is Request:
+            self._on_request(frame)  # type: ignore[arg-type]
+        else:
+            assert isinstance(frame, Invalid)
+            log.warning("invalid frame: %s", frame.reason)
+            self._write_answer(error_frame(frame.id, invalid_request_error(frame.reason)))
+
+    def _on_response(self, frame: Response) -> None:
+        # Our ids are integers; anything else cannot match a pending request.
+        entry = self._pending.pop(frame.id, None) if type(frame.id) is int else None
+        if entry is None:
+            if frame.id is None and frame.error is not None:
+                log.warning("the peer reported an error: %r", frame.error)
+            else:
+                log.debug("dropped a response to unknown request %r", frame.id)
+            return
+        if entry.abandoned or entry.future.done():
+            return  # the caller stopped waiting: drop the late answer silently
+        if frame.error is not None:
+            entry.future.set_exception(RpcError.from_wire(frame.error))
+        else:
+            entry.future.set_result(frame.result)
+
+    def _on_notification(self, frame: Notification) -> None:
+        if frame.method == self.dialect.method:
+            self._on_peer_cancel(frame.params)
+        elif self._handler is not None:
+            self._notifications.put_nowait((frame.method, frame.params))
+
+    async def _deliver_notifications(self) -> None:
+        """The one worker handling notifications, in arrival order."""
+        queue = self._notifications
+        handler = self._handler
+        while True:
+            method, params = await queue.get()
+            if handler is None:
+                continue
+            try:
+                await handler.handle_notification(method, params)
+            except MethodNotFound:
+                log.debug("ignored unknown notification %s", method)
+            except Exception:
+                log.exception("handler of notification %s failed", method)
+
+    def _on_request(self, frame: Request) -> None:
+        if frame.method.startswith("$/") or self._handler is None:
+            # LSP: "If a server or client receives a request starting with '$/' it must error the
+            # request with error code `MethodNotFound`"; the TS SDK does so for `$/cancel_request`.
+            not_found = MethodNotFound(data={"method": frame.method})
+            self._write_answer(error_frame(frame.id, not_found.to_wire()))
+            return
+        if frame.id in self._in_flight:
+            reason = f"request id {frame.id!r} is already in use by a request in flight"
+            self._write_answer(error_frame(frame.id, invalid_request_error(reason)))
+            return
+        entry = InFlight(frame.id, frame.method, frame.params)
+        self._in_flight[frame.id] = entry
+        entry.task = asyncio.get_running_loop().create_task(self._run_request(entry))
+        entry.task.add_done_callback(partial(self._finish_request, entry))
+
+    async def _run_request(self, entry: InFlight) -> Any:
+        assert self._handler is not None
+        current_request.set(entry)  # this task's nested requests are the entry's children
+        context = RequestContext(self, entry)
+        if self._request_slots is None:
+            return await self._handler.handle_request(entry.method, entry.params, context)
+        async with self._request_slots:
+            return await self._handler.handle_request(entry.method, entry.params, context)
+
+    def _on_peer_cancel(self, params: Any) -> None:
+        """`$/cancel_request` (or the dialect's equivalent) received.
+
+        "Unknown, finished or malformed ids are ignored silently"; the notification is never
+        answered. A request whose handler already finished keeps its normal answer ("Send the normal
+        response (not a cancellation error)", ACP request-cancellation RFD).
+        """
+        request_id = self.dialect.cancelled_id(params)
+        reason = self.dialect.reason(params)
+        if reason is not None:
+            log.info("the peer cancelled request %r: %s", request_id, reason)
+        entry = self._in_flight.get(request_id) if request_id is not None else None
+        if entry is None or entry.cancel_source is not None:
+            return
+        if entry.task is None or entry.task.done():
+            return
+        if entry.method in self.dialect.uncancellable:
+            return
+        self._cancel_in_flight(entry, CancelSource.PEER)
+
+    def _cancel_in_flight(self, entry: InFlight, source: CancelSource) -> None:
+        """Cancel a handler's scope: its pending children first, then its task."""
+        entry.cancel_source = source
+        if entry.cancel_event is not None:
+            entry.cancel_event.set()
+        self._cancel_children(entry)
+        if entry.task is not None:
+            entry.task.cancel()
+
+    def _cancel_children(self, entry: InFlight) -> None:
+        """ "Propagate cancellation to any nested/child requests" (ACP request-cancellation RFD)."""
+        for child in list(entry.children):
+            child.connection._cancel_outgoing(child)
+
+    def _finish_request(self, entry: InFlight, task: asyncio.Task[Any]) -> None:
+        """Answer an incoming request exactly once, from its handler's outcome."""
+        if self._in_flight.get(entry.id) is entry:
+            del self._in_flight[entry.id]
+        cancelled: RequestCancelled | None = None
+        if task.cancelled():
+            cancelled = RequestCancelled()
+            frame = None
+        elif (error := task.exception()) is None:
+            frame = result_frame(entry.id, task.result())
+        elif isinstance(error, RequestCancelled):
+            cancelled = error
+        elif isinstance(error, TimeoutError) or (
+            entry.cancel_source is not None and not isinstance(error, RpcError)
+        ):
+            # Internal cancellation ("its timeout"), or a handler that failed while being cancelled:
+            # "Ensure consistent behavior regardless of cancellation source".
+            log.debug("request %r ended by %r while cancelled", entry.id, error)
+            cancelled = RequestCancelled()
+        else:
+            if not isinstance(error, RpcError):
+                log.error("handler of %s crashed", entry.method, exc_info=error)
+            frame = error_frame(
+                entry.id, error_for_exception(error, include_traceback=self._send_tracebacks)
+            )
+        if cancelled is not None:
+            if entry.cancel_source is None:
+                entry.cancel_source = CancelSource.INTERNAL
+            frame = error_frame(entry.id, cancelled_error(entry.id, cancelled))
+        if entry.cancel_source is not None:
+            self._cancel_children(entry)  # children are cancelled before the parent is answered
+            if entry.cancel_source is CancelSource.PEER and not self.dialect.answers_cancelled:
+                return  # MCP: "Not send a response for the cancelled request"
+        assert frame is not None
+        self._write_answer(frame)

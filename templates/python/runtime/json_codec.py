@@ -1,0 +1,58 @@
+# Hand-written runtime module, copied into `acp_protocol.runtime` by
+# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
+"""JSON encoding of frames: orjson when it is installed, the standard library otherwise.
+
+Both paths produce one line of compact UTF-8 JSON without a trailing newline. Values that are not
+plain JSON (a generated model, anything with a `to_wire()` method) are encoded through `to_wire()`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+try:  # orjson is optional: the vendored package only requires pydantic.
+    import orjson
+except ImportError:  # pragma: no cover - exercised by the no-orjson test in a subprocess
+    orjson = None  # type: ignore[assignment]
+
+JSON_IMPLEMENTATION = "orjson" if orjson is not None else "json"
+"""Which library this process uses for frames."""
+
+DecodeError = ValueError
+"""What `decode` raises on bytes that are not one JSON value (orjson's error is a ValueError)."""
+
+
+def _to_wire(value: Any) -> Any:
+    to_wire = getattr(value, "to_wire", None)
+    if to_wire is None:
+        raise TypeError(f"{type(value).__name__} is not JSON serializable")
+    return to_wire()
+
+
+if orjson is not None:
+    _orjson_loads = orjson.loads
+    _orjson_dumps = orjson.dumps
+
+    def decode(data: bytes) -> Any:
+        """One JSON value from `data`; raises `DecodeError` (a ValueError) on anything else."""
+        return _orjson_loads(data)
+
+    def encode(value: Any) -> bytes:
+        """`value` as compact UTF-8 JSON."""
+        return _orjson_dumps(value, default=_to_wire)
+
+else:  # pragma: no cover - exercised by the no-orjson test in a subprocess
+    _decoder = json.JSONDecoder()
+    _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_to_wire)
+
+    def decode(data: bytes) -> Any:
+        """One JSON value from `data`; raises `DecodeError` (a ValueError) on anything else."""
+        try:
+            return _decoder.decode(data.decode("utf-8"))
+        except RecursionError as error:
+            raise DecodeError("JSON nested too deeply") from error
+
+    def encode(value: Any) -> bytes:
+        """`value` as compact UTF-8 JSON."""
+        return _encoder.encode(value).encode("utf-8")

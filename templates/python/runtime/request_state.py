@@ -1,0 +1,128 @@
+# Hand-written runtime module, copied into `acp_protocol.runtime` by
+# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
+"""Per-request state: one small slotted record per outgoing (pending) and incoming (in-flight)
+request, and the context a handler receives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .frames import RequestId
+
+if TYPE_CHECKING:
+    from .cancellation import CancelSignal
+    from .connection import Connection
+
+
+class CancelSource(enum.Enum):
+    """Why an incoming request's handler was cancelled."""
+
+    PEER = "peer"
+    """The peer sent the dialect's cancel notification."""
+    INTERNAL = "internal"
+    """The handler gave up on its own (its timeout, a `RequestCancelled` raised inside)."""
+    SHUTDOWN = "shutdown"
+    """The connection is closing."""
+
+
+@dataclass(slots=True, eq=False)
+class Pending:
+    """An outgoing request waiting for its answer."""
+
+    connection: Connection
+    id: int
+    method: str
+    future: asyncio.Future[Any]
+    parent: InFlight | None
+    """The incoming request whose handler made this one, if it cascades from it."""
+    cascade: bool
+    cancel_sent: bool = False
+    abandoned: bool = False
+    """The caller stopped waiting: the late answer is matched by id and dropped silently."""
+
+
+@dataclass(slots=True, eq=False)
+class InFlight:
+    """An incoming request being handled."""
+
+    id: RequestId
+    method: str
+    params: Any
+    task: asyncio.Task[Any] | None = None
+    cancel_source: CancelSource | None = None
+    cancel_event: asyncio.Event | None = None
+    """Created on demand by `RequestContext.wait_cancelled`."""
+    children: set[Pending] = field(default_factory=set)
+    """Outgoing requests made while handling this one, still pending."""
+
+
+current_request: ContextVar[InFlight | None] = ContextVar("acp_current_request", default=None)
+"""The incoming request whose handler runs in this task: nested requests become its children."""
+
+
+class RequestContext:
+    """What a handler knows about the request it is answering, and its way back to the peer.
+
+    Cancellation: with the default interrupt policy the handler's task is cancelled when the peer
+    cancels the request; it may catch `asyncio.CancelledError`, send notifications and return a
+    partial result ("MAY finish sending any pending notifications before responding"), or let it
+    propagate to be answered `-32800`. `cancel_requested` and `wait_cancelled()` report the same
+    state.
+    """
+
+    __slots__ = ("_entry", "connection")
+
+    def __init__(self, connection: Connection, entry: InFlight):
+        self.connection = connection
+        self._entry = entry
+
+    @property
+    def request_id(self) -> RequestId:
+        return self._entry.id
+
+    @property
+    def method(self) -> str:
+        return self._entry.method
+
+    @property
+    def params(self) -> Any:
+        """The request's raw params, as received."""
+        return self._entry.params
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self._entry.cancel_source is not None
+
+    @property
+    def cancel_source(self) -> CancelSource | None:
+        return self._entry.cancel_source
+
+    async def wait_cancelled(self) -> None:
+        """Return once cancellation of this request has been requested."""
+        if self._entry.cancel_source is not None:
+            return
+        if self._entry.cancel_event is None:
+            self._entry.cancel_event = asyncio.Event()
+        await self._entry.cancel_event.wait()
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        cancel: CancelSignal | None = None,
+        cascade: bool = True,
+    ) -> Any:
+        """Send a nested request; it is cancelled with this one unless `cascade=False`."""
+        return await self.connection.request(
+            method, params, cancel=cancel, cascade=cascade, parent=self._entry
+        )
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification; it is written before this request's answer."""
+        await self.connection.notify(method, params)

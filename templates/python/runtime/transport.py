@@ -1,0 +1,246 @@
+# Hand-written runtime module, copied into `acp_protocol.runtime` by
+# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
+"""Byte transports for newline-delimited JSON, and the line splitter with its frame size limit.
+
+A transport moves bytes; it knows nothing of JSON-RPC. Constructors:
+
+- `open_stdio()`: this process's stdin/stdout (an agent started by a client);
+- `spawn_process(program, *args)`: a child process's stdin/stdout (a client starting an agent);
+- `open_fds(read_fd, write_fd)`: any pair of pipe descriptors (`os.pipe()`);
+- `memory_pair()`: two connected in-memory ends, for tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from .errors import ConnectionClosed
+
+log = logging.getLogger("acp_protocol.runtime")
+
+DEFAULT_FRAME_LIMIT = 50 * 1024 * 1024
+"""Longest accepted line, in bytes (50 MiB). A longer frame is dropped; the connection stays up."""
+
+_CHUNK = 256 * 1024
+
+
+class Transport(Protocol):
+    """What the dispatcher needs from a byte stream."""
+
+    async def read(self) -> bytes:
+        """The next chunk of bytes; `b""` at end of stream."""
+        ...
+
+    def write(self, data: bytes) -> None:
+        """Queue `data` in one piece (frames never interleave); ConnectionClosed if it cannot."""
+        ...
+
+    async def drain(self) -> None:
+        """Wait until the write buffer is below its high-water mark."""
+        ...
+
+    async def close(self) -> None:
+        """Flush what can be flushed and release the stream; idempotent."""
+        ...
+
+
+class FrameReader:
+    """Splits a transport's chunks into lines, dropping any line longer than `limit` bytes.
+
+    An oversized line is discarded up to its newline without ever being held whole in memory, and
+    logged; the lines after it are read normally.
+    """
+
+    __slots__ = ("_discarding", "_limit", "_partial", "_read")
+
+    def __init__(self, read: Callable[[], Awaitable[bytes]], limit: int = DEFAULT_FRAME_LIMIT):
+        self._read = read
+        self._limit = limit
+        self._partial = b""
+        self._discarding = False
+
+    async def next_lines(self) -> list[bytes] | None:
+        """The complete lines that came with the next chunk (maybe none); None at end of stream."""
+        chunk = await self._read()
+        if not chunk:
+            if self._partial and not self._discarding:
+                partial, self._partial = self._partial, b""
+                return self._accept([partial])
+            return None
+        if self._discarding:
+            newline = chunk.find(b"\n")
+            if newline < 0:
+                return []
+            self._discarding = False
+            chunk = chunk[newline + 1 :]
+        lines = (self._partial + chunk).split(b"\n") if self._partial else chunk.split(b"\n")
+        self._partial = lines.pop()
+        if len(self._partial) > self._limit:
+            log.error("dropped a frame longer than %d bytes (frame size limit)", self._limit)
+            self._partial = b""
+            self._discarding = True
+        return self._accept(lines)
+
+    def _accept(self, lines: list[bytes]) -> list[bytes]:
+        limit = self._limit
+        if all(len(line) <= limit for line in lines):
+            return lines
+        kept = []
+        for line in lines:
+            if len(line) > limit:
+                log.error("dropped a frame of %d bytes (frame size limit %d)", len(line), limit)
+            else:
+                kept.append(line)
+        return kept
+
+
+class StreamTransport:
+    """A transport over an asyncio StreamReader/StreamWriter pair."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        on_close: Callable[[], Awaitable[None]] | None = None,
+    ):
+        self._reader = reader
+        self._writer = writer
+        self._on_close = on_close
+        self._closed = False
+
+    async def read(self) -> bytes:
+        try:
+            return await self._reader.read(_CHUNK)
+        except (ConnectionError, OSError):
+            return b""
+
+    def write(self, data: bytes) -> None:
+        if self._closed or self._writer.is_closing():
+            raise ConnectionClosed("the transport is closed")
+        self._writer.write(data)
+
+    async def drain(self) -> None:
+        try:
+            await self._writer.drain()
+        except (ConnectionError, OSError) as error:
+            raise ConnectionClosed("the peer stopped reading") from error
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(ConnectionError, OSError):
+            if not self._writer.is_closing():
+                await self._writer.drain()
+            self._writer.close()
+            await self._writer.wait_closed()
+        if self._on_close is not None:
+            await self._on_close()
+
+
+class ProcessTransport(StreamTransport):
+    """The stdin/stdout of a child process; closing it closes stdin and waits for the exit."""
+
+    def __init__(self, process: asyncio.subprocess.Process, exit_timeout: float):
+        assert process.stdout is not None and process.stdin is not None
+        super().__init__(process.stdout, process.stdin, self._wait_for_exit)
+        self.process = process
+        self._exit_timeout = exit_timeout
+
+    async def _wait_for_exit(self) -> None:
+        """Give the child `exit_timeout` seconds to exit on EOF, then terminate, then kill."""
+        for stop in (None, self.process.terminate, self.process.kill):
+            if stop is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    stop()
+            try:
+                await asyncio.wait_for(self.process.wait(), self._exit_timeout)
+                return
+            except TimeoutError:
+                continue
+
+
+async def spawn_process(
+    program: str,
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    exit_timeout: float = 2.0,
+) -> ProcessTransport:
+    """Start `program` and talk to it over its stdin/stdout; its stderr stays this process's."""
+    process = await asyncio.create_subprocess_exec(
+        program,
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        limit=_CHUNK,
+    )
+    return ProcessTransport(process, exit_timeout)
+
+
+async def open_fds(read_fd: int, write_fd: int) -> StreamTransport:
+    """A transport over two pipe (or socket, or terminal) descriptors, e.g. from `os.pipe()`."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_CHUNK)
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+    )
+    write_transport, write_protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(write_fd, "wb", buffering=0)
+    )
+    writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
+    return StreamTransport(reader, writer)
+
+
+async def open_stdio() -> StreamTransport:
+    """This process's stdin and stdout (duplicated, so `sys.stdout` can still be closed safely).
+
+    Anything else printed to stdout would corrupt the stream: log to stderr.
+    """
+    sys.stdout.flush()
+    return await open_fds(os.dup(sys.stdin.fileno()), os.dup(sys.stdout.fileno()))
+
+
+class MemoryTransport:
+    """One end of an in-memory pair: what one end writes, the other reads."""
+
+    def __init__(self) -> None:
+        self._inbox: asyncio.Queue[bytes] = asyncio.Queue()
+        self._peer: MemoryTransport | None = None
+        self._closed = False
+
+    async def read(self) -> bytes:
+        if self._closed and self._inbox.empty():
+            return b""
+        return await self._inbox.get()
+
+    def write(self, data: bytes) -> None:
+        if self._closed or self._peer is None or self._peer._closed:
+            raise ConnectionClosed("the in-memory transport is closed")
+        self._peer._inbox.put_nowait(data)
+
+    async def drain(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._inbox.put_nowait(b"")
+        if self._peer is not None and not self._peer._closed:
+            self._peer._inbox.put_nowait(b"")
+
+
+def memory_pair() -> tuple[MemoryTransport, MemoryTransport]:
+    """Two connected in-memory transports."""
+    left, right = MemoryTransport(), MemoryTransport()
+    left._peer, right._peer = right, left
+    return left, right
