@@ -317,7 +317,8 @@ class Connection:
         else:
             assert isinstance(frame, Invalid)
             log.warning("invalid frame: %s", frame.reason)
-            self._write_answer(error_frame(frame.id, invalid_request_error(frame.reason)))
+            if frame.answer:
+                self._write_answer(error_frame(frame.id, invalid_request_error(frame.reason)))
 
     def _on_response(self, frame: Response) -> None:
         # Our ids are integers; anything else cannot match a pending request.

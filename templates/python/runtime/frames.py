@@ -53,10 +53,12 @@ class Response:
 
 @dataclass(frozen=True, slots=True)
 class Invalid:
-    """Not a valid message; answer `-32600` with `id` (None when it had no usable id)."""
+    """Not a valid message: answer `-32600` with `id` (None when it had no usable id), unless it
+    is shaped as a notification, which "The Server MUST NOT reply to" (JSON-RPC 2.0 §4.1)."""
 
     id: RequestId | None
     reason: str
+    answer: bool = True
 
 
 Frame: TypeAlias = Request | Notification | Response | Invalid
@@ -81,13 +83,13 @@ def _classify_call(message: dict[str, Any]) -> Request | Notification | Invalid:
     method = message["method"]
     if has_id and request_id is None:
         return Invalid(None, "a request id must be an integer or a string")
-    if message.get("jsonrpc") != "2.0":
-        return Invalid(request_id, 'the "jsonrpc" member must be exactly "2.0"')
     if type(method) is not str:
         return Invalid(request_id, "the method must be a string")
+    if message.get("jsonrpc") != "2.0":
+        return Invalid(request_id, 'the "jsonrpc" member must be exactly "2.0"', has_id)
     params = message.get("params")
     if params is not None and type(params) is not dict and type(params) is not list:
-        return Invalid(request_id, "params must be an object or an array")
+        return Invalid(request_id, "params must be an object or an array", has_id)
     if request_id is None:
         return Notification(method, params)
     return Request(request_id, method, params)

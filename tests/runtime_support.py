@@ -1,0 +1,115 @@
+"""Test support for the runtime: a raw JSON-RPC peer on the other end of an in-memory transport.
+
+The raw peer writes exactly the bytes a test gives it and reads back decoded frames, so a test sees
+the wire as the real peer would: no second dispatcher in between.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from acp_protocol.runtime import (
+    ACP,
+    CancelDialect,
+    Connection,
+    Handler,
+    MemoryTransport,
+    MethodHandlers,
+    RequestContext,
+    memory_pair,
+)
+
+WAIT = 2.0
+"""Seconds a test waits for a frame that must come."""
+
+
+class RawPeer:
+    """The far end of a connection under test, speaking raw NDJSON."""
+
+    def __init__(self, transport: MemoryTransport):
+        self.transport = transport
+        self._buffer = b""
+
+    def send_line(self, line: bytes) -> None:
+        self.transport.write(line + b"\n")
+
+    def send(self, message: Any) -> None:
+        self.send_line(json.dumps(message).encode())
+
+    def request(self, request_id: Any, method: str, params: Any = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+
+    def notify(self, method: str, params: Any = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+
+    def cancel(self, request_id: Any) -> None:
+        self.notify("$/cancel_request", {"requestId": request_id})
+
+    async def receive(self, timeout: float = WAIT) -> Any:
+        """The next frame the connection wrote, decoded."""
+        async with asyncio.timeout(timeout):
+            while b"\n" not in self._buffer:
+                chunk = await self.transport.read()
+                if not chunk:
+                    raise EOFError("the connection closed its end")
+                self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    async def receive_all(self, count: int, timeout: float = WAIT) -> list[Any]:
+        return [await self.receive(timeout) for _ in range(count)]
+
+    async def expect_silence(self, duration: float = 0.05) -> None:
+        """Fail if the connection writes anything within `duration` seconds."""
+        try:
+            frame = await self.receive(timeout=duration)
+        except TimeoutError:
+            return
+        raise AssertionError(f"expected no frame, got {frame!r}")
+
+    async def close(self) -> None:
+        await self.transport.close()
+
+
+@asynccontextmanager
+async def connected(
+    handler: Handler | None = None, *, dialect: CancelDialect = ACP, **options: Any
+) -> AsyncIterator[tuple[Connection, RawPeer]]:
+    """A started connection and the raw peer on its other end; closed afterwards."""
+    ours, theirs = memory_pair()
+    connection = Connection(ours, handler, dialect=dialect, **options)
+    async with connection:
+        yield connection, RawPeer(theirs)
+
+
+@asynccontextmanager
+async def linked(
+    left: Handler | None = None, right: Handler | None = None, **options: Any
+) -> AsyncIterator[tuple[Connection, Connection]]:
+    """Two of our connections talking to each other."""
+    a, b = memory_pair()
+    async with Connection(a, left, **options) as one, Connection(b, right, **options) as two:
+        yield one, two
+
+
+def handlers(
+    requests: dict[str, Callable[[Any, RequestContext], Awaitable[Any]]] | None = None,
+    notifications: dict[str, Callable[[Any], Awaitable[None]]] | None = None,
+) -> MethodHandlers:
+    return MethodHandlers(requests, notifications)
+
+
+async def settle() -> None:
+    """Let every ready task and callback run."""
+    for _ in range(5):
+        await asyncio.sleep(0)
