@@ -113,3 +113,38 @@ async def settle() -> None:
     """Let every ready task and callback run."""
     for _ in range(5):
         await asyncio.sleep(0)
+
+
+class Tap:
+    """Records every frame two linked connections write, in order, as (writer, frame)."""
+
+    def __init__(self) -> None:
+        self.frames: list[tuple[str, Any]] = []
+
+    def wrap(self, name: str, transport: MemoryTransport) -> MemoryTransport:
+        write = transport.write
+
+        def recording_write(data: bytes) -> None:
+            for line in data.splitlines():
+                self.frames.append((name, json.loads(line)))
+            write(data)
+
+        transport.write = recording_write  # type: ignore[method-assign]
+        return transport
+
+    def cancels(self) -> list[tuple[str, Any]]:
+        return [(w, f["params"]) for w, f in self.frames if f.get("method", "").startswith("$/")]
+
+
+@asynccontextmanager
+async def tapped(
+    left: Handler | None = None, right: Handler | None = None, **options: Any
+) -> AsyncIterator[tuple[Connection, Connection, Tap]]:
+    """Two linked connections ("left" and "right") with a tap on the wire."""
+    tap = Tap()
+    a, b = memory_pair()
+    async with (
+        Connection(tap.wrap("left", a), left, **options) as one,
+        Connection(tap.wrap("right", b), right, **options) as two,
+    ):
+        yield one, two, tap

@@ -70,6 +70,7 @@ class Connection:
         frame_limit: int = DEFAULT_FRAME_LIMIT,
         send_tracebacks: bool = False,
         shutdown_timeout: float = 5.0,
+        cascade_wait: float = 1.0,
     ):
         self.dialect = dialect
         self._transport = transport
@@ -80,6 +81,7 @@ class Connection:
         )
         self._send_tracebacks = send_tracebacks
         self._shutdown_timeout = shutdown_timeout
+        self._cascade_wait = cascade_wait
         self._next_id = 1
         self._pending: dict[int, Pending] = {}
         self._in_flight: dict[RequestId, InFlight] = {}
@@ -156,7 +158,7 @@ class Connection:
     def _fail_pending(self, reason: ConnectionClosed) -> None:
         pending, self._pending = self._pending, {}
         for entry in pending.values():
-            if not entry.future.done():
+            if not entry.abandoned and not entry.future.done():
                 entry.future.set_exception(ConnectionClosed(str(reason)))
 
     # -- outgoing ----------------------------------------------------------------------------
@@ -203,6 +205,8 @@ class Connection:
             await self._transport.drain()
             return await future
         except asyncio.CancelledError:
+            if cascades and parent is not None and parent.cancel_source is not None:
+                await self._await_cancelled_child(entry)
             self._abandon(entry)
             raise
         finally:
@@ -233,6 +237,19 @@ class Connection:
             self._transport.write(data + b"\n")
         except ConnectionClosed:
             log.debug("answer to request %r dropped: the connection is closed", frame["id"])
+
+    async def _await_cancelled_child(self, entry: Pending) -> None:
+        """The parent handler was cancelled while awaiting this child: cancel the child and give
+        the peer up to `cascade_wait` seconds to answer it, so the answers go out in the order of
+        the spec's diagram (nested requests answered `-32800`, then the parent)."""
+        if self._pending.get(entry.id) is not entry or not self.dialect.answers_cancelled:
+            return
+        self._send_cancel(entry, None)
+        # The task's cancellation cancelled the future it awaited; wait on a fresh one.
+        entry.future = asyncio.get_running_loop().create_future()
+        await asyncio.wait((entry.future,), timeout=self._cascade_wait)
+        if entry.future.done() and not entry.future.cancelled():
+            entry.future.exception()  # retrieved: the caller is cancelled, the answer is moot
 
     def _abandon(self, entry: Pending) -> None:
         """The caller stopped waiting (its task was cancelled or timed out)."""
