@@ -186,6 +186,22 @@ async def spawn_process(
     return ProcessTransport(process, exit_timeout)
 
 
+class _WritePipeProtocol(asyncio.streams.FlowControlMixin):
+    """Flow control for a write pipe, plus the close waiter `StreamWriter.wait_closed` needs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if not self._closed.done():
+            self._closed.set_result(None)
+
+    def _get_close_waiter(self, stream: asyncio.StreamWriter) -> asyncio.Future[None]:
+        return self._closed
+
+
 async def open_fds(read_fd: int, write_fd: int) -> StreamTransport:
     """A transport over two pipe (or socket, or terminal) descriptors, e.g. from `os.pipe()`."""
     loop = asyncio.get_running_loop()
@@ -194,7 +210,7 @@ async def open_fds(read_fd: int, write_fd: int) -> StreamTransport:
         lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
     )
     write_transport, write_protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, os.fdopen(write_fd, "wb", buffering=0)
+        _WritePipeProtocol, os.fdopen(write_fd, "wb", buffering=0)
     )
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
     return StreamTransport(reader, writer)

@@ -1,0 +1,83 @@
+"""The peer going away (EOF, broken pipe, process exit), and closing our side."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from typing import Any
+
+import pytest
+
+from acp_protocol.runtime import Connection, ConnectionClosed, RequestContext, spawn_process
+
+from .runtime_support import connected, handlers, settle
+
+
+async def test_every_pending_caller_fails_within_100ms_of_eof() -> None:
+    """ "every pending caller fails promptly with a `ConnectionClosed` error"."""
+    async with connected() as (connection, peer):
+        calls = [asyncio.create_task(connection.request("x")) for _ in range(50)]
+        await peer.receive_all(50)
+        started = time.perf_counter()
+        await peer.close()
+        results = await asyncio.gather(*calls, return_exceptions=True)
+        elapsed = time.perf_counter() - started
+        assert all(isinstance(r, ConnectionClosed) for r in results)
+        assert elapsed < 0.1
+        await asyncio.wait_for(connection.wait_closed(), 1)
+
+
+async def test_in_flight_handlers_are_cancelled_and_no_task_is_left() -> None:
+    cancelled = asyncio.Event()
+
+    async def block(params: Any, ctx: RequestContext) -> Any:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            cancelled.set()
+
+    before = asyncio.all_tasks()
+    async with connected(handlers({"block": block})) as (connection, peer):
+        peer.request(1, "block")
+        await settle()
+        await peer.close()
+        await asyncio.wait_for(connection.wait_closed(), 1)
+        assert cancelled.is_set()
+        assert connection.in_flight_count == 0 and connection.pending_count == 0
+        await settle()
+        assert asyncio.all_tasks() == before
+
+
+async def test_close_is_idempotent_and_later_calls_fail() -> None:
+    async with connected() as (connection, _):
+        await asyncio.gather(connection.close(), connection.close())
+        await connection.close()
+        assert connection.closed
+        with pytest.raises(ConnectionClosed):
+            await connection.request("x")
+        with pytest.raises(ConnectionClosed):
+            await connection.notify("x")
+
+
+async def test_child_process_exit_fails_pending_callers() -> None:
+    """A spawned agent that dies: the pending request fails, nothing hangs."""
+    transport = await spawn_process(
+        sys.executable, "-c", "import sys; sys.stdin.readline(); sys.exit(3)"
+    )
+    async with Connection(transport) as connection:
+        with pytest.raises(ConnectionClosed):
+            await asyncio.wait_for(connection.request("session/prompt", {}), 5)
+    assert transport.process.returncode == 3
+
+
+async def test_closing_a_spawned_process_connection_ends_the_process() -> None:
+    transport = await spawn_process(
+        sys.executable, "-c", "import time; time.sleep(60)", exit_timeout=0.2
+    )
+    connection = Connection(transport)
+    connection.start()
+    started = time.perf_counter()
+    await connection.close()
+    assert transport.process.returncode is not None
+    assert time.perf_counter() - started < 10
