@@ -6,12 +6,9 @@ import asyncio
 from typing import Any
 
 import pytest
-
 from acp_protocol.runtime import CancelSource, RequestCancelled, RequestContext
 
 from .runtime_support import connected, handlers, settle
-
-started = asyncio.Event
 
 
 def blocking_handlers() -> tuple[Any, asyncio.Event]:

@@ -8,7 +8,6 @@ import logging
 from typing import Any
 
 import pytest
-
 from acp_protocol.runtime import LSP, MCP, CancelSignal, RequestCancelled, RequestContext
 
 from .runtime_support import connected, handlers, settle

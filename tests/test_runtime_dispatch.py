@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 import pytest
-
 from acp_protocol.runtime import Connection, RequestContext, RpcError, memory_pair
 
 from .runtime_support import RawPeer, connected, handlers, linked, settle

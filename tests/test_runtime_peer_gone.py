@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 import pytest
-
 from acp_protocol.runtime import Connection, ConnectionClosed, RequestContext, spawn_process
 
 from .runtime_support import connected, handlers, settle

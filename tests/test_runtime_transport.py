@@ -10,7 +10,6 @@ import textwrap
 from typing import Any
 
 import pytest
-
 from acp_protocol.runtime import Connection, RequestContext, open_fds, spawn_process
 from acp_protocol.runtime.transport import FrameReader
 

@@ -10,7 +10,6 @@ from typing import Any
 
 import pydantic
 import pytest
-
 from acp_protocol.runtime import InvalidParams, RequestContext, RpcError
 
 from .runtime_support import connected, handlers
