@@ -32,9 +32,10 @@ lint: $(STAMP)
 test: $(STAMP) lint check
 	$(BIN)/pytest -q
 
-## bench: generation and import-time benchmarks (never part of `make test`)
+## bench: generation, import-time and runtime benchmarks (never part of `make test`)
 bench: $(STAMP)
 	$(BIN)/python bench/generation.py
+	$(BIN)/python bench/runtime.py
 
 ## update-schema VERSION=x.y.z: pin the schemas of another @agentclientprotocol/sdk version
 update-schema: $(STAMP)

@@ -391,16 +391,28 @@ class Connection:
         entry = InFlight(frame.id, frame.method, frame.params)
         self._in_flight[frame.id] = entry
         entry.task = asyncio.get_running_loop().create_task(self._run_request(entry))
-        entry.task.add_done_callback(partial(self._finish_request, entry))
+        entry.task.add_done_callback(partial(self._request_task_done, entry))
 
-    async def _run_request(self, entry: InFlight) -> Any:
+    async def _run_request(self, entry: InFlight) -> None:
+        """Run the handler and answer from its outcome, inside its task (no extra loop turn)."""
         assert self._handler is not None
         current_request.set(entry)  # this task's nested requests are the entry's children
         context = RequestContext(self, entry)
-        if self._request_slots is None:
-            return await self._handler.handle_request(entry.method, entry.params, context)
-        async with self._request_slots:
-            return await self._handler.handle_request(entry.method, entry.params, context)
+        try:
+            if self._request_slots is None:
+                result = await self._handler.handle_request(entry.method, entry.params, context)
+            else:
+                async with self._request_slots:
+                    result = await self._handler.handle_request(entry.method, entry.params, context)
+        except (Exception, asyncio.CancelledError) as error:  # every outcome is answered
+            self._answer(entry, None, error)
+        else:
+            self._answer(entry, result, None)
+
+    def _request_task_done(self, entry: InFlight, task: asyncio.Task[Any]) -> None:
+        """A task cancelled before its first step never ran `_run_request`: answer it here."""
+        if self._in_flight.get(entry.id) is entry:
+            self._answer(entry, None, asyncio.CancelledError())
 
     def _on_peer_cancel(self, params: Any) -> None:
         """`$/cancel_request` (or the dialect's equivalent) received.
@@ -436,38 +448,30 @@ class Connection:
         for child in list(entry.children):
             child.connection._cancel_outgoing(child)
 
-    def _finish_request(self, entry: InFlight, task: asyncio.Task[Any]) -> None:
+    def _answer(self, entry: InFlight, result: Any, error: BaseException | None) -> None:
         """Answer an incoming request exactly once, from its handler's outcome."""
-        if self._in_flight.get(entry.id) is entry:
-            del self._in_flight[entry.id]
-        cancelled: RequestCancelled | None = None
-        if task.cancelled():
-            cancelled = RequestCancelled()
-            frame = None
-        elif (error := task.exception()) is None:
-            frame = result_frame(entry.id, task.result())
-        elif isinstance(error, RequestCancelled):
-            cancelled = error
-        elif isinstance(error, TimeoutError) or (
+        if self._in_flight.get(entry.id) is not entry:
+            return  # already answered
+        del self._in_flight[entry.id]
+        if error is None:
+            frame = result_frame(entry.id, result)
+        elif isinstance(error, asyncio.CancelledError | RequestCancelled | TimeoutError) or (
             entry.cancel_source is not None and not isinstance(error, RpcError)
         ):
-            # Internal cancellation ("its timeout"), or a handler that failed while being cancelled:
+            # Cancelled by the peer or at shutdown; internal cancellation (a `RequestCancelled`
+            # raised inside, "its timeout"); or a handler that failed while being cancelled:
             # "Ensure consistent behavior regardless of cancellation source".
-            log.debug("request %r ended by %r while cancelled", entry.id, error)
-            cancelled = RequestCancelled()
+            if entry.cancel_source is None:
+                entry.cancel_source = CancelSource.INTERNAL
+            given = error if isinstance(error, RequestCancelled) else None
+            frame = error_frame(entry.id, cancelled_error(entry.id, given))
         else:
             if not isinstance(error, RpcError):
                 log.error("handler of %s crashed", entry.method, exc_info=error)
-            frame = error_frame(
-                entry.id, error_for_exception(error, include_traceback=self._send_tracebacks)
-            )
-        if cancelled is not None:
-            if entry.cancel_source is None:
-                entry.cancel_source = CancelSource.INTERNAL
-            frame = error_frame(entry.id, cancelled_error(entry.id, cancelled))
+            failure = error_for_exception(error, include_traceback=self._send_tracebacks)
+            frame = error_frame(entry.id, failure)
         if entry.cancel_source is not None:
             self._cancel_children(entry)  # children are cancelled before the parent is answered
             if entry.cancel_source is CancelSource.PEER and not self.dialect.answers_cancelled:
                 return  # MCP: "Not send a response for the cancelled request"
-        assert frame is not None
         self._write_answer(frame)
