@@ -184,3 +184,24 @@ async def test_connection_without_handler_answers_method_not_found() -> None:
         assert (await peer.receive())["error"]["code"] == -32601
         peer.notify("session/update", {})
         await peer.expect_silence()
+
+
+async def test_notification_handler_crash_is_contained_and_later_ones_still_arrive(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    seen: list[int] = []
+
+    async def update(params: Any) -> None:
+        if params["n"] == 1:
+            raise RuntimeError("bad update")
+        seen.append(params["n"])
+
+    async with connected(handlers(notifications={"session/update": update})) as (_, peer):
+        for n in range(3):
+            peer.notify("session/update", {"n": n})
+        async with asyncio.timeout(2):
+            while len(seen) < 2:
+                await asyncio.sleep(0.001)
+        assert seen == [0, 2]
+        assert "bad update" in caplog.text
+        await peer.expect_silence()
