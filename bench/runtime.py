@@ -77,19 +77,7 @@ async def ours(kind: str, n: int) -> float:
     agent = Connection(await open_fds(agent_read, agent_write))
     client = Connection(await open_fds(client_read, client_write), client_handlers)
     async with agent, client:
-        started = time.perf_counter()
-        if kind == "notify":
-            for _ in range(n):
-                await agent.notify("session/update", CHUNK)
-            await done.wait()
-        elif kind == "rt1":
-            for _ in range(n):
-                await agent.request("fs/read_text_file", READ)
-        else:
-            for _ in range(n // 64):
-                await asyncio.gather(*(agent.request("fs/read_text_file", READ) for _ in range(64)))
-        elapsed = time.perf_counter() - started
-    return n / elapsed
+        return await _drive(kind, n, agent, done)
 
 
 async def ours_latencies(count: int) -> tuple[list[float], list[float]]:
@@ -169,24 +157,13 @@ async def floor(kind: str, n: int) -> float:
 
     client.handlers = {"session/update": on_update, "fs/read_text_file": lambda p: FILE}
     readers = [asyncio.create_task(agent.run()), asyncio.create_task(client.run())]
-    started = time.perf_counter()
-    if kind == "notify":
-        for _ in range(n):
-            await agent.notify("session/update", CHUNK)
-        await done.wait()
-    elif kind == "rt1":
-        for _ in range(n):
-            await agent.request("fs/read_text_file", READ)
-    else:
-        for _ in range(n // 64):
-            await asyncio.gather(*(agent.request("fs/read_text_file", READ) for _ in range(64)))
-    elapsed = time.perf_counter() - started
+    rate = await _drive(kind, n, agent, done)
     for task in readers:
         task.cancel()
     await asyncio.gather(*readers, return_exceptions=True)
     agent.writer.close()
     client.writer.close()
-    return n / elapsed
+    return rate
 
 
 async def floor_pending_memory(count: int) -> float:
@@ -202,6 +179,22 @@ async def floor_pending_memory(count: int) -> float:
 
 
 # -- shared --------------------------------------------------------------------------------
+
+
+async def _drive(kind: str, n: int, agent: Any, done: asyncio.Event) -> float:
+    """Run workload `kind` from the agent side; messages per second."""
+    started = time.perf_counter()
+    if kind == "notify":
+        for _ in range(n):
+            await agent.notify("session/update", CHUNK)
+        await done.wait()
+    elif kind == "rt1":
+        for _ in range(n):
+            await agent.request("fs/read_text_file", READ)
+    else:
+        for _ in range(n // 64):
+            await asyncio.gather(*(agent.request("fs/read_text_file", READ) for _ in range(64)))
+    return n / (time.perf_counter() - started)
 
 
 async def _pending_memory(
