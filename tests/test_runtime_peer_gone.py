@@ -8,9 +8,15 @@ import time
 from typing import Any
 
 import pytest
-from acp_protocol.runtime import Connection, ConnectionClosed, RequestContext, spawn_process
+from acp_protocol.runtime import (
+    Connection,
+    ConnectionClosed,
+    RequestCancelled,
+    RequestContext,
+    spawn_process,
+)
 
-from .runtime_support import connected, handlers, settle
+from .runtime_support import connected, handlers, settle, tapped
 
 
 async def test_every_pending_caller_fails_within_100ms_of_eof() -> None:
@@ -80,3 +86,34 @@ async def test_closing_a_spawned_process_connection_ends_the_process() -> None:
     await connection.close()
     assert transport.process.returncode is not None
     assert time.perf_counter() - started < 10
+
+
+async def test_close_cancels_nested_requests_and_lets_handlers_flush_first() -> None:
+    """Shutdown is internal cancellation: a handler awaiting a nested request sees it cancelled
+    and answered, may still send its notifications, and is answered -32800, all promptly."""
+
+    async def prompt(params: Any, ctx: RequestContext) -> Any:
+        try:
+            return await ctx.request("read")
+        finally:
+            await ctx.notify("session/update", {"last": True})
+
+    async def block(params: Any, ctx: RequestContext) -> Any:
+        await asyncio.Event().wait()
+
+    async with tapped(handlers({"read": block}), handlers({"prompt": prompt})) as (
+        left,
+        right,
+        tap,
+    ):
+        call = asyncio.create_task(left.request("prompt"))
+        async with asyncio.timeout(2):
+            while left.in_flight_count == 0:
+                await asyncio.sleep(0.001)
+        started = time.perf_counter()
+        await right.close()
+        assert time.perf_counter() - started < 0.5
+        with pytest.raises(RequestCancelled):  # the -32800 answer went out before the close
+            await call
+        from_right = [f.get("method") or f["error"]["code"] for w, f in tap.frames if w == "right"]
+        assert from_right == ["read", "$/cancel_request", "session/update", -32800]

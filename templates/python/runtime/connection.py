@@ -131,9 +131,8 @@ class Connection:
             await self._closed.wait()
             return
         self._closing = True
-        reader = self._reader_task
-        if reader is not None and reader is not asyncio.current_task():
-            reader.cancel()
+        # The reader keeps running until the handlers are done: the answers to their cancelled
+        # nested requests must still arrive.
         await self._shutdown(ConnectionClosed("the connection was closed"))
 
     async def _shutdown(self, reason: ConnectionClosed) -> None:
@@ -216,9 +215,7 @@ class Connection:
                 parent.children.discard(entry)
 
     async def notify(self, method: str, params: Any = None) -> None:
-        """Send a notification."""
-        if self._closing:
-            raise ConnectionClosed("the connection is closed")
+        """Send a notification (also while closing: a cancelled handler may flush updates)."""
         self._write(notification_frame(method, params))
         await self._transport.drain()
 
