@@ -117,3 +117,25 @@ async def test_close_cancels_nested_requests_and_lets_handlers_flush_first() -> 
             await call
         from_right = [f.get("method") or f["error"]["code"] for w, f in tap.frames if w == "right"]
         assert from_right == ["read", "$/cancel_request", "session/update", -32800]
+
+
+async def test_request_arriving_during_shutdown_is_answered_request_cancelled() -> None:
+    release = asyncio.Event()
+
+    async def slow(params: Any, ctx: RequestContext) -> Any:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await release.wait()  # holds the shutdown open
+
+    async with connected(handlers({"slow": slow})) as (connection, peer):
+        peer.request(1, "slow")
+        await settle()
+        closing = asyncio.create_task(connection.close())
+        await settle()
+        peer.request(2, "slow")
+        answer = await peer.receive()
+        assert answer["id"] == 2 and answer["error"]["code"] == -32800
+        release.set()
+        await closing
+        assert (await peer.receive())["id"] == 1

@@ -382,6 +382,9 @@ class Connection:
             reason = f"request id {frame.id!r} is already in use by a request in flight"
             self._write_answer(error_frame(frame.id, invalid_request_error(reason)))
             return
+        if self._closing:  # shutting down: internal cancellation, before any handler runs
+            self._write_answer(error_frame(frame.id, cancelled_error(frame.id)))
+            return
         entry = InFlight(frame.id, frame.method, frame.params)
         self._in_flight[frame.id] = entry
         entry.task = asyncio.get_running_loop().create_task(self._run_request(entry))
@@ -438,7 +441,7 @@ class Connection:
             entry.task.cancel()
 
     def _cancel_children(self, entry: InFlight) -> None:
-        """ "Propagate cancellation to any nested/child requests" (ACP request-cancellation RFD)."""
+        """Cancel every pending child: "Propagate cancellation to any nested/child requests"."""
         for child in list(entry.children):
             child.connection._cancel_outgoing(child)
 
