@@ -109,6 +109,13 @@ def handlers(
     return MethodHandlers(requests, notifications)
 
 
+async def eventually(condition: Callable[[], object], timeout: float = WAIT) -> None:
+    """Wait until `condition()` is true; fail after `timeout` seconds."""
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.001)
+
+
 async def settle() -> None:
     """Let every ready task and callback run."""
     for _ in range(5):

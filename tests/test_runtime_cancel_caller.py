@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from acp_protocol.runtime import CancelSignal, RequestCancelled, RequestContext
 
-from .runtime_support import connected, handlers, settle, tapped
+from .runtime_support import connected, eventually, handlers, settle, tapped
 
 CANCEL_1 = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 1}}
 
@@ -154,17 +154,13 @@ async def test_cascade_two_levels_deep_cancels_children_before_answering_parents
     right_side = handlers({"prompt": relay("read"), "ask": block})
     async with tapped(left_side, right_side) as (left, right, tap):
         call = asyncio.create_task(left.request("prompt", {}))
-        async with asyncio.timeout(2):
-            while right.in_flight_count == 0 or left.in_flight_count == 0:
-                await asyncio.sleep(0.001)
-            while right.in_flight_count < 2:  # prompt and ask
-                await asyncio.sleep(0.001)
+        await eventually(lambda: right.in_flight_count == 2)  # prompt and ask
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
-        async with asyncio.timeout(2):
-            while right.in_flight_count or left.in_flight_count or left.pending_count:
-                await asyncio.sleep(0.001)
+        await eventually(
+            lambda: not (right.in_flight_count or left.in_flight_count or left.pending_count)
+        )
         order = [
             (writer, frame.get("method") or frame.get("error", {}).get("code"), _id(frame))
             for writer, frame in tap.frames
@@ -202,15 +198,11 @@ async def test_detached_child_is_cancelled_before_the_parent_is_answered() -> No
         tap,
     ):
         call = asyncio.create_task(left.request("spawn"))
-        async with asyncio.timeout(2):
-            while not children:
-                await asyncio.sleep(0.001)
+        await eventually(lambda: children)
         await settle()
         call.cancel()
         await asyncio.gather(call, return_exceptions=True)
-        async with asyncio.timeout(2):
-            while right.in_flight_count or left.in_flight_count:
-                await asyncio.sleep(0.001)
+        await eventually(lambda: not (right.in_flight_count or left.in_flight_count))
         methods = [f.get("method") or f["error"]["code"] for w, f in tap.frames if w == "right"]
         assert methods == ["read", "$/cancel_request", -32800]
         with pytest.raises(RequestCancelled):  # left answered read -32800; its caller sees it
@@ -233,9 +225,7 @@ async def test_cascade_opt_out_leaves_the_nested_request_running() -> None:
         await asyncio.wait_for(nested_started.wait(), 2)
         call.cancel()
         await asyncio.gather(call, return_exceptions=True)
-        async with asyncio.timeout(2):
-            while right.pending_count or left.in_flight_count:
-                await asyncio.sleep(0.005)
+        await eventually(lambda: not (right.pending_count or left.in_flight_count))
         assert [writer for writer, _ in tap.cancels()] == ["left"]  # only prompt's own cancel
         read_answer = next(f for w, f in tap.frames if w == "left" and "result" in f)
         assert read_answer["result"] == "read"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from acp_protocol.runtime import LSP, MCP, CancelSignal, RequestCancelled, RequestContext
 
-from .runtime_support import connected, handlers, settle
+from .runtime_support import connected, eventually, handlers, settle
 
 
 def blocking() -> tuple[Any, list[Any]]:
@@ -109,8 +109,6 @@ async def test_other_dialects_cancel_notification_is_an_ordinary_notification() 
     async with connected(table, dialect=MCP) as (connection, peer):
         peer.request(1, "work")
         peer.cancel(1)
-        async with asyncio.timeout(2):
-            while not seen:
-                await asyncio.sleep(0.001)
+        await eventually(lambda: seen)
         assert seen == [{"requestId": 1}]
         assert connection.in_flight_count == 1

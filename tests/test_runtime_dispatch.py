@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from acp_protocol.runtime import Connection, RequestContext, RpcError, memory_pair
 
-from .runtime_support import RawPeer, connected, handlers, linked, settle
+from .runtime_support import RawPeer, connected, eventually, handlers, linked, settle
 
 
 async def test_our_request_ids_are_integers_from_1() -> None:
@@ -199,9 +199,7 @@ async def test_notification_handler_crash_is_contained_and_later_ones_still_arri
     async with connected(handlers(notifications={"session/update": update})) as (_, peer):
         for n in range(3):
             peer.notify("session/update", {"n": n})
-        async with asyncio.timeout(2):
-            while len(seen) < 2:
-                await asyncio.sleep(0.001)
+        await eventually(lambda: len(seen) == 2)
         assert seen == [0, 2]
         assert "bad update" in caplog.text
         await peer.expect_silence()

@@ -16,7 +16,7 @@ from acp_protocol.runtime import (
     spawn_process,
 )
 
-from .runtime_support import connected, handlers, settle, tapped
+from .runtime_support import connected, eventually, handlers, settle, tapped
 
 
 async def test_every_pending_caller_fails_within_100ms_of_eof() -> None:
@@ -107,9 +107,7 @@ async def test_close_cancels_nested_requests_and_lets_handlers_flush_first() -> 
         tap,
     ):
         call = asyncio.create_task(left.request("prompt"))
-        async with asyncio.timeout(2):
-            while left.in_flight_count == 0:
-                await asyncio.sleep(0.001)
+        await eventually(lambda: left.in_flight_count)
         started = time.perf_counter()
         await right.close()
         assert time.perf_counter() - started < 0.5
