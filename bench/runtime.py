@@ -125,7 +125,7 @@ async def ours_pending_memory(count: int) -> float:
             asyncio.create_task(connection.request("fs/read_text_file", READ)) for _ in range(count)
         ]
 
-    return await _pending_memory(lambda r, w: _our_caller(r, w), pending)
+    return await _pending_memory(_our_caller, pending)
 
 
 async def _our_caller(read_fd: int, write_fd: int) -> Any:

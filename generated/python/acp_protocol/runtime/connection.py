@@ -186,10 +186,10 @@ class Connection:
             raise ConnectionClosed("the connection is closed")
         if parent is None:
             parent = current_request.get()
-        cascades = cascade and parent is not None
+        scope = parent if cascade else None  # the parent whose cancellation reaches this one
         if cancel is not None and cancel.cancelled:
             raise RequestCancelled("Request cancelled before it was sent", {"sent": False})
-        if cascades and parent is not None and parent.cancel_source is not None:
+        if scope is not None and scope.cancel_source is not None:
             raise RequestCancelled("The parent request was cancelled", {"sent": False})
         request_id = self._next_id
         self._next_id = request_id + 1
@@ -197,8 +197,8 @@ class Connection:
         entry = Pending(self, request_id, method, future, parent, cascade)
         self._write(request_frame(request_id, method, params))
         self._pending[request_id] = entry
-        if cascades and parent is not None:
-            parent.children.add(entry)
+        if scope is not None:
+            scope.children.add(entry)
         on_cancel: Callable[[], None] | None = None
         if cancel is not None:
             on_cancel = partial(self._cancel_outgoing, entry, cancel)
@@ -207,15 +207,15 @@ class Connection:
             await self._transport.drain()
             return await future
         except asyncio.CancelledError:
-            if cascades and parent is not None and parent.cancel_source is not None:
+            if scope is not None and scope.cancel_source is not None:
                 await self._await_cancelled_child(entry)
             self._abandon(entry)
             raise
         finally:
             if on_cancel is not None and cancel is not None:
                 cancel.unsubscribe(on_cancel)
-            if cascades and parent is not None:
-                parent.children.discard(entry)
+            if scope is not None:
+                scope.children.discard(entry)
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (also while closing: a cancelled handler may flush updates)."""
