@@ -3,18 +3,18 @@
 Output (under `out_dir`):
   acp_protocol/__init__.py, py.typed
   acp_protocol/runtime/…               hand-written, copied from templates/python/runtime/
-  acp_protocol/v1/{__init__,models,methods}.py            from the stable edition
-  acp_protocol/v1/unstable/{__init__,models,methods}.py   from the unstable edition
+  acp_protocol/v1/{__init__,models,methods,peers,agent,client}.py   from the stable edition
+  acp_protocol/v1/unstable/…                                        from the unstable edition
 
 Models: the edition's types → `python_schema_pass` → datamodel-code-generator (options in
 `DMCG_OPTIONS`) → numbered names through `python_names.RENAMES` → open unions
 (`python_unions`) → black. The two editions are generated in parallel processes.
+Typed layer: `peers.py` and one module per role (`python_roles.ROLE_PAIRS`), from the method table.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import tempfile
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -26,6 +26,7 @@ import jinja2
 from codegen.ir import Edition, Protocol, Stability
 from codegen.targets.python_format import format_modules, format_source
 from codegen.targets.python_names import apply_renames, plan_renames
+from codegen.targets.python_roles import handler_name, roles_of
 from codegen.targets.python_schema_pass import distribute_nested_unions
 from codegen.targets.python_unions import open_unions
 
@@ -66,7 +67,10 @@ def generate(ir: Protocol, out_dir: Path) -> None:
 
     for (edition, directory, runtime_import), models_text in zip(editions, models, strict=True):
         has_unstable = edition.stability is Stability.STABLE
-        submodules = ["methods", "models", *(["unstable"] if has_unstable else [])]
+        roles = roles_of(edition)
+        role_modules = [role.name for role in roles]
+        submodules = sorted(["methods", "models", "peers", *role_modules])
+        submodules += ["unstable"] if has_unstable else []
         _write(
             directory / "__init__.py",
             env.get_template("edition_init.py.jinja"),
@@ -85,6 +89,25 @@ def generate(ir: Protocol, out_dir: Path) -> None:
             edition=edition,
             runtime_import=runtime_import,
         )
+        _write(
+            directory / "peers.py",
+            env.get_template("peers.py.jinja"),
+            header=header,
+            version=ir.version,
+            edition=edition,
+            roles=roles,
+            runtime_import=runtime_import,
+        )
+        for role in roles:
+            _write(
+                directory / f"{role.name}.py",
+                env.get_template("role.py.jinja"),
+                header=header,
+                version=ir.version,
+                edition=edition,
+                role=role,
+                runtime_import=runtime_import,
+            )
 
 
 def template_environment() -> jinja2.Environment:
@@ -97,14 +120,10 @@ def template_environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.filters["pyrepr"] = _pyrepr
+    env.filters["docstring"] = _docstring
     env.filters["handler_name"] = handler_name
     env.filters["constant_name"] = lambda method: handler_name(method).upper()
     return env
-
-
-def handler_name(method: str) -> str:
-    """`session/prompt` → `session_prompt`, `$/cancel_request` → `cancel_request`."""
-    return re.sub(r"[^0-9A-Za-z]+", "_", method).strip("_")
 
 
 def render_models(edition: Edition, header: str, runtime_import: str) -> str:
@@ -183,6 +202,20 @@ def _runtime_import(depth: int) -> str:
 
 def _pyrepr(value: object) -> str:
     return repr(value)
+
+
+def _docstring(text: str, indent: int) -> str:
+    """A schema description as a docstring literal whose lines after the first are indented by
+    `indent` spaces; backslashes and triple quotes are escaped."""
+    text = text.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    if text.endswith('"'):
+        text = text[:-1] + '\\"'  # a closing quote would merge with the docstring's
+    lines = text.splitlines() or ["(The schema gives no description.)"]
+    if len(lines) == 1:
+        return '"""' + lines[0] + '"""'
+    pad = " " * indent
+    rest = [pad + line if line.strip() else "" for line in lines[1:]]
+    return '"""' + "\n".join([lines[0], *rest, pad + '"""'])
 
 
 def _write(path: Path, template: jinja2.Template, **context: Any) -> None:

@@ -84,14 +84,7 @@ class InvalidParams(RpcError):
     @classmethod
     def from_validation(cls, error: Exception) -> InvalidParams:
         """Carry a pydantic `ValidationError`'s details (location, message, type) in `data`."""
-        errors = getattr(error, "errors", None)
-        if errors is None:
-            return cls(data={"details": str(error)})
-        details = [
-            {"loc": list(item["loc"]), "msg": item["msg"], "type": item["type"]}
-            for item in errors(include_url=False, include_input=False)
-        ]
-        return cls(data={"errors": details})
+        return cls(data=validation_details(error))
 
 
 class InternalError(RpcError):
@@ -154,3 +147,15 @@ def error_for_exception(error: BaseException, *, include_traceback: bool = False
     if include_traceback:
         data["traceback"] = "".join(traceback.format_exception(error))
     return {"code": INTERNAL_ERROR, "message": InternalError.default_message, "data": data}
+
+
+def validation_details(error: Exception) -> dict[str, Any]:
+    """A pydantic `ValidationError` as JSON: `{"errors": [{loc, msg, type}, …]}`, no input values."""
+    errors = getattr(error, "errors", None)
+    if errors is None:
+        return {"details": str(error)}
+    details = [
+        {"loc": list(item["loc"]), "msg": item["msg"], "type": item["type"]}
+        for item in errors(include_url=False, include_input=False)
+    ]
+    return {"errors": details}

@@ -28,6 +28,8 @@ class CancelSource(enum.Enum):
     """The handler gave up on its own (its timeout, a `RequestCancelled` raised inside)."""
     SHUTDOWN = "shutdown"
     """The connection is closing."""
+    SESSION = "session"
+    """A feature-level cancel ended the session's turn (`session/cancel`, see `session_turns`)."""
 
 
 @dataclass(slots=True, eq=False)

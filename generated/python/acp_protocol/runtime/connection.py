@@ -426,13 +426,20 @@ class Connection:
         if reason is not None:
             log.info("the peer cancelled request %r: %s", request_id, reason)
         entry = self._in_flight.get(request_id) if request_id is not None else None
+        if entry is not None and entry.method not in self.dialect.uncancellable:
+            self.cancel_incoming(entry.id, CancelSource.PEER)
+
+    def cancel_incoming(self, request_id: RequestId, source: CancelSource) -> bool:
+        """Cancel the handler of incoming request `request_id` as if `source` asked for it: its
+        pending children first, then its task. False when there is nothing left to cancel (unknown
+        or answered id, or already cancelled)."""
+        entry = self._in_flight.get(request_id)
         if entry is None or entry.cancel_source is not None:
-            return
+            return False
         if entry.task is None or entry.task.done():
-            return
-        if entry.method in self.dialect.uncancellable:
-            return
-        self._cancel_in_flight(entry, CancelSource.PEER)
+            return False
+        self._cancel_in_flight(entry, source)
+        return True
 
     def _cancel_in_flight(self, entry: InFlight, source: CancelSource) -> None:
         """Cancel a handler's scope: its pending children first, then its task."""

@@ -22,8 +22,11 @@ SCHEMA_SOURCE = "schema.json"
 SCHEMA_SHA256 = "0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a"
 _SUBMODULES = frozenset(
     {
+        "agent",
+        "client",
         "methods",
         "models",
+        "peers",
         "unstable",
     }
 )

@@ -21,8 +21,11 @@ SCHEMA_SOURCE = "schema.unstable.json"
 SCHEMA_SHA256 = "ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189"
 _SUBMODULES = frozenset(
     {
+        "agent",
+        "client",
         "methods",
         "models",
+        "peers",
     }
 )
 

@@ -1,0 +1,328 @@
+# Copied by acp-codegen from templates/python/runtime/roles.py. Do not edit here:
+# edit the source, then run `make generate`.
+
+"""The runtime half of the generated typed layer: the router, handler contexts, typed results.
+
+Generated per edition (`acp_protocol.v1`, `acp_protocol.v1.unstable`):
+- `agent.py` / `client.py`: the handler base class of the side (`Agent`: one async method per method
+  agents handle), its context class (`AgentContext`), its connection class and entry points;
+- `peers.py`: the typed handle on each side (`ClientPeer`: one method per method clients handle).
+They subclass what is here. This module is method-agnostic: the routes come from the generated
+method table, and ACP's feature-level cancellation from `session_turns.TURN_RULES`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Generic, Protocol, Self, TypeVar
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .cancellation import CancelSignal
+from .connection import Connection
+from .errors import (
+    InternalError,
+    InvalidParams,
+    InvalidResponse,
+    MethodNotFound,
+    validation_details,
+)
+from .frames import RequestId
+from .method_spec import MethodSpec
+from .request_state import CancelSource, RequestContext
+from .session_turns import SessionTurns, TurnRule, session_id_of
+
+log = logging.getLogger("acp_protocol.runtime")
+
+
+class Sender(Protocol):
+    """Where a typed peer sends: a `Connection`, or a `RequestContext` (nested requests)."""
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        cancel: CancelSignal | None = None,
+        cascade: bool = True,
+    ) -> Any: ...
+
+    async def notify(self, method: str, params: Any = None) -> None: ...
+
+
+_VALIDATORS: dict[Any, Callable[[Any], Any]] = {}
+
+
+def validator_for(wire_type: Any) -> Callable[[Any], Any]:
+    """The validating constructor of `wire_type` from a JSON value: `model_validate` for a model
+    class, a `TypeAdapter` for a type alias (a union). Built on first use and cached."""
+    validate = _VALIDATORS.get(wire_type)
+    if validate is None:
+        if isinstance(wire_type, type) and issubclass(wire_type, BaseModel):
+            validate = wire_type.model_validate
+        else:
+            validate = TypeAdapter(wire_type).validate_python
+        _VALIDATORS[wire_type] = validate
+    return validate
+
+
+def parse_result(method: str, result_type: Any, value: Any) -> Any:
+    """The peer's result of `method` as a `result_type`; `InvalidResponse` when it is not one."""
+    try:
+        return validator_for(result_type)(value)
+    except ValidationError as error:
+        raise InvalidResponse(data={"method": method, **validation_details(error)}) from None
+
+
+class Peer:
+    """Base of the generated typed peers: every method sends through one `Sender`."""
+
+    __slots__ = ("_sender",)
+
+    def __init__(self, sender: Sender) -> None:
+        self._sender = sender
+
+
+PeerT = TypeVar("PeerT", bound=Peer)
+
+
+class HandlerContext(Generic[PeerT]):
+    """What a typed handler gets besides its params.
+
+    `peer` is the other side as a typed handle. Requests made through it while handling a request
+    are that request's children: "Propagate cancellation to any nested/child requests". Its
+    notifications are written before this request's answer, so a handler that catches its
+    cancellation can still stream updates ("MAY finish sending any pending notifications before
+    responding", ACP `cancellation.mdx`). For a notification handler there is no request: the id is
+    None and cancellation is never requested.
+    """
+
+    __slots__ = ("_request", "peer")
+
+    def __init__(self, request: RequestContext | None, peer: PeerT) -> None:
+        self._request = request
+        self.peer: PeerT = peer
+
+    @property
+    def request_id(self) -> RequestId | None:
+        return None if self._request is None else self._request.request_id
+
+    @property
+    def cancel_requested(self) -> bool:
+        """Whether this request was cancelled (`$/cancel_request`, `session/cancel`, shutdown)."""
+        return self._request is not None and self._request.cancel_requested
+
+    @property
+    def cancel_source(self) -> CancelSource | None:
+        return None if self._request is None else self._request.cancel_source
+
+    async def wait_cancelled(self) -> None:
+        """Return once cancellation of this request has been requested."""
+        if self._request is None:
+            raise RuntimeError("a notification handler has no request to cancel")
+        await self._request.wait_cancelled()
+
+    @property
+    def raw_params(self) -> Any:
+        """The params exactly as received (None for a notification context)."""
+        return None if self._request is None else self._request.params
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    spec: MethodSpec
+    handler: Callable[[Any, Any], Awaitable[Any]] | None
+    """The implementation's bound method; None when it does not override the base class's."""
+
+
+class Router(Generic[PeerT]):
+    """The `Handler` between the dispatcher and an object implementing a generated base class.
+
+    - Every method of the table that `side` handles is routed; params are validated per method
+      (`-32602` with pydantic's error list in `data`).
+    - A method the implementation does not override answers `-32601`; a notification it does not
+      override is ignored.
+    - `_`-prefixed names go to `extension_request` / `extension_notification` when overridden:
+      otherwise `-32601`, and an unknown notification is ignored ("Unknown notifications SHOULD be
+      ignored", ACP `extensibility.mdx`). `$/` methods never get here: they are the runtime's.
+    - The side's `TurnRule` (ACP `session/cancel`) is applied, see `session_turns`.
+    """
+
+    def __init__(
+        self,
+        implementation: object,
+        *,
+        base: type,
+        methods: Iterable[MethodSpec],
+        side: str,
+        context_type: Callable[[RequestContext | None, PeerT], HandlerContext[PeerT]],
+        peer_type: Callable[[Sender], PeerT],
+        turn_rule: TurnRule | None = None,
+    ) -> None:
+        self._context_type = context_type
+        self._peer_type = peer_type
+        self._requests: dict[str, Route] = {}
+        self._notifications: dict[str, Route] = {}
+        for spec in methods:
+            if spec.side in (side, "both"):
+                table = self._requests if spec.kind == "request" else self._notifications
+                table[spec.name] = Route(spec, _override(implementation, base, spec.handler_name))
+        self._extension_request = _override(implementation, base, "extension_request")
+        self._extension_notification = _override(implementation, base, "extension_notification")
+        self._turns = SessionTurns(turn_rule) if turn_rule is not None else None
+        self._connection: Connection | None = None
+        self._peer: PeerT | None = None
+
+    def bind(self, connection: Connection) -> PeerT:
+        """Attach the connection this router serves; returns the connection-wide typed peer."""
+        self._connection = connection
+        self._peer = self._peer_type(self._sender_for(connection))
+        return self._peer
+
+    def _sender_for(self, sender: Sender) -> Sender:
+        turns = self._turns
+        if turns is not None and not turns.rule.cancel_is_received:
+            return _CancelAfterSending(sender, self)
+        return sender
+
+    def _notification_context(self) -> HandlerContext[PeerT]:
+        assert self._peer is not None, "Router.bind() was not called"
+        return self._context_type(None, self._peer)
+
+    async def handle_request(self, method: str, params: Any, context: RequestContext) -> Any:
+        route = self._requests.get(method)
+        if route is None or route.handler is None:
+            if route is None and method.startswith("_") and self._extension_request is not None:
+                return await self._extension_request(method, params, self._context(context))
+            raise MethodNotFound(data={"method": method})
+        try:
+            typed = validator_for(route.spec.params_type)(params)
+        except ValidationError as error:
+            raise InvalidParams.from_validation(error) from None
+        handler_context = self._context(context)
+        turns = self._turns
+        if turns is not None and method == turns.rule.method:
+            session_id = session_id_of(params)
+            if session_id is not None:
+                call = partial(route.handler, typed, handler_context)
+                return _checked_result(
+                    route.spec, await turns.run(session_id, context.request_id, call)
+                )
+        return _checked_result(route.spec, await route.handler(typed, handler_context))
+
+    def _context(self, request: RequestContext) -> HandlerContext[PeerT]:
+        return self._context_type(request, self._peer_type(self._sender_for(request)))
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        turns = self._turns
+        if (
+            turns is not None
+            and turns.rule.cancel_is_received
+            and method == turns.rule.cancel_method
+        ):
+            self.cancel_turns(params)
+        route = self._notifications.get(method)
+        if route is None or route.handler is None:
+            if route is None and method.startswith("_") and self._extension_notification:
+                await self._extension_notification(method, params, self._notification_context())
+            else:
+                log.debug("ignored notification %s: no handler", method)
+            return
+        try:
+            typed = validator_for(route.spec.params_type)(params)
+        except ValidationError as error:
+            # A notification cannot be answered: log it and keep the connection.
+            log.warning("dropped %s notification, invalid params: %s", method, error)
+            return
+        await route.handler(typed, self._notification_context())
+
+    def cancel_turns(self, cancel_params: Any) -> int:
+        """Apply the turn rule to a cancel notification's params; how many turns it cancelled."""
+        if self._turns is None or self._connection is None:
+            return 0
+        if isinstance(cancel_params, BaseModel):
+            cancel_params = cancel_params.model_dump(mode="json", by_alias=True)
+        return self._turns.cancel(self._connection, session_id_of(cancel_params))
+
+    @property
+    def turn_rule(self) -> TurnRule | None:
+        return None if self._turns is None else self._turns.rule
+
+
+def _override(implementation: object, base: type, name: str) -> Any:
+    """`implementation`'s bound method `name` if its class overrides `base`'s, else None."""
+    if getattr(type(implementation), name, None) is getattr(base, name, None):
+        return None
+    return getattr(implementation, name)
+
+
+def _checked_result(spec: MethodSpec, result: Any) -> Any:
+    """The handler's result as the method's result type (a model passes as is)."""
+    result_type = spec.result_type
+    if isinstance(result_type, type) and isinstance(result, result_type):
+        return result
+    if not isinstance(result_type, type) and isinstance(result, BaseModel):
+        return result  # a variant of a union result type
+    try:
+        return validator_for(result_type)(result)
+    except ValidationError as error:
+        detail = f"the handler of {spec.name} returned {type(result).__name__}, not a valid result"
+        log.error("%s: %s", detail, error)
+        raise InternalError(data={"details": detail, **validation_details(error)}) from None
+
+
+class _CancelAfterSending:
+    """A sender that applies the router's turn rule after sending its cancel notification: the
+    client "MUST respond to all pending `session/request_permission` requests with the
+    `cancelled` outcome" once it has sent `session/cancel` (ACP `prompt-turn.mdx`)."""
+
+    __slots__ = ("_router", "_sender")
+
+    def __init__(self, sender: Sender, router: Router[Any]) -> None:
+        self._sender = sender
+        self._router = router
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        cancel: CancelSignal | None = None,
+        cascade: bool = True,
+    ) -> Any:
+        return await self._sender.request(method, params, cancel=cancel, cascade=cascade)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        await self._sender.notify(method, params)
+        rule = self._router.turn_rule
+        if rule is not None and method == rule.cancel_method:
+            self._router.cancel_turns(params)
+
+
+class RoleConnection(Generic[PeerT]):
+    """A typed connection: the dispatcher, the router in front of the handler object, and the
+    peer's typed handle. An async context manager, like `Connection`."""
+
+    def __init__(self, connection: Connection, router: Router[PeerT]) -> None:
+        self.connection = connection
+        self.peer: PeerT = router.bind(connection)
+
+    def start(self) -> None:
+        self.connection.start()
+
+    async def __aenter__(self) -> Self:
+        self.connection.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.connection.close()
+
+    async def close(self) -> None:
+        await self.connection.close()
+
+    async def wait_closed(self) -> None:
+        """Return when the peer is gone or `close()` finished."""
+        await self.connection.wait_closed()

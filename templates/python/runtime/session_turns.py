@@ -1,0 +1,109 @@
+"""ACP's feature-level cancellation: `session/cancel` ends a session's turns with a result.
+
+Besides the protocol-level `$/cancel_request` (answered `-32800`, see `connection`), ACP cancels a
+prompt turn with the `session/cancel` notification, and the requests that make up the turn are then
+answered with a *result* that says "cancelled", never an error:
+
+- Agent, prompt-turn.mdx § Cancellation: the Agent "MUST respond to the original `session/prompt`
+  request with the `cancelled` stop reason", and "Agents MUST catch these errors and return the
+  semantically meaningful `cancelled` stop reason".
+- Client, same section: the Client "MUST respond to all pending `session/request_permission`
+  requests with the `cancelled` outcome" after it sends `session/cancel`.
+
+Each rule is one row of `TURN_RULES`. The router (`roles.Router`) tracks the in-flight requests of a
+rule's method by session; the cancel notification (received, or sent by this side) cancels their
+handlers through the connection, which cancels their nested requests first, and a handler that lets
+the `CancelledError` propagate is answered with the rule's result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from .frames import RequestId
+from .request_state import CancelSource
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRule:
+    """A request that a session-scoped cancel notification answers with `result`."""
+
+    method: str
+    """The request that is (part of) a session's turn."""
+    cancel_method: str
+    """The notification that cancels every turn of its `sessionId`."""
+    cancel_is_received: bool
+    """True: the peer sends `cancel_method` to this side; False: this side sends it."""
+    result: Mapping[str, Any]
+    """The answer of a turn cancelled this way."""
+
+
+AGENT_PROMPT_TURN = TurnRule(
+    method="session/prompt",
+    cancel_method="session/cancel",
+    cancel_is_received=True,
+    result=MappingProxyType({"stopReason": "cancelled"}),
+)
+CLIENT_PERMISSION_REQUEST = TurnRule(
+    method="session/request_permission",
+    cancel_method="session/cancel",
+    cancel_is_received=False,
+    result=MappingProxyType({"outcome": {"outcome": "cancelled"}}),
+)
+TURN_RULES: Mapping[str, TurnRule] = MappingProxyType(
+    {"agent": AGENT_PROMPT_TURN, "client": CLIENT_PERMISSION_REQUEST}
+)
+"""The rule of each side, keyed by the side that handles the rule's `method`."""
+
+
+def session_id_of(params: Any) -> str | None:
+    """The `sessionId` of raw params, or None."""
+    if isinstance(params, dict):
+        session_id = params.get("sessionId")
+        if isinstance(session_id, str):
+            return session_id
+    return None
+
+
+@dataclass(slots=True, eq=False)
+class SessionTurns:
+    """The in-flight turns of one rule, by session: request id → cancelled by the rule."""
+
+    rule: TurnRule
+    active: dict[str, dict[RequestId, bool]] = field(default_factory=dict)
+
+    async def run(
+        self, session_id: str, request_id: RequestId, handler: Callable[[], Awaitable[Any]]
+    ) -> Any:
+        """Run one turn's handler; a turn cancelled by the rule answers the rule's result."""
+        turns = self.active.setdefault(session_id, {})
+        turns[request_id] = False
+        try:
+            return await handler()
+        except asyncio.CancelledError:
+            if turns.get(request_id):
+                return dict(self.rule.result)
+            raise
+        finally:
+            turns.pop(request_id, None)
+            if not turns and self.active.get(session_id) is turns:
+                del self.active[session_id]
+
+    def cancel(self, connection: Connection, session_id: Any) -> int:
+        """Cancel every turn of `session_id` still running; returns how many were cancelled."""
+        turns = self.active.get(session_id) if isinstance(session_id, str) else None
+        if not turns:
+            return 0
+        cancelled = 0
+        for request_id, already in list(turns.items()):
+            if not already and connection.cancel_incoming(request_id, CancelSource.SESSION):
+                turns[request_id] = True
+                cancelled += 1
+        return cancelled
