@@ -150,7 +150,7 @@ def error_for_exception(error: BaseException, *, include_traceback: bool = False
 
 
 def validation_details(error: Exception) -> dict[str, Any]:
-    """A pydantic `ValidationError` as JSON: `{"errors": [{loc, msg, type}, …]}`, no input values."""
+    """A pydantic `ValidationError` as JSON: `{"errors": [{loc, msg, type}, …]}`, no inputs."""
     errors = getattr(error, "errors", None)
     if errors is None:
         return {"details": str(error)}
