@@ -3,6 +3,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+NODE_PEERS := tests/interop/node
+NODE_STAMP := $(NODE_PEERS)/node_modules/.package-lock.json
 VERSION ?=
 
 .PHONY: generate test check lint bench update-schema clean
@@ -13,6 +15,10 @@ $(STAMP): pyproject.toml
 	mkdir -p generated/python/acp_protocol
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# The official TypeScript SDK for the interop tests, exactly as locked.
+$(NODE_STAMP): $(NODE_PEERS)/package.json $(NODE_PEERS)/package-lock.json
+	npm ci --prefix $(NODE_PEERS) --ignore-scripts --no-audit --no-fund
 
 ## generate: regenerate generated/ from the pinned schemas (a no-op when nothing changed)
 generate: $(STAMP)
@@ -29,7 +35,7 @@ lint: $(STAMP)
 	$(BIN)/mypy codegen generated/python/acp_protocol tests bench
 
 ## test: everything CI runs
-test: $(STAMP) lint check
+test: $(STAMP) $(NODE_STAMP) lint check
 	$(BIN)/pytest -q
 
 ## bench: generation, import-time and runtime benchmarks (never part of `make test`)
@@ -43,4 +49,4 @@ update-schema: $(STAMP)
 	$(BIN)/acp-codegen update-schema --version $(VERSION)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(NODE_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

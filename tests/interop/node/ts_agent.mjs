@@ -1,0 +1,76 @@
+// An ACP agent built on the official TypeScript SDK (@agentclientprotocol/sdk 2.4.0), serving on
+// stdio. The interop tests spawn it and drive it with our generated client. What a prompt does
+// depends on its text:
+//   "stream": three agent_message_chunk updates ("one ", "two ", "three"), then end_turn;
+//   "slow":   one chunk, then waits until the prompt is cancelled:
+//             by `$/cancel_request` (ctx.signal aborts): throws the abort reason, i.e. -32800;
+//             by `session/cancel`: answers stopReason "cancelled" (prompt-turn.mdx).
+// What the agent observed (each `$/cancel_request`, how each slow prompt ended) is appended as JSON
+// lines to the file named by $ACP_INTEROP_EVENTS, for the test to read.
+import { appendFileSync } from "node:fs";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+
+function record(event) {
+  if (process.env.ACP_INTEROP_EVENTS) {
+    appendFileSync(process.env.ACP_INTEROP_EVENTS, JSON.stringify(event) + "\n");
+  }
+}
+
+const sessionCancels = new Map(); // sessionId -> AbortController of its running prompt
+let nextSession = 1;
+
+function chunk(sessionId, text) {
+  return {
+    sessionId,
+    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+  };
+}
+
+const app = acp
+  .agent({ name: "ts-interop-agent" })
+  .onRequest(acp.methods.agent.initialize, async () => ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentCapabilities: {},
+    agentInfo: { name: "ts-interop-agent", version: "2.4.0" },
+  }))
+  .onRequest(acp.methods.agent.session.new, async () => ({ sessionId: `ts-${nextSession++}` }))
+  .onRequest(acp.methods.agent.session.prompt, async (ctx) => {
+    const { sessionId, prompt } = ctx.params;
+    const text = prompt.map((block) => (block.type === "text" ? block.text : "")).join("");
+    if (text === "stream") {
+      for (const part of ["one ", "two ", "three"]) {
+        await ctx.client.notify(acp.methods.client.session.update, chunk(sessionId, part));
+      }
+      return { stopReason: "end_turn" };
+    }
+    if (text === "slow") {
+      const sessionCancel = new AbortController();
+      sessionCancels.set(sessionId, sessionCancel);
+      await ctx.client.notify(acp.methods.client.session.update, chunk(sessionId, "working"));
+      const outcome = await new Promise((resolve) => {
+        if (ctx.signal.aborted) resolve("request");
+        ctx.signal.addEventListener("abort", () => resolve("request"), { once: true });
+        sessionCancel.signal.addEventListener("abort", () => resolve("session"), { once: true });
+      });
+      sessionCancels.delete(sessionId);
+      record({ event: "prompt_cancelled", by: outcome, requestId: ctx.requestId });
+      if (outcome === "request") {
+        throw ctx.signal.reason; // RequestError -32800 {requestId}
+      }
+      return { stopReason: "cancelled" };
+    }
+    return { stopReason: "refusal" };
+  })
+  .onNotification(acp.methods.agent.session.cancel, async (ctx) => {
+    sessionCancels.get(ctx.params.sessionId)?.abort("session/cancel");
+  })
+  .onNotification("*", async (ctx) => {
+    // In v1 the SDK also hands `$/cancel_request` to the fallback after acting on it.
+    if (ctx.method === acp.methods.protocol.cancelRequest) {
+      record({ event: "cancel_request", requestId: ctx.params?.requestId });
+    }
+  });
+
+const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+await app.connect(stream).closed;
