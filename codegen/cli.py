@@ -1,4 +1,4 @@
-"""Command line: `acp-codegen generate | check | update-schema --version X`.
+"""Command line: `acp-codegen generate | check | update-schema --version X | scaffold ROLE`.
 
 Exit status: 0 success, 1 stale output or a failed step, 2 schema problems (each printed with its
 JSON pointer; nothing is written).
@@ -14,6 +14,7 @@ from pathlib import Path
 from codegen import drift, pipeline
 from codegen.problems import GenerationError, SchemaProblems
 from codegen.schema_lock import update_schema
+from codegen.targets.python_scaffold import render_scaffold, write_scaffold
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,6 +28,11 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("check", help="fail when generated/ differs from a fresh generation")
     update = commands.add_parser("update-schema", help="pin the schemas of another SDK version")
     update.add_argument("--version", required=True, help="@agentclientprotocol/sdk version")
+    scaffold = commands.add_parser("scaffold", help="write a runnable starter agent or client")
+    scaffold.add_argument("role", choices=("agent", "client"))
+    scaffold.add_argument("--out", type=Path, required=True, help="the file to write")
+    scaffold.add_argument("--unstable", action="store_true", help="use the unstable package")
+    scaffold.add_argument("--force", action="store_true", help="overwrite an existing file")
     args = parser.parse_args(argv)
 
     try:
@@ -42,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(report, file=sys.stderr)
                 return 1
             print("acp-codegen: generated/ matches a fresh generation")
+        elif args.command == "scaffold":
+            ir = pipeline.load_protocol(args.root)
+            source = render_scaffold(ir, args.role, unstable=args.unstable)
+            write_scaffold(source, args.out, force=args.force)
+            print(f"acp-codegen: wrote a starter {args.role} to {args.out}")
         else:
             lock = update_schema(args.root, args.version)
             print(f"acp-codegen: pinned {lock.origin}; run `make generate` next")

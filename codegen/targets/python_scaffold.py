@@ -1,0 +1,43 @@
+"""`acp-codegen scaffold agent|client [--unstable] --out FILE`: a runnable starter implementation.
+
+The starter subclasses the generated base class of the role (`acp_protocol.v1.agent.Agent`, …)
+with every handler's real signature and schema docstring; a few bodies show the patterns (checking
+for cancellation, streaming `session/update`, a nested request), the rest call `super()`, which
+answers `-32601`. It is the user's file: written once, never regenerated, never overwritten
+unless `force`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from codegen.ir import Protocol
+from codegen.problems import GenerationError
+from codegen.targets.python import PACKAGE, template_environment
+from codegen.targets.python_format import format_source
+from codegen.targets.python_roles import roles_of
+
+
+def render_scaffold(ir: Protocol, role_name: str, *, unstable: bool) -> str:
+    """The starter module for `role_name` ("agent" or "client"), formatted."""
+    edition = ir.unstable if unstable else ir.stable
+    roles = {role.name: role for role in roles_of(edition)}
+    if role_name not in roles:
+        raise GenerationError(f"unknown role {role_name!r}; choose one of {sorted(roles)}")
+    package = ".".join([PACKAGE, ir.version, *(["unstable"] if unstable else [])])
+    command = " ".join(["acp-codegen scaffold", role_name, *(["--unstable"] if unstable else [])])
+    template = template_environment().get_template("scaffold.py.jinja")
+    source = template.render(role=roles[role_name], package=package, command=command)
+    return format_source(source)
+
+
+def write_scaffold(source: str, out: Path, *, force: bool) -> None:
+    """Write `source` to `out` atomically; an existing file is kept unless `force`."""
+    if out.exists() and not force:
+        raise GenerationError(f"{out} exists; pass --force to overwrite it")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=out.parent, delete=False, suffix=".tmp") as file:
+        file.write(source)
+    os.replace(file.name, out)
