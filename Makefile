@@ -30,9 +30,9 @@ check: $(STAMP)
 
 ## lint: black, ruff and mypy --strict (generated code included)
 lint: $(STAMP)
-	$(BIN)/black --check --quiet codegen templates/python/runtime tests bench
-	$(BIN)/ruff check codegen templates/python/runtime tests bench
-	$(BIN)/mypy codegen generated/python/acp_protocol tests bench
+	$(BIN)/black --check --quiet codegen templates/python/runtime tests bench examples
+	$(BIN)/ruff check codegen templates/python/runtime tests bench examples
+	$(BIN)/mypy codegen generated/python/acp_protocol tests bench examples
 
 ## test: everything CI runs
 test: $(STAMP) $(NODE_STAMP) lint check

@@ -173,7 +173,12 @@ async def spawn_process(
     cwd: str | None = None,
     exit_timeout: float = 2.0,
 ) -> ProcessTransport:
-    """Start `program` and talk to it over its stdin/stdout; its stderr stays this process's."""
+    """Start `program` and talk to it over its stdin/stdout; its stderr stays this process's.
+
+    The child runs in its own session, so a Ctrl-C in the terminal reaches this process only: the
+    parent decides what an interrupt means (a client sends `session/cancel`), and the child ends
+    when its stdin closes.
+    """
     process = await asyncio.create_subprocess_exec(
         program,
         *args,
@@ -182,6 +187,7 @@ async def spawn_process(
         env=env,
         cwd=cwd,
         limit=_CHUNK,
+        start_new_session=True,
     )
     return ProcessTransport(process, exit_timeout)
 
