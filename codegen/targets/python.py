@@ -71,42 +71,31 @@ def generate(ir: Protocol, out_dir: Path) -> None:
         role_modules = [role.name for role in roles]
         submodules = sorted(["methods", "models", "peers", *role_modules])
         submodules += ["unstable"] if has_unstable else []
+        # Every module of an edition is rendered with the same context, plus its own.
+        context = {
+            "header": header,
+            "version": ir.version,
+            "edition": edition,
+            "runtime_import": runtime_import,
+            "roles": roles,
+        }
+        init = env.get_template("edition_init.py.jinja")
         _write(
             directory / "__init__.py",
-            env.get_template("edition_init.py.jinja"),
-            header=header,
-            version=ir.version,
-            edition=edition,
+            init,
             has_unstable=has_unstable,
             submodules=submodules,
+            **context,
         )
         _write_text(directory / "models.py", models_text, formatted=True)
-        _write(
-            directory / "methods.py",
-            env.get_template("methods.py.jinja"),
-            header=header,
-            version=ir.version,
-            edition=edition,
-            runtime_import=runtime_import,
-        )
-        _write(
-            directory / "peers.py",
-            env.get_template("peers.py.jinja"),
-            header=header,
-            version=ir.version,
-            edition=edition,
-            roles=roles,
-            runtime_import=runtime_import,
-        )
+        _write(directory / "methods.py", env.get_template("methods.py.jinja"), **context)
+        _write(directory / "peers.py", env.get_template("peers.py.jinja"), **context)
         for role in roles:
             _write(
                 directory / f"{role.name}.py",
                 env.get_template("role.py.jinja"),
-                header=header,
-                version=ir.version,
-                edition=edition,
                 role=role,
-                runtime_import=runtime_import,
+                **context,
             )
 
 
