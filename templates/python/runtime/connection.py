@@ -48,6 +48,7 @@ from .frames import (
 from .handler import Handler
 from .json_codec import decode, encode
 from .request_state import CancelSource, InFlight, Pending, RequestContext, current_request
+from .trace_context import trace_context_of, with_trace_context
 from .transport import DEFAULT_FRAME_LIMIT, FrameReader, Transport
 
 log = logging.getLogger("acp_protocol.runtime")
@@ -177,12 +178,15 @@ class Connection:
         `wait_for`), the dialect's cancel notification is sent once, the id is kept so the late
         answer is dropped silently, and `CancelledError` propagates. Graceful cancellation: see
         `CancelSignal`. Made from inside a handler, the request is a child of the one being handled
-        and is cancelled with it, unless `cascade=False`.
+        and is cancelled with it, unless `cascade=False`; it also carries that request's W3C trace
+        context (`trace_context`).
         """
         if self._closing:
             raise ConnectionClosed("the connection is closed")
         if parent is None:
             parent = current_request.get()
+        if parent is not None and (trace := trace_context_of(parent.params)) is not None:
+            params = with_trace_context(params, trace)
         scope = parent if cascade else None  # the parent whose cancellation reaches this one
         if cancel is not None and cancel.cancelled:
             raise RequestCancelled("Request cancelled before it was sent", {"sent": False})

@@ -249,9 +249,20 @@ class Router(Generic[PeerT]):
         return None if self._turns is None else self._turns.rule
 
 
+_PROVIDED = "__acp_provided__"
+
+
+def provided(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a base-class method that works without an override (`session/list` from a store)."""
+    setattr(method, _PROVIDED, True)
+    return method
+
+
 def _override(implementation: object, base: type, name: str) -> Any:
-    """`implementation`'s bound method `name` if its class overrides `base`'s, else None."""
-    if getattr(type(implementation), name, None) is getattr(base, name, None):
+    """`implementation`'s bound method `name` if its class overrides `base`'s or the base method is
+    `provided`, else None."""
+    method = getattr(type(implementation), name, None)
+    if method is getattr(base, name, None) and not getattr(method, _PROVIDED, False):
         return None
     return getattr(implementation, name)
 

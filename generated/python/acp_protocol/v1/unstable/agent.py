@@ -20,7 +20,8 @@ from typing import Any
 
 from ...runtime.connection import Connection
 from ...runtime.errors import MethodNotFound
-from ...runtime.roles import HandlerContext, RoleConnection, Router
+from ...runtime.roles import HandlerContext, RoleConnection, Router, provided
+from ...runtime.session_store import SessionStore
 from ...runtime.session_turns import TURN_RULES
 from ...runtime.transport import Transport, open_stdio, spawn_process
 
@@ -42,6 +43,10 @@ class AgentContext(HandlerContext[ClientPeer]):
 
 class Agent:
     """Base class of an ACP agent: one async method per method agents handle."""
+
+    session_store: SessionStore | None = None
+    """Set it (`SessionStore()`, or `SessionStore("sessions.db")`) and `session/list` is answered
+    from it; record sessions with `session_store.create()` in `session_new`."""
 
     async def auth_status(
         self, params: models.AuthStatusRequest, ctx: AgentContext
@@ -179,6 +184,7 @@ class Agent:
         """
         raise MethodNotFound(data={"method": "session/fork"})
 
+    @provided
     async def session_list(
         self, params: models.ListSessionsRequest, ctx: AgentContext
     ) -> models.ListSessionsResponse:
@@ -186,6 +192,9 @@ class Agent:
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
+        if self.session_store is not None:
+            page = self.session_store.list_sessions(params.cwd, params.cursor)
+            return models.ListSessionsResponse.model_validate(page)
         raise MethodNotFound(data={"method": "session/list"})
 
     async def session_load(

@@ -1,0 +1,201 @@
+"""A session store behind `session/list` and `session_info_update`, with two faces.
+
+Agent side: `create()` records a session; `change()` applies a change and returns the
+`session_info_update` to send (only the changed fields, `null` for cleared ones, `updatedAt`
+stamped in RFC 3339 UTC unless given); `list_sessions()` answers `session/list` with cursor
+pagination. Client side: `apply_update()` keeps the mirror of a session from the updates received,
+so a UI shows live titles without polling.
+
+The `_meta` policy is one explicit setting per store (see `session_meta`): `"merge"` (the default)
+or `"replace"`. Guards: a title longer than `title_limit` (500, the RFD's advice) is truncated
+before it is sent; a `_meta` whose JSON is over `meta_limit` bytes (64 KiB) is rejected with a
+logged error and the session's stored state stays unchanged; a field of the wrong type in a
+received update is dropped and the rest applies.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime
+import json
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from .errors import InvalidParams
+from .session_backends import MemoryBackend, SessionBackend, SessionRecord, SqliteBackend
+from .session_meta import MetaPolicy, SessionInfo, apply_session_info_update, merge_meta
+
+log = logging.getLogger("acp_protocol.runtime")
+
+UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()
+"""A field `change()` leaves as it is (None would clear it)."""
+
+TITLE_LIMIT = 500
+META_LIMIT = 64 * 1024
+
+
+def utc_now() -> str:
+    """Now, as RFC 3339 UTC with a `Z` (`2026-11-21T12:00:00Z`)."""
+    now = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
+    return now.isoformat().replace("+00:00", "Z")
+
+
+class SessionStore:
+    """Sessions by id, in memory (`path=None`) or in a SQLite file at `path`."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        policy: MetaPolicy = "merge",
+        title_limit: int = TITLE_LIMIT,
+        meta_limit: int = META_LIMIT,
+        page_size: int = 50,
+        clock: Callable[[], str] = utc_now,
+    ) -> None:
+        if policy not in ("merge", "replace"):
+            raise ValueError(f"unknown _meta policy {policy!r}: 'merge' or 'replace'")
+        self.backend: SessionBackend = MemoryBackend() if path is None else SqliteBackend(path)
+        self.policy: MetaPolicy = policy
+        self.title_limit = title_limit
+        self.meta_limit = meta_limit
+        self.page_size = page_size
+        self._clock = clock
+
+    def close(self) -> None:
+        self.backend.close()
+
+    def get(self, session_id: str) -> SessionRecord | None:
+        return self.backend.load(session_id)
+
+    # -- agent side ---------------------------------------------------------------------------
+
+    def create(self, session_id: str, cwd: str, *, title: str | None = None) -> SessionRecord:
+        """Record a new session (or return the one recorded under that id)."""
+        found = self.backend.load(session_id)
+        if found is not None:
+            return found
+        record = SessionRecord(session_id, cwd, self._title(title), self._clock())
+        self.backend.save(record)
+        return record
+
+    def change(
+        self,
+        session_id: str,
+        *,
+        title: str | None = UNSET,
+        meta: Mapping[str, Any] | None = UNSET,
+        updated_at: str | None = UNSET,
+    ) -> dict[str, Any] | None:
+        """Apply a change; the `session_info_update` to send, or None when nothing changed or
+        the change was rejected (logged). UNSET leaves a field; None clears it."""
+        stored = self._require(session_id)
+        update: dict[str, Any] = {}
+        if title is not UNSET and self._title(title) != stored.title:
+            update["title"] = self._title(title)
+        if meta is not UNSET:
+            if meta is not None and not self._meta_fits(session_id, meta):
+                return None
+            after = self._apply_meta(stored.meta, meta)
+            if after != stored.meta:
+                update["_meta"] = None if meta is None else dict(meta)
+        if updated_at is not UNSET:
+            if updated_at != stored.updated_at:
+                update["updatedAt"] = updated_at
+        elif update:
+            update["updatedAt"] = self._clock()
+        if not update:
+            return None
+        if not self._save_applied(stored, update):
+            return None
+        return {"sessionUpdate": "session_info_update", **update}
+
+    def list_sessions(self, cwd: str | None = None, cursor: str | None = None) -> dict[str, Any]:
+        """A `ListSessionsResponse` (wire form): one page, and `nextCursor` when more follow."""
+        after = _decode_cursor(cursor)
+        page = self.backend.page(cwd, after, self.page_size + 1)
+        response: dict[str, Any] = {
+            "sessions": [record.to_wire() for _, record in page[: self.page_size]]
+        }
+        if len(page) > self.page_size:
+            response["nextCursor"] = _encode_cursor(page[self.page_size - 1][0])
+        return response
+
+    # -- client side --------------------------------------------------------------------------
+
+    def apply_update(self, session_id: str, update: Mapping[str, Any]) -> SessionRecord | None:
+        """The mirror of `session_id` after a received `session_info_update` (its wire form).
+
+        A session not recorded yet is recorded (with an empty `cwd` until `create` gives one).
+        """
+        stored = self.backend.load(session_id) or SessionRecord(session_id, "")
+        if isinstance(update.get("_meta"), Mapping) and not self._meta_fits(
+            session_id, update["_meta"]
+        ):
+            return None
+        return self._save_applied(stored, update)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _require(self, session_id: str) -> SessionRecord:
+        stored = self.backend.load(session_id)
+        if stored is None:
+            raise KeyError(f"unknown session {session_id!r}: create() it first")
+        return stored
+
+    def _title(self, title: str | None) -> str | None:
+        # "Agents should validate title length (recommend 500 chars max)" (session-info RFD).
+        return title if title is None else title[: self.title_limit]
+
+    def _apply_meta(
+        self, stored: dict[str, Any] | None, meta: Mapping[str, Any] | None
+    ) -> dict[str, Any] | None:
+        if meta is None:
+            return None
+        if self.policy == "replace":
+            return dict(meta)
+        return merge_meta(stored or {}, meta)
+
+    def _meta_fits(self, session_id: str, meta: Mapping[str, Any]) -> bool:
+        size = len(json.dumps(meta, separators=(",", ":")).encode())
+        if size > self.meta_limit:
+            log.error(
+                "session %s: _meta of %d bytes rejected (limit %d); state unchanged",
+                session_id,
+                size,
+                self.meta_limit,
+            )
+            return False
+        return True
+
+    def _save_applied(
+        self, stored: SessionRecord, update: Mapping[str, Any]
+    ) -> SessionRecord | None:
+        info = SessionInfo(stored.title, stored.updated_at, stored.meta)
+        after = apply_session_info_update(info, update, self.policy)
+        if after.meta is not None and not self._meta_fits(stored.session_id, after.meta):
+            return None
+        record = replace(stored, title=after.title, updated_at=after.updated_at, meta=after.meta)
+        self.backend.save(record)
+        return record
+
+
+def _encode_cursor(position: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"after": position}).encode()).decode()
+
+
+def _decode_cursor(cursor: str | None) -> int:
+    """The position a cursor continues after; `-32602` for a cursor this store did not make."""
+    if cursor is None:
+        return 0
+    try:
+        after = json.loads(base64.urlsafe_b64decode(cursor.encode()))["after"]
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        after = None
+    if type(after) is not int or after < 0:
+        raise InvalidParams("Invalid cursor", {"cursor": cursor})
+    return after
