@@ -255,7 +255,10 @@ class Router(Generic[PeerT]):
 _PROVIDED = "__acp_provided__"
 
 
-def provided(method: Callable[..., Any]) -> Callable[..., Any]:
+MethodT = TypeVar("MethodT", bound=Callable[..., Any])
+
+
+def provided(method: MethodT) -> MethodT:
     """Mark a base-class method that works without an override (`session/list` from a store)."""
     setattr(method, _PROVIDED, True)
     return method
