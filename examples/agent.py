@@ -3,7 +3,7 @@
 What it shows:
 - a reply streamed in chunks (`session/update` `agent_message_chunk`), one word at a time;
 - a session title (`session_info_update`) set after the first prompt and updated after each later
-  one;
+  one, computed by a `SessionStore` (which also answers `session/list`, with no code here);
 - a nested request: a prompt `read PATH` reads the file through the client (`fs/read_text_file`);
   the nested request is cancelled with the prompt;
 - both cancellations: `session/cancel` (the prompt answers `stopReason: "cancelled"`) and
@@ -14,9 +14,9 @@ A prompt `count N` counts slowly to N, long enough to try Ctrl-C in examples/cli
 from __future__ import annotations
 
 import asyncio
-import datetime
 import sys
 
+from acp_protocol.runtime.session_store import SessionStore
 from acp_protocol.v1 import models
 from acp_protocol.v1.agent import Agent, AgentContext, run_agent
 
@@ -31,17 +31,12 @@ def text_chunk(session_id: str, text: str) -> models.SessionNotification:
     return models.SessionNotification(session_id=session_id, update=update)
 
 
-def title_update(session_id: str, title: str) -> models.SessionNotification:
-    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    update = models.SessionUpdateSessionInfoUpdate(
-        session_update="session_info_update", title=title, updated_at=now.replace("+00:00", "Z")
-    )
-    return models.SessionNotification(session_id=session_id, update=update)
-
-
 class ExampleAgent(Agent):
+    session_store: SessionStore  # always set here
+
     def __init__(self) -> None:
         self.can_read_files = False
+        self.session_store = SessionStore()  # SessionStore("sessions.db") survives restarts
         self.turns: dict[str, int] = {}  # session id → prompts answered
         self.first_prompt: dict[str, str] = {}
 
@@ -60,6 +55,7 @@ class ExampleAgent(Agent):
     ) -> models.NewSessionResponse:
         session_id = f"example-{len(self.turns) + 1}"
         self.turns[session_id] = 0
+        self.session_store.create(session_id, params.cwd)
         return models.NewSessionResponse(session_id=session_id)
 
     async def session_prompt(
@@ -97,7 +93,10 @@ class ExampleAgent(Agent):
         turns = self.turns[session_id] = self.turns.get(session_id, 0) + 1
         first = self.first_prompt.setdefault(session_id, " ".join(text.split()[:5]))
         title = first if turns == 1 else f"{first} ({turns} turns)"
-        await ctx.client.session_update(title_update(session_id, title))
+        update = self.session_store.change(session_id, title=title)  # None: nothing changed
+        if update is not None:
+            notification = {"sessionId": session_id, "update": update}
+            await ctx.client.session_update(models.SessionNotification.model_validate(notification))
 
 
 if __name__ == "__main__":

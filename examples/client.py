@@ -19,13 +19,14 @@ import signal
 import sys
 from collections.abc import AsyncIterator
 
+from acp_protocol.runtime.session_store import SessionStore
 from acp_protocol.v1 import models
 from acp_protocol.v1.client import Client, ClientConnection, ClientContext, spawn_agent
 
 
 class ExampleClient(Client):
     def __init__(self) -> None:
-        self.titles: dict[str, str | None] = {}
+        self.sessions = SessionStore()  # the mirror of each session's info, from its updates
 
     async def session_update(self, params: models.SessionNotification, ctx: ClientContext) -> None:
         update = params.update
@@ -33,13 +34,12 @@ class ExampleClient(Client):
             update.content, models.ContentBlockText
         ):
             print(update.content.text, end="", flush=True)
-        # A title that is absent is unchanged; `null` clears it.
-        if (
-            isinstance(update, models.SessionUpdateSessionInfoUpdate)
-            and "title" in update.model_fields_set
-        ):
-            self.titles[params.session_id] = update.title
-            print(f"\n[title: {update.title}]", flush=True)
+        if isinstance(update, models.SessionUpdateSessionInfoUpdate):
+            before = self.sessions.get(params.session_id)
+            after = self.sessions.apply_update(params.session_id, update.to_wire())
+            title = None if after is None else after.title
+            if title != (None if before is None else before.title):  # absent: unchanged
+                print(f"\n[title: {title}]", flush=True)
 
     async def fs_read_text_file(
         self, params: models.ReadTextFileRequest, ctx: ClientContext
