@@ -59,6 +59,23 @@ def test_nested_objects_merge_and_non_objects_replace() -> None:
     assert merge_meta(stored, patch) == {"zed.dev": {"color": "blue"}, "tags": ["b"], "n": {"x": 1}}
 
 
+@given(stored_objects, st.text(max_size=3), stored_objects, objects)
+def test_a_nested_object_merges_into_the_stored_object_key_by_key(
+    stored: dict[str, Any], key: str, inner: dict[str, Any], inner_patch: dict[str, Any]
+) -> None:
+    merged = merge_meta({**stored, key: inner}, {key: inner_patch})
+    assert merged[key] == merge_meta(inner, inner_patch)
+
+
+@given(
+    stored_objects, st.text(max_size=3), leaves.filter(lambda v: v is not None) | st.lists(leaves)
+)
+def test_a_non_object_value_replaces_whatever_was_stored(
+    stored: dict[str, Any], key: str, value: Any
+) -> None:
+    assert merge_meta(stored, {key: value})[key] == value
+
+
 @given(stored_objects, objects)
 def test_inputs_are_never_mutated_nor_shared(stored: dict[str, Any], patch: dict[str, Any]) -> None:
     stored_before, patch_before = copy.deepcopy(stored), copy.deepcopy(patch)
