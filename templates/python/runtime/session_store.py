@@ -27,7 +27,7 @@ from typing import Any
 
 from .errors import InvalidParams
 from .session_backends import MemoryBackend, SessionBackend, SessionRecord, SqliteBackend
-from .session_meta import MetaPolicy, SessionInfo, apply_session_info_update, merge_meta
+from .session_meta import MetaPolicy, SessionInfo, apply_session_info_update
 
 log = logging.getLogger("acp_protocol.runtime")
 
@@ -100,9 +100,10 @@ class SessionStore:
         if meta is not UNSET:
             if meta is not None and not self._meta_fits(session_id, meta):
                 return None
-            after = self._apply_meta(stored.meta, meta)
-            if after != stored.meta:
-                update["_meta"] = None if meta is None else dict(meta)
+            patch = {"_meta": None if meta is None else dict(meta)}
+            info = SessionInfo(meta=stored.meta)
+            if apply_session_info_update(info, patch, self.policy).meta != stored.meta:
+                update.update(patch)
         if updated_at is not UNSET:
             if updated_at != stored.updated_at:
                 update["updatedAt"] = updated_at
@@ -150,15 +151,6 @@ class SessionStore:
     def _title(self, title: str | None) -> str | None:
         # "Agents should validate title length (recommend 500 chars max)" (session-info RFD).
         return title if title is None else title[: self.title_limit]
-
-    def _apply_meta(
-        self, stored: dict[str, Any] | None, meta: Mapping[str, Any] | None
-    ) -> dict[str, Any] | None:
-        if meta is None:
-            return None
-        if self.policy == "replace":
-            return dict(meta)
-        return merge_meta(stored or {}, meta)
 
     def _meta_fits(self, session_id: str, meta: Mapping[str, Any]) -> bool:
         size = len(json.dumps(meta, separators=(",", ":")).encode())

@@ -10,6 +10,7 @@ is not a database, or a database that is not a session store, is refused with `S
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sqlite3
@@ -79,9 +80,11 @@ class MemoryBackend:
         self._records[record.session_id] = (found[0], record)
 
     def page(self, cwd: str | None, after: int, limit: int) -> list[tuple[int, SessionRecord]]:
-        ordered = sorted(self._records.values(), key=lambda item: item[0])
-        chosen = [(n, r) for n, r in ordered if n > after and (cwd is None or r.cwd == cwd)]
-        return chosen[:limit]
+        # A dict keeps first-insertion order, which is position order: no sort needed.
+        chosen = (
+            (n, r) for n, r in self._records.values() if n > after and (cwd is None or r.cwd == cwd)
+        )
+        return list(itertools.islice(chosen, limit))
 
     def close(self) -> None:
         return None
