@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 NODE_PEERS := tests/interop/node
 NODE_STAMP := $(NODE_PEERS)/node_modules/.package-lock.json
+OFFICIAL_VENV := .venv-official
+OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
 
 .PHONY: generate test check lint bench update-schema clean
@@ -19,6 +21,12 @@ $(STAMP): pyproject.toml
 # The official TypeScript SDK for the interop tests, exactly as locked.
 $(NODE_STAMP): $(NODE_PEERS)/package.json $(NODE_PEERS)/package-lock.json
 	npm ci --prefix $(NODE_PEERS) --ignore-scripts --no-audit --no-fund
+
+# The official ACP Python SDK in an environment of its own, for `make bench` only.
+$(OFFICIAL_STAMP): bench/official-requirements.txt
+	$(PYTHON) -m venv $(OFFICIAL_VENV)
+	$(OFFICIAL_VENV)/bin/pip install --quiet -r bench/official-requirements.txt
+	touch $(OFFICIAL_STAMP)
 
 ## generate: regenerate generated/ from the pinned schemas (a no-op when nothing changed)
 generate: $(STAMP)
@@ -38,10 +46,9 @@ lint: $(STAMP)
 test: $(STAMP) $(NODE_STAMP) lint check
 	$(BIN)/pytest -q
 
-## bench: generation, import-time and runtime benchmarks (never part of `make test`)
-bench: $(STAMP)
-	$(BIN)/python bench/generation.py
-	$(BIN)/python bench/runtime.py
+## bench: ours vs the official SDK vs the NDJSON floor; writes docs/benchmarks.{md,png} (never part of `make test`)
+bench: $(STAMP) $(OFFICIAL_STAMP)
+	$(BIN)/python bench/run.py
 
 ## update-schema VERSION=x.y.z: pin the schemas of another @agentclientprotocol/sdk version
 update-schema: $(STAMP)
@@ -49,4 +56,4 @@ update-schema: $(STAMP)
 	$(BIN)/acp-codegen update-schema --version $(VERSION)
 
 clean:
-	rm -rf $(VENV) $(NODE_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OFFICIAL_VENV) $(NODE_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis
