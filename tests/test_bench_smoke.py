@@ -44,7 +44,7 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     report = (tmp_path / "benchmarks.md").read_text()
     assert "![ours vs official vs floor, per workload](benchmarks.png)" in report
     assert "| (d) cancel → holding the -32800 answer, p50 / p99 |" in report
-    assert report.count("met |") == 6
+    assert report.count("| met |") + report.count("| **not met** |") == 6
     assert (tmp_path / "benchmarks.png").read_bytes().startswith(PNG_SIGNATURE)
     summary = completed.stdout.splitlines()
     assert [line.split()[0] for line in summary] == [
