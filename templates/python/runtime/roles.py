@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Generic, Protocol, Self, TypeVar
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .cancellation import CancelSignal
 from .connection import Connection
@@ -31,6 +31,7 @@ from .frames import RequestId
 from .method_spec import MethodSpec
 from .request_state import CancelSource, RequestContext
 from .session_turns import SessionTurns, TurnRule, session_id_of
+from .validators import validator_for
 
 log = logging.getLogger("acp_protocol.runtime")
 
@@ -48,22 +49,6 @@ class Sender(Protocol):
     ) -> Any: ...
 
     async def notify(self, method: str, params: Any = None) -> None: ...
-
-
-_VALIDATORS: dict[Any, Callable[[Any], Any]] = {}
-
-
-def validator_for(wire_type: Any) -> Callable[[Any], Any]:
-    """The validating constructor of `wire_type` from a JSON value: `model_validate` for a model
-    class, a `TypeAdapter` for a type alias (a union). Built on first use and cached."""
-    validate = _VALIDATORS.get(wire_type)
-    if validate is None:
-        if isinstance(wire_type, type) and issubclass(wire_type, BaseModel):
-            validate = wire_type.model_validate
-        else:
-            validate = TypeAdapter(wire_type).validate_python
-        _VALIDATORS[wire_type] = validate
-    return validate
 
 
 def parse_result(method: str, result_type: Any, value: Any) -> Any:

@@ -132,20 +132,35 @@ def _repair(
     return repaired
 
 
-def open_discriminator(
-    wire_name: str, attribute: str, known: frozenset[str]
-) -> Callable[[Any], str | None]:
+class OpenDiscriminator:
     """A discriminator for a union that must not fail on a variant it does not know.
 
     A tag in `known` selects its variant; any other string selects the union's catch-all
     `Unknown…` model (tag `UNKNOWN_VARIANT`), which keeps every field. A missing or non-string
-    tag is still an error (`None` makes pydantic report it).
+    tag is still an error (`None` makes pydantic report it). `wire_name` is read by the strict
+    fast path (`validators.py`), which looks the tag up in Rust and leaves unknown tags to this.
     """
 
-    def pick(value: Any) -> str | None:
-        tag = value.get(wire_name) if isinstance(value, dict) else getattr(value, attribute, None)
+    __slots__ = ("attribute", "known", "wire_name")
+    __name__ = "open_discriminator"  # pydantic-core names a callable discriminator in errors
+
+    def __init__(self, wire_name: str, attribute: str, known: frozenset[str]) -> None:
+        self.wire_name = wire_name
+        self.attribute = attribute
+        self.known = known
+
+    def __call__(self, value: Any) -> str | None:
+        if isinstance(value, dict):
+            tag = value.get(self.wire_name)
+        else:
+            tag = getattr(value, self.attribute, None)
         if not isinstance(tag, str):
             return None
-        return tag if tag in known else UNKNOWN_VARIANT
+        return tag if tag in self.known else UNKNOWN_VARIANT
 
-    return pick
+
+def open_discriminator(
+    wire_name: str, attribute: str, known: frozenset[str]
+) -> Callable[[Any], str | None]:
+    """The discriminator of an open union (see `OpenDiscriminator`)."""
+    return OpenDiscriminator(wire_name, attribute, known)
