@@ -131,10 +131,10 @@ class Tap:
     def wrap(self, name: str, transport: MemoryTransport) -> MemoryTransport:
         write = transport.write
 
-        def recording_write(data: bytes) -> None:
+        def recording_write(data: bytes, *, coalesce: bool = False) -> None:
             for line in data.splitlines():
                 self.frames.append((name, json.loads(line)))
-            write(data)
+            write(data, coalesce=coalesce)
 
         transport.write = recording_write  # type: ignore[method-assign]
         return transport

@@ -73,6 +73,51 @@ async def test_os_pipe_pair_carries_a_round_trip() -> None:
         assert await left.request("add", [2, 40]) == 42
 
 
+async def read_everything(read_fd: int) -> bytes:
+    with os.fdopen(read_fd, "rb") as source:
+        return await asyncio.to_thread(source.read)
+
+
+async def test_notification_burst_is_written_in_few_writes_whole_and_in_order() -> None:
+    """A burst of notifications in one event-loop turn is coalesced: the first goes out at once,
+    the rest together; an answer written in the same turn keeps its place after them."""
+    read_fd, write_fd = os.pipe()
+    transport = await open_fds(os.open(os.devnull, os.O_RDONLY), write_fd)
+    writes: list[bytes] = []
+    write = transport._writer.write
+
+    def counting_write(data: bytes) -> None:
+        writes.append(data)
+        write(data)
+
+    transport._writer.write = counting_write  # type: ignore[method-assign]
+    collected = asyncio.create_task(read_everything(read_fd))
+    for index in range(100):
+        transport.write(b'{"n":%d}\n' % index, coalesce=True)
+    transport.write(b'{"answer":true}\n')
+    assert len(writes) == 1, "only the first frame is written before the turn ends"
+    await asyncio.sleep(0)
+    assert len(writes) == 2, "the rest go out together at the start of the next turn"
+    transport.write(b'{"later":true}\n')  # idle again: written at once
+    assert len(writes) == 3
+    await transport.close()
+    expected = [b'{"n":%d}' % index for index in range(100)] + [
+        b'{"answer":true}',
+        b'{"later":true}',
+    ]
+    assert (await collected).splitlines() == expected
+
+
+async def test_close_writes_frames_still_collected() -> None:
+    read_fd, write_fd = os.pipe()
+    transport = await open_fds(os.open(os.devnull, os.O_RDONLY), write_fd)
+    collected = asyncio.create_task(read_everything(read_fd))
+    transport.write(b"1\n", coalesce=True)
+    transport.write(b"2\n", coalesce=True)
+    await transport.close()
+    assert await collected == b"1\n2\n"
+
+
 CHILD = textwrap.dedent("""
     import asyncio
     from acp_protocol.runtime import Connection, MethodHandlers, open_stdio

@@ -74,9 +74,7 @@ def mutated(value: Any, path: tuple[Any, ...], replacement: Any, delete: bool) -
 def test_fast_path_gives_the_lenient_result_for_every_corpus_message(
     label: str, wire: Any, wire_type: Any
 ) -> None:
-    assert outcome(validator_for(wire_type), wire) == outcome(
-        lambda v: lenient(wire_type, v), wire
-    )
+    assert outcome(validator_for(wire_type), wire) == outcome(lambda v: lenient(wire_type, v), wire)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -96,7 +94,7 @@ def test_fast_path_gives_the_lenient_result_or_error_for_a_mutated_message(data:
 
 
 def test_unknown_variant_goes_through_the_lenient_path_and_is_kept() -> None:
-    """"Unknown notifications SHOULD be ignored" is not enough for a union variant: a newer
+    """ "Unknown notifications SHOULD be ignored" is not enough for a union variant: a newer
     peer's `session/update` kind must still parse (as `UnknownSessionUpdate`), fields intact."""
     value = {"sessionId": "s", "update": {"sessionUpdate": "hologram", "depth": 3}}
     parsed = validator_for(models.SessionNotification)(value)

@@ -28,6 +28,8 @@ DEFAULT_FRAME_LIMIT = 50 * 1024 * 1024
 """Longest accepted line, in bytes (50 MiB). A longer frame is dropped; the connection stays up."""
 
 _CHUNK = 256 * 1024
+_COALESCE_LIMIT = 64 * 1024
+"""Frames collected in one event-loop turn are written together once they reach this size."""
 
 
 class Transport(Protocol):
@@ -37,8 +39,12 @@ class Transport(Protocol):
         """The next chunk of bytes; `b""` at end of stream."""
         ...
 
-    def write(self, data: bytes) -> None:
-        """Queue `data` in one piece (frames never interleave); ConnectionClosed if it cannot."""
+    def write(self, data: bytes, *, coalesce: bool = False) -> None:
+        """Queue `data` in one piece (frames never interleave); ConnectionClosed if it cannot.
+
+        `coalesce`: the caller expects more frames this event-loop turn (a notification stream);
+        the transport may hold them briefly to write them together, in order.
+        """
         ...
 
     async def drain(self) -> None:
@@ -101,7 +107,16 @@ class FrameReader:
 
 
 class StreamTransport:
-    """A transport over an asyncio StreamReader/StreamWriter pair."""
+    """A transport over an asyncio StreamReader/StreamWriter pair, with coalesced writes.
+
+    A frame written with `coalesce=True` (the connection's notifications) while the transport is
+    idle goes to the stream at once and opens a batch: every frame written after it in the same
+    event-loop turn is collected and written together at the start of the next turn, or as soon
+    as they reach `_COALESCE_LIMIT` bytes. A burst of `session/update`s thus costs one write call
+    per batch, not one per frame, and a lone frame is never delayed. Other frames (requests,
+    answers) open no batch: they are written at once, or join an open batch to keep the order.
+    Frames stay whole and in order; `close()` flushes first.
+    """
 
     def __init__(
         self,
@@ -113,6 +128,8 @@ class StreamTransport:
         self._writer = writer
         self._on_close = on_close
         self._closed = False
+        self._batch: list[bytes] | None = None  # None: idle, nothing written this turn
+        self._batch_size = 0
 
     async def read(self) -> bytes:
         try:
@@ -120,10 +137,33 @@ class StreamTransport:
         except (ConnectionError, OSError):
             return b""
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes, *, coalesce: bool = False) -> None:
         if self._closed or self._writer.is_closing():
             raise ConnectionClosed("the transport is closed")
-        self._writer.write(data)
+        batch = self._batch
+        if batch is None:
+            self._writer.write(data)
+            if coalesce:
+                self._batch = []
+                asyncio.get_running_loop().call_soon(self._flush)
+            return
+        batch.append(data)
+        self._batch_size += len(data)
+        if self._batch_size >= _COALESCE_LIMIT:
+            self._write_batch()
+
+    def _write_batch(self) -> None:
+        batch = self._batch
+        if batch:
+            self._batch = []
+            self._batch_size = 0
+            if not self._writer.is_closing():
+                self._writer.write(b"".join(batch))
+
+    def _flush(self) -> None:
+        """Start of the next turn: write what was collected; the transport is idle again."""
+        self._write_batch()
+        self._batch = None
 
     async def drain(self) -> None:
         try:
@@ -136,6 +176,7 @@ class StreamTransport:
             return
         self._closed = True
         with contextlib.suppress(ConnectionError, OSError):
+            self._write_batch()
             if not self._writer.is_closing():
                 await self._writer.drain()
             self._writer.close()
@@ -244,7 +285,7 @@ class MemoryTransport:
             return b""
         return await self._inbox.get()
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes, *, coalesce: bool = False) -> None:
         if self._closed or self._peer is None or self._peer._closed:
             raise ConnectionClosed("the in-memory transport is closed")
         self._peer._inbox.put_nowait(data)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -89,7 +90,9 @@ class Connection:
         self._next_id = 1
         self._pending: dict[int, Pending] = {}
         self._in_flight: dict[RequestId, InFlight] = {}
-        self._notifications: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        # A deque and a wake-up future rather than an asyncio.Queue: half the cost per message.
+        self._notifications: deque[tuple[str, Any]] = deque()
+        self._notifications_waiter: asyncio.Future[None] | None = None
         self._reader_task: asyncio.Task[None] | None = None
         self._notifier_task: asyncio.Task[None] | None = None
         self._closing = False
@@ -223,7 +226,7 @@ class Connection:
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (also while closing: a cancelled handler may flush updates)."""
-        self._write(notification_frame(method, params))
+        self._transport.write(encode(notification_frame(method, params)) + b"\n", coalesce=True)
         await self._transport.drain()
 
     def _write(self, frame: dict[str, Any]) -> None:
@@ -361,14 +364,22 @@ class Connection:
         if frame.method == self.dialect.method:
             self._on_peer_cancel(frame.params)
         elif self._handler is not None:
-            self._notifications.put_nowait((frame.method, frame.params))
+            self._notifications.append((frame.method, frame.params))
+            waiter = self._notifications_waiter
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
 
     async def _deliver_notifications(self) -> None:
         """The one worker handling notifications, in arrival order."""
         queue = self._notifications
         handler = self._handler
+        loop = asyncio.get_running_loop()
         while True:
-            method, params = await queue.get()
+            if not queue:
+                self._notifications_waiter = waiter = loop.create_future()
+                await waiter
+                continue
+            method, params = queue.popleft()
             if handler is None:
                 continue
             try:

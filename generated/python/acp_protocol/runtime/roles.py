@@ -85,11 +85,26 @@ class HandlerContext(Generic[PeerT]):
     None and cancellation is never requested.
     """
 
-    __slots__ = ("_request", "peer")
+    __slots__ = ("_make_peer", "_peer", "_request")
 
-    def __init__(self, request: RequestContext | None, peer: PeerT) -> None:
+    def __init__(
+        self,
+        request: RequestContext | None,
+        peer: PeerT | None = None,
+        make_peer: Callable[[], PeerT] | None = None,
+    ) -> None:
+        """`peer`, or `make_peer` to build it on first use (most handlers never touch it)."""
         self._request = request
-        self.peer: PeerT = peer
+        self._peer = peer
+        self._make_peer = make_peer
+
+    @property
+    def peer(self) -> PeerT:
+        peer = self._peer
+        if peer is None:
+            assert self._make_peer is not None, "a context needs a peer or a way to make one"
+            peer = self._peer = self._make_peer()
+        return peer
 
     @property
     def request_id(self) -> RequestId | None:
@@ -143,7 +158,7 @@ class Router(Generic[PeerT]):
         base: type,
         methods: Iterable[MethodSpec],
         side: str,
-        context_type: Callable[[RequestContext | None, PeerT], HandlerContext[PeerT]],
+        context_type: Callable[..., HandlerContext[PeerT]],
         peer_type: Callable[[Sender], PeerT],
         turn_rule: TurnRule | None = None,
     ) -> None:
@@ -160,11 +175,14 @@ class Router(Generic[PeerT]):
         self._turns = SessionTurns(turn_rule) if turn_rule is not None else None
         self._connection: Connection | None = None
         self._peer: PeerT | None = None
+        self._notification_ctx: HandlerContext[PeerT] | None = None
 
     def bind(self, connection: Connection) -> PeerT:
         """Attach the connection this router serves; returns the connection-wide typed peer."""
         self._connection = connection
         self._peer = self._peer_type(self._sender_for(connection))
+        # One context serves every notification: it has no request and the connection's peer.
+        self._notification_ctx = self._context_type(None, self._peer)
         return self._peer
 
     def _sender_for(self, sender: Sender) -> Sender:
@@ -174,8 +192,8 @@ class Router(Generic[PeerT]):
         return sender
 
     def _notification_context(self) -> HandlerContext[PeerT]:
-        assert self._peer is not None, "Router.bind() was not called"
-        return self._context_type(None, self._peer)
+        assert self._notification_ctx is not None, "Router.bind() was not called"
+        return self._notification_ctx
 
     async def handle_request(self, method: str, params: Any, context: RequestContext) -> Any:
         route = self._requests.get(method)
@@ -199,7 +217,12 @@ class Router(Generic[PeerT]):
         return _checked_result(route.spec, await route.handler(typed, handler_context))
 
     def _context(self, request: RequestContext) -> HandlerContext[PeerT]:
-        return self._context_type(request, self._peer_type(self._sender_for(request)))
+        make_peer = partial(self._peer_for, request)
+        return self._context_type(request, None, make_peer)
+
+    def _peer_for(self, request: RequestContext) -> PeerT:
+        """The typed peer of one request's handler: what it sends are the request's children."""
+        return self._peer_type(self._sender_for(request))
 
     async def handle_notification(self, method: str, params: Any) -> None:
         turns = self._turns
