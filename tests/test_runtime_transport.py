@@ -86,8 +86,8 @@ async def test_notification_burst_is_written_in_few_writes_whole_and_in_order() 
     writes: list[bytes] = []
     write = transport._writer.write
 
-    def counting_write(data: bytes) -> None:
-        writes.append(data)
+    def counting_write(data: bytes | bytearray | memoryview) -> None:
+        writes.append(bytes(data))
         write(data)
 
     transport._writer.write = counting_write  # type: ignore[method-assign]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from acp_protocol.runtime.model import ProtocolModel
 from acp_protocol.runtime.validators import validator_for
 from acp_protocol.v1 import methods, models
 from hypothesis import HealthCheck, given, settings
@@ -23,7 +24,7 @@ SAMPLES = [
     for path in CORPUS_FILES
     for label, wire, wire_type in frames_with_types(path, methods)
 ]
-REPLACEMENTS = [None, 7, "text", [], {}, True, "__some_future_variant__"]
+REPLACEMENTS: list[Any] = [None, 7, "text", [], {}, True, "__some_future_variant__"]
 
 
 def lenient(wire_type: Any, value: Any) -> Any:
@@ -38,7 +39,7 @@ def outcome(validate: Any, value: Any) -> tuple[str, Any]:
         result = validate(value)
     except ValidationError as error:
         return "error", error.errors(include_url=False)
-    wire = result.to_wire() if isinstance(result, BaseModel) else result
+    wire = result.to_wire() if isinstance(result, ProtocolModel) else result
     return "ok", (type(result).__name__, wire)
 
 

@@ -43,6 +43,7 @@ def validator_for(wire_type: Any) -> Callable[[Any], Any]:
 
 
 def _build(wire_type: Any) -> Callable[[Any], Any]:
+    lenient: Callable[[Any], Any]
     if isinstance(wire_type, type) and issubclass(wire_type, BaseModel):
         wire_type.model_rebuild()  # deferred at import (`defer_build`): build it now
         lenient = wire_type.model_validate
