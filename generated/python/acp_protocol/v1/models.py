@@ -5,8 +5,6 @@
 # (Object defaults are written as `= {}` with `validate_default=True`: pydantic builds the model
 # from them at validation time, which mypy cannot see. No other assignments live in this module.)
 
-from __future__ import annotations
-
 from pydantic import Discriminator, Tag
 from ..runtime.model import UNKNOWN_VARIANT, open_discriminator
 from typing import Annotated, Any, Literal
