@@ -403,11 +403,11 @@ class Connection:
         entry = InFlight(frame.id, frame.method, frame.params)
         self._in_flight[frame.id] = entry
         entry.task = asyncio.get_running_loop().create_task(self._run_request(entry))
-        entry.task.add_done_callback(partial(self._request_task_done, entry))
 
     async def _run_request(self, entry: InFlight) -> None:
         """Run the handler and answer from its outcome, inside its task (no extra loop turn)."""
         assert self._handler is not None
+        entry.started = True
         current_request.set(entry)  # this task's nested requests are the entry's children
         context = RequestContext(self, entry)
         try:
@@ -420,11 +420,6 @@ class Connection:
             self._answer(entry, None, error)
         else:
             self._answer(entry, result, None)
-
-    def _request_task_done(self, entry: InFlight, task: asyncio.Task[Any]) -> None:
-        """A task cancelled before its first step never ran `_run_request`: answer it here."""
-        if self._in_flight.get(entry.id) is entry:
-            self._answer(entry, None, asyncio.CancelledError())
 
     def _on_peer_cancel(self, params: Any) -> None:
         """`$/cancel_request` (or the dialect's equivalent) received.
@@ -461,6 +456,10 @@ class Connection:
         self._cancel_children(entry)
         if entry.task is not None:
             entry.task.cancel()
+            if not entry.started:
+                # Cancelled before its first step, the task never runs `_run_request`: no
+                # handler will answer, so answer here (-32800, or nothing in MCP).
+                self._answer(entry, None, asyncio.CancelledError())
 
     def _cancel_children(self, entry: InFlight) -> None:
         """Cancel every pending child: "Propagate cancellation to any nested/child requests"."""

@@ -56,6 +56,8 @@ class InFlight:
     method: str
     params: Any
     task: asyncio.Task[Any] | None = None
+    started: bool = False
+    """Whether the handler's task ran its first step (a task cancelled before it never does)."""
     cancel_source: CancelSource | None = None
     cancel_event: asyncio.Event | None = None
     """Created on demand by `RequestContext.wait_cancelled`."""

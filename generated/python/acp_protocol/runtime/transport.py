@@ -88,12 +88,15 @@ class FrameReader:
                 return []
             self._discarding = False
             chunk = chunk[newline + 1 :]
-        lines = (self._partial + chunk).split(b"\n") if self._partial else chunk.split(b"\n")
+        data = self._partial + chunk if self._partial else chunk
+        lines = data.split(b"\n")
         self._partial = lines.pop()
         if len(self._partial) > self._limit:
             log.error("dropped a frame longer than %d bytes (frame size limit)", self._limit)
             self._partial = b""
             self._discarding = True
+        if len(data) <= self._limit:
+            return lines  # no line can be over the limit
         return self._accept(lines)
 
     def _accept(self, lines: list[bytes]) -> list[bytes]:
