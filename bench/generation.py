@@ -18,12 +18,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def timed(command: list[str], runs: int, cwd: Path = ROOT) -> list[float]:
+def timed(
+    command: list[str], runs: int, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> list[float]:
     """Wall-clock seconds of `command` in `runs` fresh processes."""
     samples = []
     for _ in range(runs):
         started = time.perf_counter()
-        subprocess.run(command, cwd=cwd, check=True, capture_output=True)
+        subprocess.run(command, cwd=cwd, check=True, capture_output=True, env=env)
         samples.append(time.perf_counter() - started)
     return samples
 

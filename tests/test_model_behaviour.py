@@ -210,3 +210,21 @@ def test_distribution_flattens_a_union_nested_in_a_union_branch() -> None:
     assert [b["allOf"] for b in branches] == [[{"$ref": "#/$defs/S"}], [{"$ref": "#/$defs/R"}]]
     assert all(set(b["properties"]) == {"kind", "url"} for b in branches)
     assert all(b["required"] == ["kind"] for b in branches)
+
+
+def test_uri_field_keeps_the_peers_string_exactly(models_from: Models) -> None:
+    """A `format: uri` string is the peer's data: it comes back byte for byte (pydantic's AnyUrl
+    would add a trailing slash to a bare host and percent-encode spaces)."""
+    m = models_from(
+        {
+            "Link": {
+                "type": "object",
+                "properties": {"url": {"type": "string", "format": "uri"}},
+                "required": ["url"],
+            }
+        }
+    )
+    for url in ("https://example.com", "file:///home/a b.txt"):
+        link = m.Link.model_validate({"url": url})
+        assert link.url == url
+        assert link.to_wire() == {"url": url}

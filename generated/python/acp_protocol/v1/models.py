@@ -8,7 +8,7 @@
 from pydantic import Discriminator, Tag
 from ..runtime.model import UNKNOWN_VARIANT, open_discriminator
 from typing import Annotated, Any, Literal
-from pydantic import AnyUrl, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from ..runtime.model import ProtocolModel
 from typing_extensions import TypeAliasType
 
@@ -2495,7 +2495,7 @@ class ElicitationUrlModeSession(ElicitationSessionScope):
         ElicitationId,
         Field(alias="elicitationId", description="The unique identifier for this elicitation."),
     ]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 class ElicitationUrlModeRequest(ElicitationRequestScope):
@@ -2508,7 +2508,7 @@ class ElicitationUrlModeRequest(ElicitationRequestScope):
         ElicitationId,
         Field(alias="elicitationId", description="The unique identifier for this elicitation."),
     ]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 ElicitationUrlMode = TypeAliasType(
@@ -3651,7 +3651,7 @@ class CreateUrlElicitationSessionRequest(ElicitationSessionScope):
         Field(alias="elicitationId", description="The unique identifier for this elicitation."),
     ]
     mode: Literal["url"]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 class CreateUrlElicitationRequestRequest(ElicitationRequestScope):
@@ -3675,7 +3675,7 @@ class CreateUrlElicitationRequestRequest(ElicitationRequestScope):
         Field(alias="elicitationId", description="The unique identifier for this elicitation."),
     ]
     mode: Literal["url"]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 class CreateOtherElicitationSessionRequest(ElicitationSessionScope):
