@@ -49,7 +49,10 @@ class Implementation(Protocol):
 
 
 class _WriteProtocol(asyncio.streams.FlowControlMixin):
-    """A write-pipe protocol whose `StreamWriter.close()` can be awaited (stdlib has none)."""
+    """A write-pipe protocol whose `StreamWriter.close()` can be awaited (stdlib has none).
+
+    The same as the runtime's `_WritePipeProtocol`, kept apart on purpose: this module runs in
+    the official SDK's environment, where our package is not installed."""
 
     def __init__(self) -> None:
         super().__init__()

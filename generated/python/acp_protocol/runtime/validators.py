@@ -10,7 +10,8 @@ type gets two validators, built on first use from the same pydantic core schema:
 
 - **fast**: the core schema with those Python hooks taken out: wrap validators removed (except on
   models with `x-deserialize-default-on-null` fields, whose null replacement changes a valid
-  result) and open discriminators replaced by the plain tag lookup, all in Rust;
+  result, and anywhere below a plain union, where a hook can change which variant is chosen) and
+  open discriminators replaced by the plain tag lookup, all in Rust;
 - **lenient**: the type's own validator, hooks included.
 
 A value the fast validator accepts gets the very result the lenient one gives (the hooks only act
@@ -63,23 +64,54 @@ def _build(wire_type: Any) -> Callable[[Any], Any]:
     return validate
 
 
-def _without_python_hooks(node: Any) -> Any:
-    """A copy of core schema `node` without our Python hooks (see the module docstring)."""
-    if isinstance(node, list):
-        return [_without_python_hooks(item) for item in node]
+_LENIENT_REF = "#lenient"
+"""Suffix of the untouched copy of each definition, used under plain unions."""
+
+
+def _without_python_hooks(node: Any, strip: bool = True) -> Any:
+    """A copy of core schema `node` without our Python hooks (see the module docstring).
+
+    Below a plain (smart) union nothing is stripped: there a hook can make one variant valid that
+    strict validation rejects, and the union would pick another variant. So the choices of a
+    plain union point at untouched copies of the definitions (refs ending in `_LENIENT_REF`).
+    """
+    if isinstance(node, list | tuple):
+        return type(node)(_without_python_hooks(item, strip) for item in node)
     if not isinstance(node, dict):
         return node
     kind = node.get("type")
-    if kind == "function-wrap" and _is_removable_lenient_hook(node["function"]["function"]):
-        inner = _without_python_hooks(node["schema"])
+    if kind == "definitions":
+        definitions = node["definitions"]
+        return {
+            **node,
+            "schema": _without_python_hooks(node["schema"], strip),
+            "definitions": [_without_python_hooks(d, True) for d in definitions]
+            + [_without_python_hooks(d, False) for d in definitions],
+        }
+    if (
+        strip
+        and kind == "function-wrap"
+        and _is_removable_lenient_hook(node["function"]["function"])
+    ):
+        inner = _without_python_hooks(node["schema"], strip)
         if "ref" in node:  # definitions point at the wrapper's ref: the model inherits it
             inner = {**inner, "ref": node["ref"]}
         return inner
+    inner_strip = strip and kind != "union"
     copy = {
-        key: value if key in ("cls", "function", "metadata") else _without_python_hooks(value)
+        key: (
+            value
+            if key in ("cls", "function", "metadata")
+            else _without_python_hooks(value, inner_strip)
+        )
         for key, value in node.items()
     }
-    if kind == "tagged-union" and isinstance(node["discriminator"], OpenDiscriminator):
+    if not strip:
+        if "ref" in copy:
+            copy["ref"] = copy["ref"] + _LENIENT_REF
+        if kind == "definition-ref":
+            copy["schema_ref"] = copy["schema_ref"] + _LENIENT_REF
+    elif kind == "tagged-union" and isinstance(node["discriminator"], OpenDiscriminator):
         copy["discriminator"] = node["discriminator"].wire_name
     return copy
 
