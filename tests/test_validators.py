@@ -13,6 +13,7 @@ import pytest
 from acp_protocol.runtime.model import ProtocolModel
 from acp_protocol.runtime.validators import validator_for
 from acp_protocol.v1 import methods, models
+from acp_protocol.v1.unstable import methods as unstable_methods
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -20,9 +21,10 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from tests.test_corpus import CORPUS_FILES, frames_with_types
 
 SAMPLES = [
-    (label, wire, wire_type)
+    (f"{edition.__name__}:{label}", wire, wire_type)
+    for edition in (methods, unstable_methods)
     for path in CORPUS_FILES
-    for label, wire, wire_type in frames_with_types(path, methods)
+    for label, wire, wire_type in frames_with_types(path, edition)
 ]
 REPLACEMENTS: list[Any] = [None, 7, "text", [], {}, True, "__some_future_variant__"]
 
@@ -78,6 +80,21 @@ def test_fast_path_gives_the_lenient_result_for_every_corpus_message(
     assert outcome(validator_for(wire_type), wire) == outcome(lambda v: lenient(wire_type, v), wire)
 
 
+def test_fast_path_gives_the_lenient_outcome_for_every_single_mutation() -> None:
+    """Exhaustive: every corpus message, every place in it, every replacement, and deletion."""
+    differ = []
+    for label, wire, wire_type in SAMPLES:
+        for path in places(wire):
+            deletions = (False, True) if isinstance(path[-1], str) else (False,)
+            for replacement in REPLACEMENTS:
+                for delete in deletions:
+                    value = mutated(wire, path, replacement, delete)
+                    fast = outcome(validator_for(wire_type), value)
+                    if fast != outcome(lambda v: lenient(wire_type, v), value):
+                        differ.append((label, path, replacement, delete))
+    assert differ == []
+
+
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_fast_path_gives_the_lenient_result_or_error_for_a_mutated_message(data: Any) -> None:
@@ -115,7 +132,9 @@ def test_plain_union_variant_rescued_by_a_lenient_rule_is_still_chosen() -> None
     """Found by the property test above: `requestedSchema.type: null` makes the form variant
     invalid strictly but valid leniently (a default-on-null/error rule), while the catch-all
     variant is valid strictly; below a plain union the fast path must not change the choice."""
-    _, wire, wire_type = next(s for s in SAMPLES if s[0] == "elicitation_create.json[0]")
+    _, wire, wire_type = next(
+        s for s in SAMPLES if s[0] == "acp_protocol.v1.methods:elicitation_create.json[0]"
+    )
     value = mutated(wire, ("requestedSchema", "type"), None, delete=False)
     fast = outcome(validator_for(wire_type), value)
     assert fast == outcome(lambda v: lenient(wire_type, v), value)
