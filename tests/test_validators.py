@@ -7,6 +7,7 @@ peers get things wrong: a null, a value of the wrong type, a missing key, an unk
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
@@ -90,7 +91,7 @@ def test_fast_path_gives_the_lenient_outcome_for_every_single_mutation() -> None
                 for delete in deletions:
                     value = mutated(wire, path, replacement, delete)
                     fast = outcome(validator_for(wire_type), value)
-                    if fast != outcome(lambda v: lenient(wire_type, v), value):
+                    if fast != outcome(partial(lenient, wire_type), value):
                         differ.append((label, path, replacement, delete))
     assert differ == []
 
