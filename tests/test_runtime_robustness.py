@@ -58,11 +58,16 @@ lines = st.lists(
 )
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON value")
+
+
 def expected_answer_id(line: bytes) -> Any:
     """The oracle, from JSON-RPC 2.0 §4 and §5: the id the connection must answer with, or
     NO_ANSWER (notifications and responses are never answered)."""
     try:
-        message = json.loads(line)
+        # Strict JSON, as the runtime parses it: `NaN` and `Infinity` are not JSON values.
+        message = json.loads(line, parse_constant=_not_json)
     except ValueError:
         return None
     if type(message) is not dict:
