@@ -226,11 +226,11 @@ class Connection:
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (also while closing: a cancelled handler may flush updates)."""
-        self._transport.write(encode(notification_frame(method, params)) + b"\n", coalesce=True)
+        self._write(notification_frame(method, params), coalesce=True)
         await self._transport.drain()
 
-    def _write(self, frame: dict[str, Any]) -> None:
-        self._transport.write(encode(frame) + b"\n")
+    def _write(self, frame: dict[str, Any], *, coalesce: bool = False) -> None:
+        self._transport.write(encode(frame) + b"\n", coalesce=coalesce)
 
     def _write_answer(self, frame: dict[str, Any]) -> None:
         """Write a response; one the peer can no longer receive is dropped."""
