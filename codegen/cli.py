@@ -14,7 +14,7 @@ from pathlib import Path
 from codegen import drift, pipeline
 from codegen.problems import GenerationError, SchemaProblems
 from codegen.schema_lock import update_schema
-from codegen.targets.python_scaffold import render_scaffold, write_scaffold
+from codegen.targets.python.scaffold import render_scaffold, write_scaffold
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             print("acp-codegen: generated/ matches a fresh generation")
         elif args.command == "scaffold":
-            ir = pipeline.load_protocol(args.root)
-            source = render_scaffold(ir, args.role, unstable=args.unstable)
+            spec = pipeline.load_specification(args.root)
+            source = render_scaffold(spec, args.role, unstable=args.unstable)
             write_scaffold(source, args.out, force=args.force)
             print(f"acp-codegen: wrote a starter {args.role} to {args.out}")
         else:

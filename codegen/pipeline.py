@@ -1,4 +1,4 @@
-"""The generation pipeline: lock → load → validate → IR → targets → atomic swap into `generated/`.
+"""The generation pipeline: lock → load → validate → lower (IR) → targets → swap into `generated/`.
 
 Targets render into a staging folder beside `generated/`, which replaces it only when every target
 succeeded: a failed run leaves `generated/` as it was. `generated/.fingerprint.json` records a hash
@@ -18,9 +18,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from codegen.build_ir import build_protocol
-from codegen.ir import Protocol
+from codegen.ir import Edition, Specification, Stability
 from codegen.loader import load_schema
+from codegen.lowering import lower_edition
 from codegen.problems import SchemaProblem, SchemaProblems
 from codegen.schema_lock import read_lock, verify_lock
 from codegen.targets import TARGETS, load_target
@@ -28,32 +28,47 @@ from codegen.validation import validate_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 FINGERPRINT = ".fingerprint.json"
-STABLE_SCHEMA = "schema/acp/v1/schema.json"
-UNSTABLE_SCHEMA = "schema/acp/v1/schema.unstable.json"
 # Tools whose version shapes the output: a change of any of them is a change of input.
-OUTPUT_SHAPING_TOOLS = ("datamodel-code-generator", "black", "isort", "pydantic", "jinja2")
+OUTPUT_SHAPING_TOOLS = ("black", "jinja2")
 
 
-def load_protocol(root: Path = ROOT) -> Protocol:
-    """Verify the lock, then load and validate both schemas, reporting every problem at once."""
+def load_specification(root: Path = ROOT) -> Specification:
+    """Verify the lock, then load, validate and lower every pinned edition; every problem of
+    every edition and stage is reported at once (`SchemaProblems`)."""
     lock = read_lock(root)
     verify_lock(root, lock)
-    paths = [root / STABLE_SCHEMA, root / UNSTABLE_SCHEMA]
-    # The metaschema check dominates; the two documents are checked in parallel.
+    paths = [root / locked.path for locked in lock.files]
+    # The metaschema check dominates; the documents are checked in parallel.
     with ProcessPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(_load_and_validate, paths))
     problems = [problem for _, found in results for problem in found]
+    editions: list[Edition] = []
+    stable: dict[str, Edition] = {}
+    ordered = sorted(
+        zip(lock.files, results, strict=True),
+        key=lambda item: (item[0].protocol, item[0].stability is Stability.UNSTABLE),
+    )
+    for locked, (doc, found) in ordered:
+        if found:
+            continue
+        try:
+            edition = lower_edition(
+                doc,
+                protocol=locked.protocol,
+                channel=locked.stability,
+                source=Path(locked.path).name,
+                sha256=locked.sha256,
+                stable=stable.get(locked.protocol),
+            )
+        except SchemaProblems as exc:
+            problems += exc.problems
+            continue
+        if edition.channel is Stability.STABLE:
+            stable[edition.protocol] = edition
+        editions.append(edition)
     if problems:
         raise SchemaProblems(problems)
-    loaded = [
-        (doc, path.name, lock.entry(relative).sha256)
-        for (doc, _), path, relative in zip(
-            results, paths, (STABLE_SCHEMA, UNSTABLE_SCHEMA), strict=True
-        )
-    ]
-    return build_protocol(
-        name="acp", version="v1", origin=lock.origin, stable=loaded[0], unstable=loaded[1]
-    )
+    return Specification(lock.origin, tuple(editions))
 
 
 def _load_and_validate(path: Path) -> tuple[dict[str, Any], list[SchemaProblem]]:
@@ -64,12 +79,12 @@ def _load_and_validate(path: Path) -> tuple[dict[str, Any], list[SchemaProblem]]
     return doc, validate_schema(doc, path.name)
 
 
-def render(ir: Protocol, out_root: Path, targets: tuple[str, ...] = TARGETS) -> None:
+def render(spec: Specification, out_root: Path, targets: tuple[str, ...] = TARGETS) -> None:
     """Render every target into `out_root/<target>` (an empty or missing folder)."""
     for target in targets:
         target_dir = out_root / target
         target_dir.mkdir(parents=True, exist_ok=True)
-        load_target(target)(ir, target_dir)
+        load_target(target)(spec, target_dir)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,11 +102,11 @@ def generate(root: Path = ROOT, out_root: Path | None = None, *, force: bool = F
         "outputs": tree_hash(out_root),
     }:
         return Outcome(False, out_root)
-    ir = load_protocol(root)
+    spec = load_specification(root)
     out_root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out_root.parent, prefix=".generated-staging-"))
     try:
-        render(ir, staging)
+        render(spec, staging)
         fingerprint = {"inputs": inputs, "outputs": tree_hash(staging)}
         (staging / FINGERPRINT).write_text(json.dumps(fingerprint, indent=2) + "\n")
         _swap(staging, out_root)
@@ -102,7 +117,7 @@ def generate(root: Path = ROOT, out_root: Path | None = None, *, force: bool = F
 
 def input_fingerprint(root: Path) -> str:
     digest = hashlib.sha256()
-    files = [root / "schema" / "lock.json", root / STABLE_SCHEMA, root / UNSTABLE_SCHEMA]
+    files = [root / "schema" / "lock.json"] + [root / f.path for f in read_lock(root).files]
     files += sorted((root / "codegen").rglob("*.py")) + sorted(
         p for p in (root / "templates").rglob("*") if p.is_file() and "__pycache__" not in p.parts
     )

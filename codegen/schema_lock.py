@@ -1,7 +1,14 @@
-"""The schema lock (`schema/lock.json`): which upstream files are pinned, from where, what hash.
+"""The schema lock (`schema/lock.json`): which upstream files are pinned, as which edition, from
+where, with what hash.
 
-Generation refuses a schema whose sha256 differs from its lock entry; `acp-codegen update-schema`
-(`make update-schema VERSION=x.y.z`) is the one way to change both together.
+Each entry is one edition: protocol (`v1`, `v2`), channel (stable, unstable), its path here and in
+the npm package, and its sha256. Generation refuses a schema whose sha256 differs from its entry;
+`acp-codegen update-schema` (`make update-schema VERSION=x.y.z`) is the one way to change both.
+
+Package layouts (`LAYOUTS`): from 2.0 the package ships `schema/v1/` and `schema/v2/`, each with a
+stable and an unstable file; before 2.0 it shipped one `schema/schema.json`, the unstable v1
+edition (sometimes beside `schema/v2/schema.unstable.json`). Whatever layout a version has, every
+file it ships that a layout names is pinned.
 """
 
 from __future__ import annotations
@@ -15,13 +22,17 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from codegen.ir import Stability
 from codegen.problems import GenerationError
 
 PACKAGE = "@agentclientprotocol/sdk"
-# (path in this repository, path inside the npm package)
-PINNED_FILES = (
-    ("schema/acp/v1/schema.json", "schema/v1/schema.json"),
-    ("schema/acp/v1/schema.unstable.json", "schema/v1/schema.unstable.json"),
+# (path inside the npm package, protocol, channel), in the order editions are generated.
+LAYOUTS = (
+    ("schema/v1/schema.json", "v1", Stability.STABLE),
+    ("schema/v1/schema.unstable.json", "v1", Stability.UNSTABLE),
+    ("schema/schema.json", "v1", Stability.UNSTABLE),
+    ("schema/v2/schema.json", "v2", Stability.STABLE),
+    ("schema/v2/schema.unstable.json", "v2", Stability.UNSTABLE),
 )
 
 
@@ -29,7 +40,13 @@ PINNED_FILES = (
 class LockedFile:
     path: str
     package_path: str
+    protocol: str
+    channel: str
     sha256: str
+
+    @property
+    def stability(self) -> Stability:
+        return Stability(self.channel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,14 +66,29 @@ class SchemaLock:
         raise GenerationError(f"schema/lock.json has no entry for {path}")
 
 
+def repo_path(protocol: str, channel: Stability) -> str:
+    """Where an edition's schema is kept in this repository."""
+    name = "schema.json" if channel is Stability.STABLE else "schema.unstable.json"
+    return f"schema/acp/{protocol}/{name}"
+
+
 def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def read_lock(root: Path) -> SchemaLock:
-    raw = json.loads((root / "schema" / "lock.json").read_text())
-    files = tuple(LockedFile(**entry) for entry in raw["files"])
-    return SchemaLock(raw["package"], raw["version"], files)
+    path = root / "schema" / "lock.json"
+    try:
+        raw = json.loads(path.read_text())
+        files = tuple(LockedFile(**entry) for entry in raw["files"])
+        lock = SchemaLock(raw["package"], raw["version"], files)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise GenerationError(
+            f"{path} is missing or malformed ({exc}); run `make update-schema VERSION=x.y.z`"
+        ) from exc
+    if not files:
+        raise GenerationError(f"{path} pins no schema file")
+    return lock
 
 
 def verify_lock(root: Path, lock: SchemaLock) -> None:
@@ -88,8 +120,45 @@ def write_lock(root: Path, lock: SchemaLock) -> None:
 
 
 def update_schema(root: Path, version: str) -> SchemaLock:
-    """Fetch `PACKAGE@version` with `npm pack`, copy the pinned files in and rewrite the lock."""
+    """Fetch `PACKAGE@version` with `npm pack`, pin every schema file it ships, rewrite the lock.
+
+    The previous pins are removed only once the new ones are in place."""
     with tempfile.TemporaryDirectory(prefix="acp-schema-") as tmp:
+        package = _unpack(version, Path(tmp))
+        found: dict[tuple[str, Stability], Path] = {}
+        for package_path, protocol, channel in LAYOUTS:
+            source = package / package_path
+            if source.is_file() and (protocol, channel) not in found:
+                found[(protocol, channel)] = source
+        if not found:
+            known = ", ".join(p for p, _, _ in LAYOUTS)
+            raise GenerationError(f"{PACKAGE}@{version} ships none of the known schemas ({known})")
+        old = read_lock(root) if (root / "schema" / "lock.json").exists() else None
+        files = []
+        for (protocol, channel), source in found.items():
+            destination = root / repo_path(protocol, channel)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, destination)
+            files.append(
+                LockedFile(
+                    repo_path(protocol, channel),
+                    source.relative_to(package).as_posix(),
+                    protocol,
+                    channel.value,
+                    sha256_of(destination),
+                )
+            )
+    lock = SchemaLock(PACKAGE, version, tuple(files))
+    write_lock(root, lock)
+    kept = {f.path for f in files}
+    for stale in old.files if old else ():
+        if stale.path not in kept:
+            (root / stale.path).unlink(missing_ok=True)
+    return lock
+
+
+def _unpack(version: str, tmp: Path) -> Path:
+    try:
         result = subprocess.run(
             ["npm", "pack", f"{PACKAGE}@{version}", "--silent"],
             cwd=tmp,
@@ -97,20 +166,17 @@ def update_schema(root: Path, version: str) -> SchemaLock:
             text=True,
             check=False,
         )
-        if result.returncode != 0:
-            raise GenerationError(f"npm pack {PACKAGE}@{version} failed:\n{result.stderr.strip()}")
-        tarball = Path(tmp) / result.stdout.strip().splitlines()[-1]
-        with tarfile.open(tarball) as archive:
-            archive.extractall(tmp, filter="data")
-        files = []
-        for repo_path, package_path in PINNED_FILES:
-            source = Path(tmp) / "package" / package_path
-            if not source.exists():
-                raise GenerationError(f"{PACKAGE}@{version} has no {package_path}")
-            destination = root / repo_path
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, destination)
-            files.append(LockedFile(repo_path, package_path, sha256_of(destination)))
-    lock = SchemaLock(PACKAGE, version, tuple(files))
-    write_lock(root, lock)
-    return lock
+    except FileNotFoundError as exc:
+        raise GenerationError(
+            "npm is not installed; it fetches the schemas (node 20 + npm)"
+        ) from exc
+    if result.returncode != 0:
+        reason = next(
+            (line for line in result.stderr.splitlines() if "error" in line.lower()),
+            result.stderr.strip() or f"exit status {result.returncode}",
+        )
+        raise GenerationError(f"npm pack {PACKAGE}@{version} failed: {reason}")
+    tarball = tmp / result.stdout.strip().splitlines()[-1]
+    with tarfile.open(tarball) as archive:
+        archive.extractall(tmp, filter="data")
+    return tmp / "package"

@@ -4,8 +4,9 @@ Every check runs and every problem is reported, each with its JSON pointer, so o
 that is wrong. Checks:
 - the document is a valid JSON Schema (its declared metaschema, draft 2020-12 by default);
 - every local `$ref` resolves;
-- every `x-method` has an `x-side` from `SIDES` (and no `x-side` stands alone);
-- every method def is named by the role rule of `codegen.ir.role_of`; each request has a response;
+- every `x-method` has an `x-side` of `codegen.ir.Side` (and no `x-side` stands alone);
+- every method def is named by the role rule of `codegen.lowering.surface.role_of`; each
+  request has a response;
 - (method, role) pairs and `$defs` names (case-insensitively) are unique.
 """
 
@@ -16,10 +17,12 @@ from typing import Any
 
 import jsonschema
 
-from codegen.ir import SIDES, MethodRole, role_of
+from codegen.ir import Side
+from codegen.lowering.surface import MethodRole, role_of
 from codegen.problems import SchemaProblem, pointer_join
 
 JsonObject = dict[str, Any]
+SIDES = frozenset(side.value for side in Side)
 
 
 def validate_schema(doc: JsonObject, source: str) -> list[SchemaProblem]:

@@ -8,20 +8,23 @@ import json
 import shutil
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-from codegen.build_ir import build_edition
 from codegen.ir import Stability
+from codegen.lowering import lower_edition
 from codegen.pipeline import ROOT
-from codegen.schema_lock import read_lock, sha256_of, write_lock
+from codegen.schema_lock import read_lock, repo_path, sha256_of, write_lock
 from codegen.targets.python import render_models
-from codegen.targets.python_format import format_source
+from codegen.targets.python.format import format_source
 
 _counter = itertools.count()
+STABLE_SCHEMA = repo_path("v1", Stability.STABLE)
+UNSTABLE_SCHEMA = repo_path("v1", Stability.UNSTABLE)
 
 
 @pytest.fixture
@@ -46,8 +49,7 @@ def rewrite_schema(root: Path, relative: str, edit: Callable[[dict[str, Any]], N
     path.write_text(json.dumps(doc, indent=2))
     lock = read_lock(root)
     files = tuple(
-        type(f)(f.path, f.package_path, sha256_of(root / f.path)) if f.path == relative else f
-        for f in lock.files
+        replace(f, sha256=sha256_of(root / f.path)) if f.path == relative else f for f in lock.files
     )
     write_lock(root, type(lock)(lock.package, lock.version, files))
 
@@ -58,7 +60,9 @@ def models_from(tmp_path: Path) -> Callable[[dict[str, Any]], ModuleType]:
 
     def render(defs: dict[str, Any]) -> ModuleType:
         doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
-        edition = build_edition(doc, stability=Stability.STABLE, source="inline.json", sha256="0")
+        edition = lower_edition(
+            doc, protocol="v1", channel=Stability.STABLE, source="inline.json", sha256="0"
+        )
         source = format_source(
             render_models(edition, "# inline test schema", "acp_protocol.runtime")
         )

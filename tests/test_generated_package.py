@@ -12,7 +12,8 @@ from acp_protocol.v1 import methods, models
 from acp_protocol.v1.unstable import methods as unstable_methods
 from acp_protocol.v1.unstable import models as unstable_models
 
-from codegen.pipeline import ROOT, STABLE_SCHEMA, UNSTABLE_SCHEMA
+from codegen.pipeline import ROOT
+from tests.conftest import STABLE_SCHEMA, UNSTABLE_SCHEMA
 
 EDITIONS = [(STABLE_SCHEMA, models, methods), (UNSTABLE_SCHEMA, unstable_models, unstable_methods)]
 

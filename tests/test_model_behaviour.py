@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
-
-from codegen.problems import GenerationError
-from codegen.targets.python_names import plan_renames
-from codegen.targets.python_schema_pass import distribute_nested_unions
 
 Models = Callable[[dict[str, Any]], ModuleType]
 META = {
@@ -164,52 +159,33 @@ def test_meta_is_its_own_field_and_unknown_fields_survive(models_from: Models) -
     assert req.to_wire() == wire
 
 
-def test_numbered_name_not_in_the_rename_table_fails_generation(models_from: Models) -> None:
-    """An inline object named like an existing def makes datamodel-code-generator number one of
-    them (here the def itself, which would then not import under its own name): generation must
-    stop and name the pointer."""
-    defs = {
-        "Entry": {"type": "object", "properties": {"a": {"type": "string"}}},
-        "Box": {
-            "type": "object",
-            "properties": {"entry": {"type": "object", "properties": {"b": {"type": "integer"}}}},
-        },
-    }
-    with pytest.raises(GenerationError, match=r"Entry1 from inline\.json#/\$defs/Entry"):
-        models_from(defs)
-
-
-def test_rename_plan_uses_the_table_by_pointer() -> None:
-    generated = [
-        ("McpServerHttp2", "#/$defs/McpServer/anyOf/0"),
-        ("McpServerHttp", "#/$defs/McpServerHttp"),
-    ]
-    plan = plan_renames(generated, frozenset({"McpServerHttp", "McpServer"}), "schema.json")
-    assert plan == {"McpServerHttp2": "HttpMcpServer"}
-
-
-def test_distribution_flattens_a_union_nested_in_a_union_branch() -> None:
-    """A and (B or C) = (A and B) or (A and C); the input is not mutated."""
+def test_union_without_discriminator_keyword_selects_by_inferred_tag(models_from: Models) -> None:
+    """v2 schemas (and v1's `AuthMethod`) tag variants by `const` only: the tag is inferred, a
+    branch without it is the default variant, and an unknown tag is kept, never mistaken for
+    the default (`{"type": "env_var"}` is not an `agent` auth method)."""
     defs: dict[str, Any] = {
-        "Scope": {
-            "type": "object",
-            "properties": {"url": {"type": "string"}},
+        "Terminal": {"type": "object", "properties": {"id": {"type": "string"}}},
+        "Agent": {"type": "object", "properties": {"id": {"type": "string"}}},
+        "Method": {
             "anyOf": [
-                {"title": "S", "allOf": [{"$ref": "#/$defs/S"}]},
-                {"title": "R", "allOf": [{"$ref": "#/$defs/R"}]},
-            ],
+                _tagged("terminal", "Terminal"),
+                {"title": "agent", "allOf": [{"$ref": "#/$defs/Agent"}]},
+            ]
         },
-        "Req": {"anyOf": [_tagged("url", "Scope")]},
-        "S": {"type": "object"},
-        "R": {"type": "object"},
+        "Holder": {
+            "type": "object",
+            "properties": {"method": {"$ref": "#/$defs/Method"}},
+            "required": ["method"],
+        },
     }
-    before = copy.deepcopy(defs)
-    result = distribute_nested_unions(defs)
-    assert defs == before
-    branches = result["Req"]["anyOf"]
-    assert [b["allOf"] for b in branches] == [[{"$ref": "#/$defs/S"}], [{"$ref": "#/$defs/R"}]]
-    assert all(set(b["properties"]) == {"kind", "url"} for b in branches)
-    assert all(b["required"] == ["kind"] for b in branches)
+    m = models_from(defs)
+    assert type(m.Holder.model_validate({"method": {"kind": "terminal", "id": "t"}}).method) is (
+        m.MethodTerminal
+    )
+    assert type(m.Holder.model_validate({"method": {"id": "a"}}).method) is m.Agent
+    unknown = m.Holder.model_validate({"method": {"kind": "env_var", "vars": ["K"]}})
+    assert type(unknown.method) is m.UnknownMethod
+    assert unknown.to_wire() == {"method": {"kind": "env_var", "vars": ["K"]}}
 
 
 def test_uri_field_keeps_the_peers_string_exactly(models_from: Models) -> None:

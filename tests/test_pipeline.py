@@ -9,9 +9,9 @@ import pytest
 
 from codegen import cli
 from codegen.drift import compare_trees
-from codegen.pipeline import ROOT, STABLE_SCHEMA, generate, tree_hash
+from codegen.pipeline import ROOT, generate, tree_hash
 from codegen.problems import GenerationError
-from tests.conftest import rewrite_schema
+from tests.conftest import STABLE_SCHEMA, rewrite_schema
 
 
 def test_fresh_generation_matches_the_golden_record_byte_for_byte(tmp_path: Path) -> None:

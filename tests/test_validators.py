@@ -139,4 +139,4 @@ def test_plain_union_variant_rescued_by_a_lenient_rule_is_still_chosen() -> None
     value = mutated(wire, ("requestedSchema", "type"), None, delete=False)
     fast = outcome(validator_for(wire_type), value)
     assert fast == outcome(lambda v: lenient(wire_type, v), value)
-    assert fast[1][0] == "CreateFormElicitationSessionRequest"
+    assert fast[1][0] == "CreateElicitationRequestFormSession"

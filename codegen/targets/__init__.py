@@ -7,11 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from codegen.ir import Protocol
+from codegen.ir import Specification
 
 TARGETS = ("python",)
 
-Generate = Callable[[Protocol, Path], None]
+Generate = Callable[[Specification, Path], None]
 
 
 def load_target(name: str) -> Generate:

@@ -3,8 +3,10 @@
 
 """Typed Agent Client Protocol messages, generated from the official ACP JSON schemas.
 
-Subpackages: `acp_protocol.v1` (stable schema), `acp_protocol.v1.unstable` (unstable schema, a
-superset). `acp_protocol.runtime` is the hand-written support code they share.
+- `acp_protocol.v1`: ACP v1, stable schema (schema.json)
+- `acp_protocol.v1.unstable`: ACP v1, unstable schema (schema.unstable.json)
+
+`acp_protocol.runtime` is the hand-written support code they share.
 """
 
 SCHEMA_ORIGIN = "@agentclientprotocol/sdk@2.4.0"

@@ -24,6 +24,9 @@ from pydantic_core import PydanticUndefined
 
 UNKNOWN_VARIANT = "__unknown_variant__"
 """The tag an open union gives a variant whose discriminator value it does not know."""
+DEFAULT_VARIANT = "__default_variant__"
+"""The tag of a union's default variant: an object without the tag property (the v1 `agent`
+auth method, which the schema describes as the one used "when no `type` is present")."""
 
 _DEFAULT_ON_ERROR = "x-deserialize-default-on-error"
 _SKIP_INVALID_ITEMS = "x-deserialize-skip-invalid-items"
@@ -133,31 +136,40 @@ class OpenDiscriminator:
     """A discriminator for a union that must not fail on a variant it does not know.
 
     A tag in `known` selects its variant; any other string selects the union's catch-all
-    `Unknown…` model (tag `UNKNOWN_VARIANT`), which keeps every field. A missing or non-string
-    tag is still an error (`None` makes pydantic report it). `wire_name` is read by the strict
+    `Unknown…` model (tag `UNKNOWN_VARIANT`), which keeps every field. A missing tag selects the
+    default variant when the union has one (`DEFAULT_VARIANT`); otherwise a missing or
+    non-string tag is an error (`None` makes pydantic report it). `wire_name` is read by the strict
     fast path (`validators.py`), which looks the tag up in Rust and leaves unknown tags to this.
     """
 
-    __slots__ = ("attribute", "known", "wire_name")
+    __slots__ = ("attribute", "has_default", "known", "wire_name")
     __name__ = "open_discriminator"  # pydantic-core names a callable discriminator in errors
 
-    def __init__(self, wire_name: str, attribute: str, known: frozenset[str]) -> None:
+    def __init__(
+        self, wire_name: str, attribute: str, known: frozenset[str], has_default: bool
+    ) -> None:
         self.wire_name = wire_name
         self.attribute = attribute
         self.known = known
+        self.has_default = has_default
 
     def __call__(self, value: Any) -> str | None:
         if isinstance(value, dict):
-            tag = value.get(self.wire_name)
+            tag = value.get(self.wire_name, _ABSENT)
         else:
-            tag = getattr(value, self.attribute, None)
+            tag = getattr(value, self.attribute, _ABSENT)
+        if tag is _ABSENT and self.has_default:
+            return DEFAULT_VARIANT
         if not isinstance(tag, str):
             return None
         return tag if tag in self.known else UNKNOWN_VARIANT
 
 
+_ABSENT = object()
+
+
 def open_discriminator(
-    wire_name: str, attribute: str, known: frozenset[str]
+    wire_name: str, attribute: str, known: frozenset[str], *, has_default: bool = False
 ) -> Callable[[Any], str | None]:
     """The discriminator of an open union (see `OpenDiscriminator`)."""
-    return OpenDiscriminator(wire_name, attribute, known)
+    return OpenDiscriminator(wire_name, attribute, known, has_default)

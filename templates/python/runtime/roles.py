@@ -5,7 +5,8 @@ Generated per edition (`acp_protocol.v1`, `acp_protocol.v1.unstable`):
   agents handle), its context class (`AgentContext`), its connection class and entry points;
 - `peers.py`: the typed handle on each side (`ClientPeer`: one method per method clients handle).
 They subclass what is here. This module is method-agnostic: the routes come from the generated
-method table, and ACP's feature-level cancellation from `session_turns.TURN_RULES`.
+method table, and ACP's feature-level cancellation given by the generated role module
+(`TURN_RULE`, see `session_turns`).
 """
 
 from __future__ import annotations

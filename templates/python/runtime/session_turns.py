@@ -10,10 +10,12 @@ answered with a *result* that says "cancelled", never an error:
 - Client, same section: the Client "MUST respond to all pending `session/request_permission`
   requests with the `cancelled` outcome" after it sends `session/cancel`.
 
-Each rule is one row of `TURN_RULES`. The router (`roles.Router`) tracks the in-flight requests of a
-rule's method by session; the cancel notification (received, or sent by this side) cancels their
-handlers through the connection, which cancels their nested requests first, and a handler that lets
-the `CancelledError` propagate is answered with the rule's result.
+The rules are data of the typed IR (`codegen.lowering.surface.TURN_RULES`, kept for an edition
+only where its own types accept the rule's result); each generated role module holds its side's
+rule as `TURN_RULE`, which it hands to the router. The router (`roles.Router`) tracks the
+in-flight requests of a rule's method by session; the cancel notification (received, or sent by
+this side) cancels their handlers through the connection, which cancels their nested requests
+first, and a handler that lets the `CancelledError` propagate is answered with the rule's result.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .frames import RequestId
@@ -43,24 +44,6 @@ class TurnRule:
     """True: the peer sends `cancel_method` to this side; False: this side sends it."""
     result: Mapping[str, Any]
     """The answer of a turn cancelled this way."""
-
-
-AGENT_PROMPT_TURN = TurnRule(
-    method="session/prompt",
-    cancel_method="session/cancel",
-    cancel_is_received=True,
-    result=MappingProxyType({"stopReason": "cancelled"}),
-)
-CLIENT_PERMISSION_REQUEST = TurnRule(
-    method="session/request_permission",
-    cancel_method="session/cancel",
-    cancel_is_received=False,
-    result=MappingProxyType({"outcome": {"outcome": "cancelled"}}),
-)
-TURN_RULES: Mapping[str, TurnRule] = MappingProxyType(
-    {"agent": AGENT_PROMPT_TURN, "client": CLIENT_PERMISSION_REQUEST}
-)
-"""The rule of each side, keyed by the side that handles the rule's `method`."""
 
 
 def session_id_of(params: Any) -> str | None:

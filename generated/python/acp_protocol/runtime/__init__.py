@@ -26,7 +26,7 @@ from .frames import RequestId
 from .handler import Handler, MethodHandlers
 from .request_state import CancelSource, RequestContext
 from .roles import HandlerContext, Peer, RoleConnection, Router
-from .session_turns import TURN_RULES, TurnRule
+from .session_turns import TurnRule
 from .transport import (
     DEFAULT_FRAME_LIMIT,
     MemoryTransport,
@@ -44,7 +44,6 @@ __all__ = [
     "DEFAULT_FRAME_LIMIT",
     "LSP",
     "MCP",
-    "TURN_RULES",
     "CancelDialect",
     "CancelSignal",
     "CancelSource",

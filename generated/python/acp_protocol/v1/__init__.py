@@ -4,7 +4,8 @@
 """ACP v1, stable schema (schema.json, sha256 0d0b1ca83c48…).
 
 Submodules load on first use, so importing this package is cheap:
-`models` (one pydantic class or type alias per `$defs` name), `methods` (the method table), `unstable` (the unstable schema's superset).
+`models` (one pydantic class or type alias per definition), `methods` (the method table),
+`agent` and `client` (the typed layer), `peers`, `unstable` (the unstable schema's superset).
 """
 
 from __future__ import annotations
@@ -14,10 +15,15 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from . import agent as agent
+    from . import client as client
     from . import methods as methods
     from . import models as models
+    from . import peers as peers
     from . import unstable as unstable
 
+PROTOCOL_VERSION = 1
+"""The `protocolVersion` this edition speaks (`initialize`)."""
 SCHEMA_SOURCE = "schema.json"
 SCHEMA_SHA256 = "0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a"
 _SUBMODULES = frozenset(

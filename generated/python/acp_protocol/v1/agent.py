@@ -9,25 +9,34 @@ answers `-32601` (a notification is ignored). Then serve it: `run_agent()` on th
 stdio, `spawn_client()` to start a client program, or `connect_agent()` on any transport.
 
 `session/cancel` cancels the session's in-flight `session/prompt` (and its nested requests); a
-prompt handler that lets the `CancelledError` propagate is answered `stopReason: "cancelled"`.
+handler that lets the `CancelledError` propagate is answered `{'stopReason': 'cancelled'}`.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import MappingProxyType
 from typing import Any
 
 from ..runtime.connection import Connection
 from ..runtime.errors import MethodNotFound
 from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ..runtime.session_store import SessionStore
-from ..runtime.session_turns import TURN_RULES
+from ..runtime.session_turns import TurnRule
 from ..runtime.transport import Transport, open_stdio, spawn_process
 
 from . import models
 from .methods import METHODS
 from .peers import ClientPeer
+
+TURN_RULE = TurnRule(
+    method="session/prompt",
+    cancel_method="session/cancel",
+    cancel_is_received=True,
+    result=MappingProxyType({"stopReason": "cancelled"}),
+)
+"""prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason."""
 
 
 class AgentContext(HandlerContext[ClientPeer]):
@@ -200,7 +209,7 @@ def connect_agent(agent: Agent, transport: Transport, **options: Any) -> AgentCo
         side="agent",
         context_type=AgentContext,
         peer_type=ClientPeer,
-        turn_rule=TURN_RULES.get("agent"),
+        turn_rule=TURN_RULE,
     )
     return AgentConnection(Connection(transport, router, **options), router)
 

@@ -4,7 +4,8 @@
 """ACP v1, unstable schema (schema.unstable.json, sha256 ce7881d10c85…).
 
 Submodules load on first use, so importing this package is cheap:
-`models` (one pydantic class or type alias per `$defs` name), `methods` (the method table).
+`models` (one pydantic class or type alias per definition), `methods` (the method table),
+`agent` and `client` (the typed layer), `peers`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,14 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from . import agent as agent
+    from . import client as client
     from . import methods as methods
     from . import models as models
+    from . import peers as peers
 
+PROTOCOL_VERSION = 1
+"""The `protocolVersion` this edition speaks (`initialize`)."""
 SCHEMA_SOURCE = "schema.unstable.json"
 SCHEMA_SHA256 = "ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189"
 _SUBMODULES = frozenset(

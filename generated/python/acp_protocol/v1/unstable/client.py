@@ -8,25 +8,34 @@ model and the context (`ClientContext`) and returns the result model. A method y
 answers `-32601` (a notification is ignored). Then serve it: `run_client()` on this process's
 stdio, `spawn_agent()` to start a agent program, or `connect_client()` on any transport.
 
-Sending `session/cancel` (`connection.agent.session_cancel(...)`) cancels the session's pending
-`session/request_permission` handlers, which are answered with the `cancelled` outcome.
+Sending `session/cancel` cancels the session's pending `session/request_permission` handlers, which are
+answered `{'outcome': {'outcome': 'cancelled'}}`.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import MappingProxyType
 from typing import Any
 
 from ...runtime.connection import Connection
 from ...runtime.errors import MethodNotFound
 from ...runtime.roles import HandlerContext, RoleConnection, Router
-from ...runtime.session_turns import TURN_RULES
+from ...runtime.session_turns import TurnRule
 from ...runtime.transport import Transport, open_stdio, spawn_process
 
 from . import models
 from .methods import METHODS
 from .peers import AgentPeer
+
+TURN_RULE = TurnRule(
+    method="session/request_permission",
+    cancel_method="session/cancel",
+    cancel_is_received=False,
+    result=MappingProxyType({"outcome": {"outcome": "cancelled"}}),
+)
+"""prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome."""
 
 
 class ClientContext(HandlerContext[AgentPeer]):
@@ -180,7 +189,7 @@ def connect_client(client: Client, transport: Transport, **options: Any) -> Clie
         side="client",
         context_type=ClientContext,
         peer_type=AgentPeer,
-        turn_rule=TURN_RULES.get("client"),
+        turn_rule=TURN_RULE,
     )
     return ClientConnection(Connection(transport, router, **options), router)
 

@@ -395,7 +395,7 @@ NOTIFICATIONS: Mapping[str, MethodSpec] = MappingProxyType(
             params_type=models.MessageMcpNotification,
             result_type=None,
             stability="unstable",
-            handler_name="mcp_message",
+            handler_name="mcp_message_notification",
         ),
         PROXY_SUCCESSOR: MethodSpec(
             name=PROXY_SUCCESSOR,
@@ -404,7 +404,7 @@ NOTIFICATIONS: Mapping[str, MethodSpec] = MappingProxyType(
             params_type=models.ProxySuccessorNotification,
             result_type=None,
             stability="unstable",
-            handler_name="proxy_successor",
+            handler_name="proxy_successor_notification",
         ),
         SESSION_CANCEL: MethodSpec(
             name=SESSION_CANCEL,

@@ -472,7 +472,7 @@ class AgentPeer(Peer):
             parse_result("session/unarchive", models.UnarchiveSessionResponse, result),
         )
 
-    async def mcp_message(self, params: models.MessageMcpNotification) -> None:
+    async def mcp_message_notification(self, params: models.MessageMcpNotification) -> None:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.

@@ -13,23 +13,35 @@ import os
 import tempfile
 from pathlib import Path
 
-from codegen.ir import Protocol
+from codegen.ir import Specification, Stability
 from codegen.problems import GenerationError
 from codegen.targets.python import PACKAGE, template_environment
-from codegen.targets.python_format import format_source
-from codegen.targets.python_roles import roles_of
+from codegen.targets.python.format import format_source
+from codegen.targets.python.roles import role_views
 
 
-def render_scaffold(ir: Protocol, role_name: str, *, unstable: bool) -> str:
+def render_scaffold(
+    spec: Specification, role_name: str, *, unstable: bool, protocol: str = "v1"
+) -> str:
     """The starter module for `role_name` ("agent" or "client"), formatted."""
-    edition = ir.unstable if unstable else ir.stable
-    roles = {role.name: role for role in roles_of(edition)}
+    channel = Stability.UNSTABLE if unstable else Stability.STABLE
+    edition = spec.edition(protocol, channel)
+    if edition is None:
+        raise GenerationError(
+            f"{spec.origin} pins no {channel.value} {protocol} schema to scaffold from"
+        )
+    roles = {role.name: role for role in role_views(edition)}
     if role_name not in roles:
         raise GenerationError(f"unknown role {role_name!r}; choose one of {sorted(roles)}")
-    package = ".".join([PACKAGE, ir.version, *(["unstable"] if unstable else [])])
+    package = ".".join([PACKAGE, *edition.key.split("/")])
     command = " ".join(["acp-codegen scaffold", role_name, *(["--unstable"] if unstable else [])])
     template = template_environment().get_template("scaffold.py.jinja")
-    source = template.render(role=roles[role_name], package=package, command=command)
+    source = template.render(
+        role=roles[role_name],
+        package=package,
+        command=command,
+        protocol_version=edition.protocol_version,
+    )
     return format_source(source)
 
 

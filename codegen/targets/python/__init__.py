@@ -1,0 +1,171 @@
+"""Python target: a vendorable package `acp_protocol` of pydantic v2 models and a typed layer.
+
+Entry point: `generate(spec, out_dir)`. Output (under `out_dir`), from the IR only:
+  acp_protocol/__init__.py, py.typed
+  acp_protocol/runtime/…                 hand-written, copied from templates/python/runtime/
+  acp_protocol/<v>/{__init__,models,methods,peers,agent,client}.py   each stable edition (v1, v2)
+  acp_protocol/<v>/unstable/…                                        each unstable edition
+
+One template per output-file kind (templates/python/*.jinja); black formats the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from codegen import ir
+from codegen.targets.python.format import format_modules, format_source
+from codegen.targets.python.models import models_view
+from codegen.targets.python.roles import method_handler_names, role_views
+from codegen.targets.python.types import JINJA_TESTS, PRIMITIVES, attribute_name
+
+PACKAGE = "acp_protocol"
+TEMPLATES = Path(__file__).resolve().parents[3] / "templates" / "python"
+RUNTIME_SOURCES = TEMPLATES / "runtime"
+
+
+def generate(spec: ir.Specification, out_dir: Path) -> None:
+    """Write the Python package for `spec` into `out_dir` (which the caller has made empty)."""
+    env = template_environment()
+    header = env.get_template("header.py.jinja").render(origin=spec.origin)
+    package_dir = out_dir / PACKAGE
+    editions = [(e, package_dir / e.key, _runtime_import(e)) for e in spec.editions]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(render_models, e, header, r) for e, _, r in editions]
+        models = format_modules(futures, pool)
+
+    _write(
+        package_dir / "__init__.py",
+        env.get_template("package_init.py.jinja"),
+        header=header,
+        package=PACKAGE,
+        spec=spec,
+    )
+    (package_dir / "py.typed").write_text("")
+    for source in sorted(RUNTIME_SOURCES.glob("*.py")):
+        copy_header = env.get_template("runtime_copy_header.py.jinja").render(file_name=source.name)
+        _write_text(package_dir / "runtime" / source.name, copy_header + "\n" + source.read_text())
+
+    for protocol in spec.protocols:
+        if spec.edition(protocol, ir.Stability.STABLE) is None:
+            # Only an unstable edition is pinned (schemas before 2.0): the protocol's package
+            # holds just `unstable`.
+            _write(
+                package_dir / protocol / "__init__.py",
+                env.get_template("edition_init.py.jinja"),
+                header=header,
+                protocol=protocol,
+                edition=None,
+                has_unstable=True,
+                submodules=["unstable"],
+            )
+    for (edition, directory, runtime_import), models_text in zip(editions, models, strict=True):
+        has_unstable = (
+            edition.channel is ir.Stability.STABLE
+            and spec.edition(edition.protocol, ir.Stability.UNSTABLE) is not None
+        )
+        roles = role_views(edition)
+        submodules = sorted(["methods", "models", "peers", *(role.name for role in roles)])
+        submodules += ["unstable"] if has_unstable else []
+        context = {
+            "header": header,
+            "protocol": edition.protocol,
+            "edition": edition,
+            "runtime_import": runtime_import,
+            "roles": roles,
+            "handler_names": method_handler_names(edition),
+        }
+        init = env.get_template("edition_init.py.jinja")
+        _write(
+            directory / "__init__.py",
+            init,
+            has_unstable=has_unstable,
+            submodules=submodules,
+            **context,
+        )
+        _write_text(directory / "models.py", models_text, formatted=True)
+        _write(directory / "methods.py", env.get_template("methods.py.jinja"), **context)
+        _write(directory / "peers.py", env.get_template("peers.py.jinja"), **context)
+        for role in roles:
+            _write(
+                directory / f"{role.name}.py",
+                env.get_template("role.py.jinja"),
+                role=role,
+                **context,
+            )
+
+
+def template_environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+        extensions=["jinja2.ext.do"],
+    )
+    env.filters["pyrepr"] = _pyrepr
+    env.filters["docstring"] = _docstring
+    env.filters["attribute_name"] = attribute_name
+    env.filters["constant_name"] = _constant_name
+    env.tests.update(JINJA_TESTS)
+    env.globals["primitives"] = PRIMITIVES
+    return env
+
+
+def render_models(edition: ir.Edition, header: str, runtime_import: str) -> str:
+    """The models module of one edition, not yet formatted. Runs in a worker process."""
+    template = template_environment().get_template("models.py.jinja")
+    return template.render(
+        header=header,
+        edition=edition,
+        view=models_view(edition),
+        runtime_import=runtime_import,
+    )
+
+
+def _runtime_import(edition: ir.Edition) -> str:
+    """The relative import of `acp_protocol.runtime` from the edition's package."""
+    return "." * (1 + edition.key.count("/") + 1) + "runtime"
+
+
+def _constant_name(method: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in method).strip("_").upper()
+
+
+def _pyrepr(value: object) -> str:
+    """`repr` of a JSON value (mappings as plain dicts), valid Python source."""
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_pyrepr(k)}: {_pyrepr(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def _docstring(text: str, indent: int) -> str:
+    """A schema description as a docstring literal whose lines after the first are indented by
+    `indent` spaces; backslashes and triple quotes are escaped."""
+    text = text.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    if text.endswith('"'):
+        text = text[:-1] + '\\"'  # a closing quote would merge with the docstring's
+    lines = text.splitlines() or ["(The schema gives no description.)"]
+    if len(lines) == 1:
+        return '"""' + lines[0] + '"""'
+    pad = " " * indent
+    rest = [pad + line if line.strip() else "" for line in lines[1:]]
+    return '"""' + "\n".join([lines[0], *rest, pad + '"""'])
+
+
+def _write(path: Path, template: jinja2.Template, **context: Any) -> None:
+    _write_text(path, template.render(**context))
+
+
+def _write_text(path: Path, text: str, *, formatted: bool = False) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".py" and not formatted:
+        text = format_source(text)
+    path.write_text(text)
