@@ -13,6 +13,7 @@ from collections.abc import Callable
 from codegen.ir import Edition, Stability
 from codegen.lowering.context import Lowering, def_pointer
 from codegen.lowering.definitions import lower_definition
+from codegen.lowering.naming import OVERRIDES, Overrides
 from codegen.lowering.nodes import JsonObject
 from codegen.lowering.surface import lower_error_codes, lower_methods, lower_roles
 from codegen.problems import SchemaProblems
@@ -26,12 +27,13 @@ def lower_edition(
     source: str,
     sha256: str,
     stable: Edition | None = None,
+    overrides: Overrides = OVERRIDES,
 ) -> Edition:
     """Lower one validated document. With `stable` (the stable edition of the same protocol),
     what only this edition has is marked `UNSTABLE`; without it everything gets `channel`."""
     defs: JsonObject = doc["$defs"]
     stability_of = _stability_rule(channel, stable)
-    ctx = Lowering(defs=defs, source=source, stability_of=stability_of)
+    ctx = Lowering(defs=defs, source=source, stability_of=stability_of, overrides=overrides)
     for name in defs:
         ctx.claim(name, def_pointer(name))
     for name, node in defs.items():

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from codegen.ir import Definition, Stability
+from codegen.lowering.naming import OVERRIDES, Overrides
 from codegen.lowering.nodes import JsonObject
 from codegen.problems import SchemaProblem, pointer_join
 
@@ -19,6 +20,7 @@ class Lowering:
     defs: JsonObject
     source: str
     stability_of: Callable[[str], Stability]
+    overrides: Overrides = field(default_factory=lambda: OVERRIDES)
     definitions: dict[str, Definition] = field(default_factory=dict)
     problems: list[SchemaProblem] = field(default_factory=list)
     _claims: dict[str, str] = field(default_factory=dict)

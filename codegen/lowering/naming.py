@@ -19,22 +19,24 @@ definition and the tag or title), never by JSON pointer or array index.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 
 from codegen.words import pascal
 
-OVERRIDES: Mapping[tuple[str, str], str] = {
-    # (parent definition, tag or title) → name. Empty rows would be dead weight: add one only when
-    # a rule's name reads badly, and say why.
-}
+OVERRIDES: Mapping[tuple[str, str], str] = MappingProxyType(
+    {
+        # (parent definition, tag, title or property) → name. None is needed for any published
+        # schema today; add one only where a rule's name reads badly, and say why.
+    }
+)
 
 
-def overridden(parent: str, part: str) -> str | None:
-    return OVERRIDES.get((parent, part))
+Overrides = Mapping[tuple[str, str], str]
 
 
-def variant_name(parent: str, tag: str, taken: frozenset[str]) -> str:
+def variant_name(parent: str, tag: str, taken: frozenset[str], overrides: Overrides) -> str:
     """A tagged variant's name: parent + tag, or tag + parent when that is a `$defs` name."""
-    override = overridden(parent, tag)
+    override = overrides.get((parent, tag))
     if override is not None:
         return override
     name = parent + pascal(tag)
@@ -48,6 +50,11 @@ def catch_all_name(union: str, taken: frozenset[str]) -> str:
     return union + "Other" if name in taken else name
 
 
-def member_name(parent: str, prop: str) -> str:
+def branch_name(parent: str, label: str, overrides: Overrides) -> str:
+    """An untagged branch, or one level of a distributed branch: parent + title (or key)."""
+    return overrides.get((parent, label)) or parent + pascal(label)
+
+
+def member_name(parent: str, prop: str, overrides: Overrides) -> str:
     """An inline object or union held by property `prop` of `parent`."""
-    return overridden(parent, prop) or parent + pascal(prop)
+    return overrides.get((parent, prop)) or parent + pascal(prop)

@@ -198,7 +198,7 @@ def fields_of(ctx: Lowering, owner: str, alt: Alt) -> tuple[Field, ...]:
         result.append(
             Field(
                 wire_name=wire,
-                type=lower_type(ctx, node, pointer, member_name(owner, wire)),
+                type=lower_type(ctx, node, pointer, member_name(owner, wire, ctx.overrides)),
                 required=wire in required,
                 doc=str(node_dict.get("description", "")),
                 default=node_dict.get("default", NO_DEFAULT),

@@ -27,10 +27,9 @@ from codegen.ir import (
     Variant,
 )
 from codegen.lowering.context import Lowering
-from codegen.lowering.naming import catch_all_name, overridden, variant_name
+from codegen.lowering.naming import branch_name, catch_all_name, variant_name
 from codegen.lowering.objects import Alt, fields_of, infer_tag, make_struct, struct_consts
 from codegen.problems import pointer_join
-from codegen.words import pascal
 
 
 def lower_object_union(
@@ -74,7 +73,7 @@ def _build(
             default_alts.append(alt)
     variants = []
     for value, group in by_tag.items():
-        variant = variant_name(name, value, ctx.def_names)
+        variant = variant_name(name, value, ctx.def_names, ctx.overrides)
         variant_pointer = pointer_join(pointer, "tag", value)
         if len(group) == 1:
             ref = _leaf(ctx, variant, variant_pointer, group[0], None, tag)
@@ -161,7 +160,7 @@ def _leaf(
         if label is None:
             ctx.problem(pointer, f"a branch of {parent!r} has no tag, title or distinct key")
             return Ref(parent)
-        name = overridden(parent, label) or parent + pascal(label)
+        name = branch_name(parent, label, ctx.overrides)
         pointer = pointer_join(pointer, "branch", label)
     if not ctx.claim(name, pointer):
         return Ref(name)

@@ -5,6 +5,8 @@
 
 - `acp_protocol.v1`: ACP v1, stable schema (schema.json)
 - `acp_protocol.v1.unstable`: ACP v1, unstable schema (schema.unstable.json)
+- `acp_protocol.v2`: ACP v2, stable schema (schema.json)
+- `acp_protocol.v2.unstable`: ACP v2, unstable schema (schema.unstable.json)
 
 `acp_protocol.runtime` is the hand-written support code they share.
 """

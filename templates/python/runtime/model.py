@@ -136,9 +136,10 @@ class OpenDiscriminator:
     """A discriminator for a union that must not fail on a variant it does not know.
 
     A tag in `known` selects its variant; any other string selects the union's catch-all
-    `Unknown…` model (tag `UNKNOWN_VARIANT`), which keeps every field. A missing tag selects the
-    default variant when the union has one (`DEFAULT_VARIANT`); otherwise a missing or
-    non-string tag is an error (`None` makes pydantic report it). `wire_name` is read by the strict
+    `Unknown…` model (tag `UNKNOWN_VARIANT`), which keeps every field. A missing or `null` tag
+    selects the union's default variant when it has one (`DEFAULT_VARIANT`: v1's untagged `agent`
+    auth method, the unstable `IdleStateUpdate` without a stop reason); otherwise it is an error,
+    as is a non-string tag (`None` makes pydantic report it). `wire_name` is read by the strict
     fast path (`validators.py`), which looks the tag up in Rust and leaves unknown tags to this.
     """
 
@@ -158,7 +159,7 @@ class OpenDiscriminator:
             tag = value.get(self.wire_name, _ABSENT)
         else:
             tag = getattr(value, self.attribute, _ABSENT)
-        if tag is _ABSENT and self.has_default:
+        if (tag is _ABSENT or tag is None) and self.has_default:
             return DEFAULT_VARIANT
         if not isinstance(tag, str):
             return None
