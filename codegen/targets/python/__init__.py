@@ -6,20 +6,21 @@ Entry point: `generate(spec, out_dir)`. Output (under `out_dir`), from the IR on
   acp_protocol/<v>/{__init__,models,methods,peers,agent,client}.py   each stable edition (v1, v2)
   acp_protocol/<v>/unstable/…                                        each unstable edition
 
-One template per output-file kind (templates/python/*.jinja); black formats the result.
+One template per output-file kind (templates/python/*.jinja). The models modules are written in
+their final layout by their template; black formats the smaller modules.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
 from codegen import ir
-from codegen.targets.python.format import format_modules, format_source
+from codegen.targets.python.format import format_source
 from codegen.targets.python.models import models_view
 from codegen.targets.python.roles import method_handler_names, role_views
 from codegen.targets.python.types import JINJA_TESTS, PRIMITIVES, attribute_name
@@ -35,9 +36,7 @@ def generate(spec: ir.Specification, out_dir: Path) -> None:
     header = env.get_template("header.py.jinja").render(origin=spec.origin)
     package_dir = out_dir / PACKAGE
     editions = [(e, package_dir / e.key, _runtime_import(e)) for e in spec.editions]
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        futures = [pool.submit(render_models, e, header, r) for e, _, r in editions]
-        models = format_modules(futures, pool)
+    models = [render_models(e, header, r) for e, _, r in editions]
 
     _write(
         package_dir / "__init__.py",
@@ -120,7 +119,7 @@ def template_environment() -> jinja2.Environment:
 
 
 def render_models(edition: ir.Edition, header: str, runtime_import: str) -> str:
-    """The models module of one edition, not yet formatted. Runs in a worker process."""
+    """The models module of one edition, laid out by its template (no formatter pass)."""
     template = template_environment().get_template("models.py.jinja")
     return template.render(
         header=header,
@@ -140,9 +139,14 @@ def _constant_name(method: str) -> str:
 
 
 def _pyrepr(value: object) -> str:
-    """`repr` of a JSON value (mappings as plain dicts), valid Python source."""
+    """A JSON value as Python source: strings double-quoted (a JSON string literal is a valid
+    Python one), mappings as dicts, lists as lists."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{_pyrepr(k)}: {_pyrepr(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_pyrepr(v) for v in value) + "]"
     return repr(value)
 
 

@@ -25,8 +25,9 @@ class FieldView:
     field: ir.Field
     attribute: str
     type: ir.TypeExpr
-    """The annotation's type: the field's own, made nullable when the field may be absent
-    (absent is written as the default `None`, and `to_wire` leaves unset fields out)."""
+    """The annotation's type: the field's own, made nullable when the field may be absent and
+    has no default (absent is written as the default `None`; `to_wire` leaves unset fields
+    out)."""
     forward: bool
     """Refers to a definition written later in the module: the annotation is quoted."""
     default: str
@@ -90,9 +91,9 @@ def _field_view(
 ) -> FieldView:
     forward = any(position[name] > index for name in ir.referenced_names(field.type))
     type_ = field.type
-    if not field.required and not isinstance(type_, ir.Nullable | ir.NullType):
-        type_ = ir.Nullable(type_)
     default, model = _default_kind(field, structs)
+    if default == "none" and not isinstance(type_, ir.Nullable | ir.NullType):
+        type_ = ir.Nullable(type_)
     return FieldView(field, attribute_name(field.wire_name), type_, forward, default, model)
 
 

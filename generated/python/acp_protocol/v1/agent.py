@@ -9,7 +9,7 @@ answers `-32601` (a notification is ignored). Then serve it: `run_agent()` on th
 stdio, `spawn_client()` to start a client program, or `connect_agent()` on any transport.
 
 `session/cancel` cancels the session's in-flight `session/prompt` (and its nested requests); a
-handler that lets the `CancelledError` propagate is answered `{'stopReason': 'cancelled'}`.
+handler that lets the `CancelledError` propagate is answered `{"stopReason": "cancelled"}`.
 """
 
 from __future__ import annotations

@@ -74,21 +74,21 @@ class PromptCapabilities(ProtocolModel):
     """
 
     image: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Agent supports `image` content blocks.",
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = False
     audio: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Agent supports `audio` content blocks.",
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = False
     embedded_context: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="embeddedContext",
             description="Agent supports embedded context in `session/prompt` requests.\n\nWhen enabled, the Client is allowed to include `resource` content blocks\nin prompt requests for pieces of context that are referenced in the message.",
@@ -109,14 +109,14 @@ class McpCapabilities(ProtocolModel):
     """MCP capabilities supported by the agent"""
 
     http: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Agent supports `http` MCP servers.",
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = False
     sse: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Agent supports `sse` MCP servers.",
             json_schema_extra={"x-deserialize-default-on-error": True},
@@ -284,7 +284,7 @@ class AgentCapabilities(ProtocolModel):
     """
 
     load_session: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="loadSession",
             description="Whether the agent supports `session/load`.",
@@ -292,19 +292,15 @@ class AgentCapabilities(ProtocolModel):
         ),
     ] = False
     prompt_capabilities: Annotated[
-        PromptCapabilities | None,
+        PromptCapabilities,
         Field(
             alias="promptCapabilities",
             description="Prompt capabilities supported by the agent.",
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
-    ] = Field(
-        default_factory=lambda: PromptCapabilities.model_validate(
-            {"image": False, "audio": False, "embeddedContext": False}
-        )
-    )
+    ] = Field(default_factory=lambda: PromptCapabilities.model_validate({"image": False, "audio": False, "embeddedContext": False}))
     mcp_capabilities: Annotated[
-        McpCapabilities | None,
+        McpCapabilities,
         Field(
             alias="mcpCapabilities",
             description="MCP capabilities supported by the agent.",
@@ -312,7 +308,7 @@ class AgentCapabilities(ProtocolModel):
         ),
     ] = Field(default_factory=lambda: McpCapabilities.model_validate({"http": False, "sse": False}))
     session_capabilities: Annotated[
-        SessionCapabilities | None,
+        SessionCapabilities,
         Field(
             alias="sessionCapabilities",
             description="Session lifecycle and prompt capabilities advertised by the agent.",
@@ -320,7 +316,7 @@ class AgentCapabilities(ProtocolModel):
         ),
     ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
     auth: Annotated[
-        AgentAuthCapabilities | None,
+        AgentAuthCapabilities,
         Field(
             description="Authentication-related capabilities supported by the agent.",
             json_schema_extra={"x-deserialize-default-on-error": True},
@@ -338,12 +334,7 @@ class AgentCapabilities(ProtocolModel):
 
 SessionId = TypeAliasType(
     "SessionId",
-    Annotated[
-        str,
-        Field(
-            description="A unique identifier for a conversation session between a client and agent.\n\nEach session has its own context, conversation history, and state, so one\nagent can run several independent sessions.\n\nSee protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/session-setup#session-id)"
-        ),
-    ],
+    Annotated[str, Field(description="A unique identifier for a conversation session between a client and agent.\n\nEach session has its own context, conversation history, and state, so one\nagent can run several independent sessions.\n\nSee protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/session-setup#session-id)")],
 )
 
 
@@ -363,10 +354,7 @@ class Annotations(ProtocolModel):
         list[Role] | None,
         Field(
             description="Intended recipients for this content, such as the user or assistant.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     last_modified: Annotated[
@@ -404,7 +392,12 @@ class TextContent(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    text: Annotated[str, Field(description="Text payload carried by this content block.")]
+    text: Annotated[
+        str,
+        Field(
+            description="Text payload carried by this content block.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -435,9 +428,18 @@ class ImageContent(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    data: Annotated[str, Field(description="Base64-encoded media payload.")]
+    data: Annotated[
+        str,
+        Field(
+            description="Base64-encoded media payload.",
+        ),
+    ]
     mime_type: Annotated[
-        str, Field(alias="mimeType", description="MIME type describing the encoded media payload.")
+        str,
+        Field(
+            alias="mimeType",
+            description="MIME type describing the encoded media payload.",
+        ),
     ]
     uri: Annotated[
         str | None,
@@ -475,9 +477,18 @@ class AudioContent(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    data: Annotated[str, Field(description="Base64-encoded media payload.")]
+    data: Annotated[
+        str,
+        Field(
+            description="Base64-encoded media payload.",
+        ),
+    ]
     mime_type: Annotated[
-        str, Field(alias="mimeType", description="MIME type describing the encoded media payload.")
+        str,
+        Field(
+            alias="mimeType",
+            description="MIME type describing the encoded media payload.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -523,7 +534,12 @@ class ResourceLink(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    name: Annotated[str, Field(description="Human-readable name shown for this protocol object.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name shown for this protocol object.",
+        ),
+    ]
     size: Annotated[
         int | None,
         Field(
@@ -538,7 +554,12 @@ class ResourceLink(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    uri: Annotated[str, Field(description="URI associated with this resource or media payload.")]
+    uri: Annotated[
+        str,
+        Field(
+            description="URI associated with this resource or media payload.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -569,8 +590,18 @@ class TextResourceContents(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    text: Annotated[str, Field(description="Text payload carried by this content block.")]
-    uri: Annotated[str, Field(description="URI associated with this resource or media payload.")]
+    text: Annotated[
+        str,
+        Field(
+            description="Text payload carried by this content block.",
+        ),
+    ]
+    uri: Annotated[
+        str,
+        Field(
+            description="URI associated with this resource or media payload.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -584,7 +615,12 @@ class TextResourceContents(ProtocolModel):
 class BlobResourceContents(ProtocolModel):
     """Binary resource contents."""
 
-    blob: Annotated[str, Field(description="Base64-encoded bytes for a binary resource payload.")]
+    blob: Annotated[
+        str,
+        Field(
+            description="Base64-encoded bytes for a binary resource payload.",
+        ),
+    ]
     mime_type: Annotated[
         str | None,
         Field(
@@ -593,7 +629,12 @@ class BlobResourceContents(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    uri: Annotated[str, Field(description="URI associated with this resource or media payload.")]
+    uri: Annotated[
+        str,
+        Field(
+            description="URI associated with this resource or media payload.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -606,10 +647,7 @@ class BlobResourceContents(ProtocolModel):
 
 EmbeddedResourceResource = TypeAliasType(
     "EmbeddedResourceResource",
-    Annotated[
-        TextResourceContents | BlobResourceContents,
-        Field(description="Resource content that can be embedded in a message."),
-    ],
+    Annotated[TextResourceContents | BlobResourceContents, Field(description="Resource content that can be embedded in a message.")],
 )
 
 
@@ -625,7 +663,9 @@ class EmbeddedResource(ProtocolModel):
     ] = None
     resource: Annotated[
         EmbeddedResourceResource,
-        Field(description="Embedded resource payload, either text or binary data."),
+        Field(
+            description="Embedded resource payload, either text or binary data.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -657,15 +697,13 @@ class UnknownContentBlock(ProtocolModel):
 ContentBlock = TypeAliasType(
     "ContentBlock",
     Annotated[
-        Annotated[ContentBlockText, Tag("text")]
-        | Annotated[ContentBlockImage, Tag("image")]
-        | Annotated[ContentBlockAudio, Tag("audio")]
-        | Annotated[ContentBlockResourceLink, Tag("resource_link")]
-        | Annotated[ContentBlockResource, Tag("resource")]
-        | Annotated[UnknownContentBlock, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Content blocks represent displayable information in the Agent Client Protocol.\n\nContent blocks appear in:\n- User prompts sent via `session/prompt`\n- Language model output streamed through `session/update` notifications\n- Progress updates and results from tool calls\n\nThis structure is compatible with the Model Context Protocol (MCP), so agents can\nforward content from MCP tool outputs without transformation.\n\nSee protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/content)"
-        ),
+        Annotated[ContentBlockText, Tag("text")] |
+        Annotated[ContentBlockImage, Tag("image")] |
+        Annotated[ContentBlockAudio, Tag("audio")] |
+        Annotated[ContentBlockResourceLink, Tag("resource_link")] |
+        Annotated[ContentBlockResource, Tag("resource")] |
+        Annotated[UnknownContentBlock, Tag(UNKNOWN_VARIANT)],
+        Field(description="Content blocks represent displayable information in the Agent Client Protocol.\n\nContent blocks appear in:\n- User prompts sent via `session/prompt`\n- Language model output streamed through `session/update` notifications\n- Progress updates and results from tool calls\n\nThis structure is compatible with the Model Context Protocol (MCP), so agents can\nforward content from MCP tool outputs without transformation.\n\nSee protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/content)"),
         Discriminator(
             open_discriminator(
                 "type",
@@ -695,7 +733,12 @@ MessageId = TypeAliasType(
 class ContentChunk(ProtocolModel):
     """A streamed item of content"""
 
-    content: Annotated[ContentBlock, Field(description="A single item of content")]
+    content: Annotated[
+        ContentBlock,
+        Field(
+            description="A single item of content",
+        ),
+    ]
     message_id: Annotated[
         MessageId | None,
         Field(
@@ -717,19 +760,34 @@ class ContentChunk(ProtocolModel):
 class SessionUpdateUserMessageChunk(ContentChunk):
     """A chunk of the user's message being streamed."""
 
-    session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["user_message_chunk"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class SessionUpdateAgentMessageChunk(ContentChunk):
     """A chunk of the agent's response being streamed."""
 
-    session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["agent_message_chunk"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class SessionUpdateAgentThoughtChunk(ContentChunk):
     """A chunk of the agent's internal reasoning being streamed."""
 
-    session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["agent_thought_chunk"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 ToolCallId = TypeAliasType(
@@ -741,21 +799,8 @@ ToolCallId = TypeAliasType(
 ToolKind = TypeAliasType(
     "ToolKind",
     Annotated[
-        Literal[
-            "read",
-            "edit",
-            "delete",
-            "move",
-            "search",
-            "execute",
-            "think",
-            "fetch",
-            "switch_mode",
-            "other",
-        ],
-        Field(
-            description="Categories of tools that can be invoked.\n\nTool kinds help clients choose appropriate icons and optimize how they\ndisplay tool execution progress.\n\nSee protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-calls#creating)"
-        ),
+        Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"],
+        Field(description="Categories of tools that can be invoked.\n\nTool kinds help clients choose appropriate icons and optimize how they\ndisplay tool execution progress.\n\nSee protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-calls#creating)"),
     ],
 )
 
@@ -764,9 +809,7 @@ ToolCallStatus = TypeAliasType(
     "ToolCallStatus",
     Annotated[
         Literal["pending", "in_progress", "completed", "failed"],
-        Field(
-            description="Execution status of a tool call.\n\nTool calls progress through different statuses during their lifecycle.\n\nSee protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/tool-calls#status)"
-        ),
+        Field(description="Execution status of a tool call.\n\nTool calls progress through different statuses during their lifecycle.\n\nSee protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/tool-calls#status)"),
     ],
 )
 
@@ -774,7 +817,12 @@ ToolCallStatus = TypeAliasType(
 class Content(ProtocolModel):
     """Standard content block (text, images, resources)."""
 
-    content: Annotated[ContentBlock, Field(description="The actual content block.")]
+    content: Annotated[
+        ContentBlock,
+        Field(
+            description="The actual content block.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -799,7 +847,12 @@ class Diff(ProtocolModel):
     See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
     """
 
-    path: Annotated[str, Field(description="The absolute file path being modified.")]
+    path: Annotated[
+        str,
+        Field(
+            description="The absolute file path being modified.",
+        ),
+    ]
     old_text: Annotated[
         str | None,
         Field(
@@ -809,7 +862,11 @@ class Diff(ProtocolModel):
         ),
     ] = None
     new_text: Annotated[
-        str, Field(alias="newText", description="The new content after modification.")
+        str,
+        Field(
+            alias="newText",
+            description="The new content after modification.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -878,13 +935,11 @@ class UnknownToolCallContent(ProtocolModel):
 ToolCallContent = TypeAliasType(
     "ToolCallContent",
     Annotated[
-        Annotated[ToolCallContentContent, Tag("content")]
-        | Annotated[ToolCallContentDiff, Tag("diff")]
-        | Annotated[ToolCallContentTerminal, Tag("terminal")]
-        | Annotated[UnknownToolCallContent, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Content produced by a tool call.\n\nTool calls can produce different types of content including\nstandard content blocks (text, images) or file diffs.\n\nSee protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)"
-        ),
+        Annotated[ToolCallContentContent, Tag("content")] |
+        Annotated[ToolCallContentDiff, Tag("diff")] |
+        Annotated[ToolCallContentTerminal, Tag("terminal")] |
+        Annotated[UnknownToolCallContent, Tag(UNKNOWN_VARIANT)],
+        Field(description="Content produced by a tool call.\n\nTool calls can produce different types of content including\nstandard content blocks (text, images) or file diffs.\n\nSee protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)"),
         Discriminator(
             open_discriminator(
                 "type",
@@ -912,7 +967,12 @@ class ToolCallLocation(ProtocolModel):
     See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/tool-calls#following-the-agent)
     """
 
-    path: Annotated[str, Field(description="The absolute file path being accessed or modified.")]
+    path: Annotated[
+        str,
+        Field(
+            description="The absolute file path being accessed or modified.",
+        ),
+    ]
     line: Annotated[
         Annotated[int, Field(ge=0)] | None,
         Field(
@@ -948,7 +1008,10 @@ class ToolCall(ProtocolModel):
         ),
     ]
     title: Annotated[
-        str, Field(description="Human-readable title describing what the tool is doing.")
+        str,
+        Field(
+            description="Human-readable title describing what the tool is doing.",
+        ),
     ]
     name: Annotated[
         str | None,
@@ -975,20 +1038,14 @@ class ToolCall(ProtocolModel):
         list[ToolCallContent] | None,
         Field(
             description="Content produced by the tool call.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     locations: Annotated[
         list[ToolCallLocation] | None,
         Field(
-            description='File locations affected by this tool call.\nEnables "follow-along" features in clients.',
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            description="File locations affected by this tool call.\nEnables \"follow-along\" features in clients.",
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     raw_input: Annotated[
@@ -1020,7 +1077,12 @@ class ToolCall(ProtocolModel):
 class SessionUpdateToolCall(ToolCall):
     """Notification that a new tool call has been initiated."""
 
-    session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["tool_call"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class ToolCallUpdate(ProtocolModel):
@@ -1033,7 +1095,11 @@ class ToolCallUpdate(ProtocolModel):
     """
 
     tool_call_id: Annotated[
-        ToolCallId, Field(alias="toolCallId", description="The ID of the tool call being updated.")
+        ToolCallId,
+        Field(
+            alias="toolCallId",
+            description="The ID of the tool call being updated.",
+        ),
     ]
     kind: Annotated[
         ToolKind | None,
@@ -1067,20 +1133,14 @@ class ToolCallUpdate(ProtocolModel):
         list[ToolCallContent] | None,
         Field(
             description="Replace the content collection.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     locations: Annotated[
         list[ToolCallLocation] | None,
         Field(
             description="Replace the locations collection.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     raw_input: Annotated[
@@ -1112,16 +1172,19 @@ class ToolCallUpdate(ProtocolModel):
 class SessionUpdateToolCallUpdate(ToolCallUpdate):
     """Update on the status or results of a tool call."""
 
-    session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["tool_call_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 PlanEntryPriority = TypeAliasType(
     "PlanEntryPriority",
     Annotated[
         Literal["high", "medium", "low"],
-        Field(
-            description="Priority levels for plan entries.\n\nUsed to indicate the relative importance or urgency of different\ntasks in the execution plan.\nSee protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)"
-        ),
+        Field(description="Priority levels for plan entries.\n\nUsed to indicate the relative importance or urgency of different\ntasks in the execution plan.\nSee protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)"),
     ],
 )
 
@@ -1130,9 +1193,7 @@ PlanEntryStatus = TypeAliasType(
     "PlanEntryStatus",
     Annotated[
         Literal["pending", "in_progress", "completed"],
-        Field(
-            description="Status of a plan entry in the execution flow.\n\nTracks the lifecycle of each task from planning through completion.\nSee protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)"
-        ),
+        Field(description="Status of a plan entry in the execution flow.\n\nTracks the lifecycle of each task from planning through completion.\nSee protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)"),
     ],
 )
 
@@ -1146,15 +1207,23 @@ class PlanEntry(ProtocolModel):
     """
 
     content: Annotated[
-        str, Field(description="Human-readable description of what this task aims to accomplish.")
+        str,
+        Field(
+            description="Human-readable description of what this task aims to accomplish.",
+        ),
     ]
     priority: Annotated[
         PlanEntryPriority,
         Field(
-            description="The relative importance of this task.\nUsed to indicate which tasks are most critical to the overall goal."
+            description="The relative importance of this task.\nUsed to indicate which tasks are most critical to the overall goal.",
         ),
     ]
-    status: Annotated[PlanEntryStatus, Field(description="Current execution status of this task.")]
+    status: Annotated[
+        PlanEntryStatus,
+        Field(
+            description="Current execution status of this task.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -1179,10 +1248,7 @@ class Plan(ProtocolModel):
         list[PlanEntry],
         Field(
             description="The list of tasks to be accomplished.\n\nWhen updating a plan, the agent must send a complete list of all entries\nwith their current status. The client replaces the entire plan with each update.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ]
     meta: Annotated[
@@ -1200,14 +1266,22 @@ class SessionUpdatePlan(Plan):
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
     """
 
-    session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["plan"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class UnstructuredCommandInput(ProtocolModel):
     """All text that was typed after the command name is provided as input."""
 
     hint: Annotated[
-        str, Field(description="A hint to display when the input hasn't been provided yet")
+        str,
+        Field(
+            description="A hint to display when the input hasn't been provided yet",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -1221,9 +1295,7 @@ class UnstructuredCommandInput(ProtocolModel):
 
 AvailableCommandInput = TypeAliasType(
     "AvailableCommandInput",
-    Annotated[
-        UnstructuredCommandInput, Field(description="The input specification for a command.")
-    ],
+    Annotated[UnstructuredCommandInput, Field(description="The input specification for a command.")],
 )
 
 
@@ -1231,10 +1303,16 @@ class AvailableCommand(ProtocolModel):
     """Information about a command."""
 
     name: Annotated[
-        str, Field(description="Command name (e.g., `create_plan`, `research_codebase`).")
+        str,
+        Field(
+            description="Command name (e.g., `create_plan`, `research_codebase`).",
+        ),
     ]
     description: Annotated[
-        str, Field(description="Human-readable description of what the command does.")
+        str,
+        Field(
+            description="Human-readable description of what the command does.",
+        ),
     ]
     input: Annotated[
         AvailableCommandInput | None,
@@ -1261,10 +1339,7 @@ class AvailableCommandsUpdate(ProtocolModel):
         Field(
             alias="availableCommands",
             description="Commands the agent can execute",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ]
     meta: Annotated[
@@ -1280,7 +1355,12 @@ class AvailableCommandsUpdate(ProtocolModel):
 class SessionUpdateAvailableCommandsUpdate(AvailableCommandsUpdate):
     """Available commands are ready or have changed"""
 
-    session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["available_commands_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 SessionModeId = TypeAliasType(
@@ -1296,7 +1376,11 @@ class CurrentModeUpdate(ProtocolModel):
     """
 
     current_mode_id: Annotated[
-        SessionModeId, Field(alias="currentModeId", description="The ID of the current mode")
+        SessionModeId,
+        Field(
+            alias="currentModeId",
+            description="The ID of the current mode",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -1314,14 +1398,17 @@ class SessionUpdateCurrentModeUpdate(CurrentModeUpdate):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
 
-    session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["current_mode_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 SessionConfigValueId = TypeAliasType(
     "SessionConfigValueId",
-    Annotated[
-        str, Field(description="Unique identifier for a session configuration option value.")
-    ],
+    Annotated[str, Field(description="Unique identifier for a session configuration option value.")],
 )
 
 
@@ -1329,9 +1416,17 @@ class SessionConfigSelectOption(ProtocolModel):
     """A possible value for a session configuration option."""
 
     value: Annotated[
-        SessionConfigValueId, Field(description="Unique identifier for this option value.")
+        SessionConfigValueId,
+        Field(
+            description="Unique identifier for this option value.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable label for this option value.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable label for this option value.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -1351,25 +1446,30 @@ class SessionConfigSelectOption(ProtocolModel):
 
 SessionConfigGroupId = TypeAliasType(
     "SessionConfigGroupId",
-    Annotated[
-        str, Field(description="Unique identifier for a session configuration option value group.")
-    ],
+    Annotated[str, Field(description="Unique identifier for a session configuration option value group.")],
 )
 
 
 class SessionConfigSelectGroup(ProtocolModel):
     """A group of possible values for a session configuration option."""
 
-    group: Annotated[SessionConfigGroupId, Field(description="Unique identifier for this group.")]
-    name: Annotated[str, Field(description="Human-readable label for this group.")]
+    group: Annotated[
+        SessionConfigGroupId,
+        Field(
+            description="Unique identifier for this group.",
+        ),
+    ]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable label for this group.",
+        ),
+    ]
     options: Annotated[
         list[SessionConfigSelectOption],
         Field(
             description="The set of option values in this group.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ]
     meta: Annotated[
@@ -1384,10 +1484,7 @@ class SessionConfigSelectGroup(ProtocolModel):
 
 SessionConfigSelectOptions = TypeAliasType(
     "SessionConfigSelectOptions",
-    Annotated[
-        list[SessionConfigSelectOption] | list[SessionConfigSelectGroup],
-        Field(description="Possible values for a session configuration option."),
-    ],
+    Annotated[list[SessionConfigSelectOption] | list[SessionConfigSelectGroup], Field(description="Possible values for a session configuration option.")],
 )
 
 
@@ -1396,10 +1493,16 @@ class SessionConfigSelect(ProtocolModel):
 
     current_value: Annotated[
         SessionConfigValueId,
-        Field(alias="currentValue", description="The currently selected value."),
+        Field(
+            alias="currentValue",
+            description="The currently selected value.",
+        ),
     ]
     options: Annotated[
-        SessionConfigSelectOptions, Field(description="The set of selectable options.")
+        SessionConfigSelectOptions,
+        Field(
+            description="The set of selectable options.",
+        ),
     ]
 
 
@@ -1413,9 +1516,7 @@ SessionConfigOptionCategory = TypeAliasType(
     "SessionConfigOptionCategory",
     Annotated[
         Literal["mode", "model", "model_config", "thought_level"] | str,
-        Field(
-            description="Semantic category for a session configuration option.\n\nThis is intended to help Clients distinguish broadly common selectors (e.g. model selector vs\nsession mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,\nplacement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown\ncategories gracefully.\n\nCategory names beginning with `_` are free for custom use, like other ACP extension methods.\nCategory names that do not begin with `_` are reserved for the ACP spec."
-        ),
+        Field(description="Semantic category for a session configuration option.\n\nThis is intended to help Clients distinguish broadly common selectors (e.g. model selector vs\nsession mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,\nplacement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown\ncategories gracefully.\n\nCategory names beginning with `_` are free for custom use, like other ACP extension methods.\nCategory names that do not begin with `_` are reserved for the ACP spec."),
     ],
 )
 
@@ -1424,9 +1525,17 @@ class SessionConfigOptionSelect(SessionConfigSelect):
     """Single-value selector (dropdown)."""
 
     id: Annotated[
-        SessionConfigId, Field(description="Unique identifier for the configuration option.")
+        SessionConfigId,
+        Field(
+            description="Unique identifier for the configuration option.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable label for the option.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable label for the option.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -1456,7 +1565,11 @@ class SessionConfigBoolean(ProtocolModel):
     """A boolean on/off toggle session configuration option payload."""
 
     current_value: Annotated[
-        bool, Field(alias="currentValue", description="The current value of the boolean option.")
+        bool,
+        Field(
+            alias="currentValue",
+            description="The current value of the boolean option.",
+        ),
     ]
 
 
@@ -1464,9 +1577,17 @@ class SessionConfigOptionBoolean(SessionConfigBoolean):
     """Boolean on/off toggle."""
 
     id: Annotated[
-        SessionConfigId, Field(description="Unique identifier for the configuration option.")
+        SessionConfigId,
+        Field(
+            description="Unique identifier for the configuration option.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable label for the option.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable label for the option.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -1501,9 +1622,9 @@ class UnknownSessionConfigOption(ProtocolModel):
 SessionConfigOption = TypeAliasType(
     "SessionConfigOption",
     Annotated[
-        Annotated[SessionConfigOptionSelect, Tag("select")]
-        | Annotated[SessionConfigOptionBoolean, Tag("boolean")]
-        | Annotated[UnknownSessionConfigOption, Tag(UNKNOWN_VARIANT)],
+        Annotated[SessionConfigOptionSelect, Tag("select")] |
+        Annotated[SessionConfigOptionBoolean, Tag("boolean")] |
+        Annotated[UnknownSessionConfigOption, Tag(UNKNOWN_VARIANT)],
         Field(description="A session configuration option selector and its current state."),
         Discriminator(
             open_discriminator(
@@ -1530,10 +1651,7 @@ class ConfigOptionUpdate(ProtocolModel):
         Field(
             alias="configOptions",
             description="The full set of configuration options and their current values.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ]
     meta: Annotated[
@@ -1549,7 +1667,12 @@ class ConfigOptionUpdate(ProtocolModel):
 class SessionUpdateConfigOptionUpdate(ConfigOptionUpdate):
     """Session configuration options have been updated."""
 
-    session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["config_option_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class SessionInfoUpdate(ProtocolModel):
@@ -1587,17 +1710,27 @@ class SessionInfoUpdate(ProtocolModel):
 class SessionUpdateSessionInfoUpdate(SessionInfoUpdate):
     """Session metadata has been updated (title, timestamps, custom metadata)"""
 
-    session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["session_info_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class Cost(ProtocolModel):
     """Cost information for a session."""
 
-    amount: Annotated[float, Field(description="Total cumulative cost for session.")]
+    amount: Annotated[
+        float,
+        Field(
+            description="Total cumulative cost for session.",
+        ),
+    ]
     currency: Annotated[
         str,
         Field(
-            description='Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another\nunit such as "credits".'
+            description="Unit of `amount`: an ISO 4217 currency code (e.g., \"USD\", \"EUR\") for money, or another\nunit such as \"credits\".",
         ),
     ]
     meta: Annotated[
@@ -1614,10 +1747,18 @@ class UsageUpdate(ProtocolModel):
     """Context window and cost update for a session."""
 
     used: Annotated[
-        Annotated[int, Field(ge=0)], Field(description="Tokens currently in context.", ge=0)
+        Annotated[int, Field(ge=0)],
+        Field(
+            description="Tokens currently in context.",
+            ge=0,
+        ),
     ]
     size: Annotated[
-        Annotated[int, Field(ge=0)], Field(description="Total context window size in tokens.", ge=0)
+        Annotated[int, Field(ge=0)],
+        Field(
+            description="Total context window size in tokens.",
+            ge=0,
+        ),
     ]
     cost: Annotated[
         Cost | None,
@@ -1639,7 +1780,12 @@ class UsageUpdate(ProtocolModel):
 class SessionUpdateUsageUpdate(UsageUpdate):
     """Context window and cost update for the session."""
 
-    session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["usage_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 NoticeSeverity = TypeAliasType(
@@ -1663,11 +1809,17 @@ class Notice(ProtocolModel):
     See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
     """
 
-    severity: Annotated[NoticeSeverity, Field(description="Presentation severity hint.")]
+    severity: Annotated[
+        NoticeSeverity,
+        Field(
+            description="Presentation severity hint.",
+        ),
+    ]
     title: Annotated[
         Annotated[str, Field(min_length=1)],
         Field(
-            description="Required non-empty plain-text title that can stand alone.", min_length=1
+            description="Required non-empty plain-text title that can stand alone.",
+            min_length=1,
         ),
     ]
     description: Annotated[
@@ -1694,14 +1846,17 @@ class SessionUpdateNotice(Notice):
     the `session.notices` Client capability.
     """
 
-    session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["notice"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 CompactionId = TypeAliasType(
     "CompactionId",
-    Annotated[
-        str, Field(description="Unique identifier for a context compaction within a session.")
-    ],
+    Annotated[str, Field(description="Unique identifier for a context compaction within a session.")],
 )
 
 
@@ -1732,15 +1887,17 @@ class CompactionUpdate(ProtocolModel):
             description="The Agent-owned ID of this compaction, unique within the session.",
         ),
     ]
-    status: Annotated[CompactionStatus, Field(description="Current lifecycle status.")]
+    status: Annotated[
+        CompactionStatus,
+        Field(
+            description="Current lifecycle status.",
+        ),
+    ]
     summary: Annotated[
         list[ContentBlock] | None,
         Field(
             description="Complete replacement user-displayable summary content for the compaction.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     error: Annotated[
@@ -1767,7 +1924,12 @@ class SessionUpdateCompactionUpdate(CompactionUpdate):
     the `session.compaction` Client capability.
     """
 
-    session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["compaction_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class CompactionSummaryChunk(ProtocolModel):
@@ -1784,7 +1946,12 @@ class CompactionSummaryChunk(ProtocolModel):
             description="ID of the compaction whose summary receives this content.",
         ),
     ]
-    content: Annotated[ContentBlock, Field(description="One content block to append.")]
+    content: Annotated[
+        ContentBlock,
+        Field(
+            description="One content block to append.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -1802,36 +1969,44 @@ class SessionUpdateCompactionSummaryChunk(CompactionSummaryChunk):
     the `session.compaction` Client capability.
     """
 
-    session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["compaction_summary_chunk"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class UnknownSessionUpdate(ProtocolModel):
     """A `SessionUpdate` variant this schema does not know (a newer peer's); every field is kept."""
 
-    session_update: Annotated[str, Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        str,
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 SessionUpdate = TypeAliasType(
     "SessionUpdate",
     Annotated[
-        Annotated[SessionUpdateUserMessageChunk, Tag("user_message_chunk")]
-        | Annotated[SessionUpdateAgentMessageChunk, Tag("agent_message_chunk")]
-        | Annotated[SessionUpdateAgentThoughtChunk, Tag("agent_thought_chunk")]
-        | Annotated[SessionUpdateToolCall, Tag("tool_call")]
-        | Annotated[SessionUpdateToolCallUpdate, Tag("tool_call_update")]
-        | Annotated[SessionUpdatePlan, Tag("plan")]
-        | Annotated[SessionUpdateAvailableCommandsUpdate, Tag("available_commands_update")]
-        | Annotated[SessionUpdateCurrentModeUpdate, Tag("current_mode_update")]
-        | Annotated[SessionUpdateConfigOptionUpdate, Tag("config_option_update")]
-        | Annotated[SessionUpdateSessionInfoUpdate, Tag("session_info_update")]
-        | Annotated[SessionUpdateUsageUpdate, Tag("usage_update")]
-        | Annotated[SessionUpdateNotice, Tag("notice")]
-        | Annotated[SessionUpdateCompactionUpdate, Tag("compaction_update")]
-        | Annotated[SessionUpdateCompactionSummaryChunk, Tag("compaction_summary_chunk")]
-        | Annotated[UnknownSessionUpdate, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Different types of updates that can be sent during session processing.\n\nThese updates provide real-time feedback about the agent's progress.\n\nSee protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)"
-        ),
+        Annotated[SessionUpdateUserMessageChunk, Tag("user_message_chunk")] |
+        Annotated[SessionUpdateAgentMessageChunk, Tag("agent_message_chunk")] |
+        Annotated[SessionUpdateAgentThoughtChunk, Tag("agent_thought_chunk")] |
+        Annotated[SessionUpdateToolCall, Tag("tool_call")] |
+        Annotated[SessionUpdateToolCallUpdate, Tag("tool_call_update")] |
+        Annotated[SessionUpdatePlan, Tag("plan")] |
+        Annotated[SessionUpdateAvailableCommandsUpdate, Tag("available_commands_update")] |
+        Annotated[SessionUpdateCurrentModeUpdate, Tag("current_mode_update")] |
+        Annotated[SessionUpdateConfigOptionUpdate, Tag("config_option_update")] |
+        Annotated[SessionUpdateSessionInfoUpdate, Tag("session_info_update")] |
+        Annotated[SessionUpdateUsageUpdate, Tag("usage_update")] |
+        Annotated[SessionUpdateNotice, Tag("notice")] |
+        Annotated[SessionUpdateCompactionUpdate, Tag("compaction_update")] |
+        Annotated[SessionUpdateCompactionSummaryChunk, Tag("compaction_summary_chunk")] |
+        Annotated[UnknownSessionUpdate, Tag(UNKNOWN_VARIANT)],
+        Field(description="Different types of updates that can be sent during session processing.\n\nThese updates provide real-time feedback about the agent's progress.\n\nSee protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)"),
         Discriminator(
             open_discriminator(
                 "sessionUpdate",
@@ -1871,9 +2046,17 @@ class SessionNotification(ProtocolModel):
 
     session_id: Annotated[
         SessionId,
-        Field(alias="sessionId", description="The ID of the session this update pertains to."),
+        Field(
+            alias="sessionId",
+            description="The ID of the session this update pertains to.",
+        ),
     ]
-    update: Annotated[SessionUpdate, Field(description="The actual update content.")]
+    update: Annotated[
+        SessionUpdate,
+        Field(
+            description="The actual update content.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -1895,7 +2078,10 @@ class CompleteElicitationNotification(ProtocolModel):
 
     elicitation_id: Annotated[
         ElicitationId,
-        Field(alias="elicitationId", description="The ID of the elicitation that completed."),
+        Field(
+            alias="elicitationId",
+            description="The ID of the elicitation that completed.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -1909,33 +2095,30 @@ class CompleteElicitationNotification(ProtocolModel):
 
 ExtNotification = TypeAliasType(
     "ExtNotification",
-    Annotated[
-        Any,
-        Field(
-            description="Allows either side to send an arbitrary notification that is not part of the ACP spec.\nExtension notifications provide a way to send one-way messages for custom functionality\nwhile maintaining protocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)"
-        ),
-    ],
+    Annotated[Any, Field(description="Allows either side to send an arbitrary notification that is not part of the ACP spec.\nExtension notifications provide a way to send one-way messages for custom functionality\nwhile maintaining protocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)")],
 )
 
 
 class AgentNotification(ProtocolModel):
     """A JSON-RPC notification object."""
 
-    method: Annotated[str, Field(description="The notification method name.")]
+    method: Annotated[
+        str,
+        Field(
+            description="The notification method name.",
+        ),
+    ]
     params: Annotated[
         SessionNotification | CompleteElicitationNotification | ExtNotification | None,
-        Field(description="Method-specific notification parameters."),
+        Field(
+            description="Method-specific notification parameters.",
+        ),
     ] = None
 
 
 RequestId = TypeAliasType(
     "RequestId",
-    Annotated[
-        int | str | None,
-        Field(
-            description="JSON RPC Request Id\n\nAn identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]\n\nThe Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.\n\n\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.\n\n\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions."
-        ),
-    ],
+    Annotated[int | str | None, Field(description="JSON RPC Request Id\n\nAn identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]\n\nThe Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.\n\n\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.\n\n\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.")],
 )
 
 
@@ -1946,10 +2129,24 @@ class WriteTextFileRequest(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The session ID for this request.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The session ID for this request.",
+        ),
     ]
-    path: Annotated[str, Field(description="Absolute path to the file to write.")]
-    content: Annotated[str, Field(description="The text content to write to the file.")]
+    path: Annotated[
+        str,
+        Field(
+            description="Absolute path to the file to write.",
+        ),
+    ]
+    content: Annotated[
+        str,
+        Field(
+            description="The text content to write to the file.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -1967,16 +2164,31 @@ class ReadTextFileRequest(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The session ID for this request.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The session ID for this request.",
+        ),
     ]
-    path: Annotated[str, Field(description="Absolute path to the file to read.")]
+    path: Annotated[
+        str,
+        Field(
+            description="Absolute path to the file to read.",
+        ),
+    ]
     line: Annotated[
         Annotated[int, Field(ge=0)] | None,
-        Field(description="Line number to start reading from (1-based).", ge=0),
+        Field(
+            description="Line number to start reading from (1-based).",
+            ge=0,
+        ),
     ] = None
     limit: Annotated[
         Annotated[int, Field(ge=0)] | None,
-        Field(description="Maximum number of lines to read.", ge=0),
+        Field(
+            description="Maximum number of lines to read.",
+            ge=0,
+        ),
     ] = None
     meta: Annotated[
         dict[str, Any] | None,
@@ -1998,9 +2210,7 @@ PermissionOptionKind = TypeAliasType(
     "PermissionOptionKind",
     Annotated[
         Literal["allow_once", "allow_always", "reject_once", "reject_always"],
-        Field(
-            description="The type of permission option being presented to the user.\n\nHelps clients choose appropriate icons and UI treatment."
-        ),
+        Field(description="The type of permission option being presented to the user.\n\nHelps clients choose appropriate icons and UI treatment."),
     ],
 )
 
@@ -2010,11 +2220,22 @@ class PermissionOption(ProtocolModel):
 
     option_id: Annotated[
         PermissionOptionId,
-        Field(alias="optionId", description="Unique identifier for this permission option."),
+        Field(
+            alias="optionId",
+            description="Unique identifier for this permission option.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable label to display to the user.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable label to display to the user.",
+        ),
+    ]
     kind: Annotated[
-        PermissionOptionKind, Field(description="Hint about the nature of this permission option.")
+        PermissionOptionKind,
+        Field(
+            description="Hint about the nature of this permission option.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2035,15 +2256,24 @@ class RequestPermissionRequest(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The session ID for this request.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The session ID for this request.",
+        ),
     ]
     tool_call: Annotated[
         ToolCallUpdate,
-        Field(alias="toolCall", description="Details about the tool call requiring permission."),
+        Field(
+            alias="toolCall",
+            description="Details about the tool call requiring permission.",
+        ),
     ]
     options: Annotated[
         list[PermissionOption],
-        Field(description="Available permission options for the user to choose from."),
+        Field(
+            description="Available permission options for the user to choose from.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2058,8 +2288,18 @@ class RequestPermissionRequest(ProtocolModel):
 class EnvVariable(ProtocolModel):
     """An environment variable to set when launching an MCP server."""
 
-    name: Annotated[str, Field(description="The name of the environment variable.")]
-    value: Annotated[str, Field(description="The value to set for the environment variable.")]
+    name: Annotated[
+        str,
+        Field(
+            description="The name of the environment variable.",
+        ),
+    ]
+    value: Annotated[
+        str,
+        Field(
+            description="The value to set for the environment variable.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -2074,9 +2314,18 @@ class CreateTerminalRequest(ProtocolModel):
     """Request to create a new terminal and execute a command."""
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The session ID for this request.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The session ID for this request.",
+        ),
     ]
-    command: Annotated[str, Field(description="The command to execute.")]
+    command: Annotated[
+        str,
+        Field(
+            description="The command to execute.",
+        ),
+    ]
     args: Annotated[
         list[str] | None,
         Field(
@@ -2093,7 +2342,9 @@ class CreateTerminalRequest(ProtocolModel):
     ] = None
     cwd: Annotated[
         str | None,
-        Field(description="Working directory for the command. Must be an absolute path."),
+        Field(
+            description="Working directory for the command. Must be an absolute path.",
+        ),
     ] = None
     output_byte_limit: Annotated[
         Annotated[int, Field(ge=0)] | None,
@@ -2117,11 +2368,18 @@ class TerminalOutputRequest(ProtocolModel):
     """Request to get the current output and status of a terminal."""
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The session ID for this request.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The session ID for this request.",
+        ),
     ]
     terminal_id: Annotated[
         TerminalId,
-        Field(alias="terminalId", description="The ID of the terminal to get output from."),
+        Field(
+            alias="terminalId",
+            description="The ID of the terminal to get output from.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2137,10 +2395,18 @@ class ReleaseTerminalRequest(ProtocolModel):
     """Request to release a terminal and free its resources."""
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The session ID for this request.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The session ID for this request.",
+        ),
     ]
     terminal_id: Annotated[
-        TerminalId, Field(alias="terminalId", description="The ID of the terminal to release.")
+        TerminalId,
+        Field(
+            alias="terminalId",
+            description="The ID of the terminal to release.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2156,10 +2422,18 @@ class WaitForTerminalExitRequest(ProtocolModel):
     """Request to wait for a terminal command to exit."""
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The session ID for this request.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The session ID for this request.",
+        ),
     ]
     terminal_id: Annotated[
-        TerminalId, Field(alias="terminalId", description="The ID of the terminal to wait for.")
+        TerminalId,
+        Field(
+            alias="terminalId",
+            description="The ID of the terminal to wait for.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2175,10 +2449,18 @@ class KillTerminalRequest(ProtocolModel):
     """Request to kill a terminal without releasing it."""
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The session ID for this request.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The session ID for this request.",
+        ),
     ]
     terminal_id: Annotated[
-        TerminalId, Field(alias="terminalId", description="The ID of the terminal to kill.")
+        TerminalId,
+        Field(
+            alias="terminalId",
+            description="The ID of the terminal to kill.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2199,7 +2481,11 @@ class ElicitationSessionScope(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The session this elicitation is tied to.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The session this elicitation is tied to.",
+        ),
     ]
     tool_call_id: Annotated[
         ToolCallId | None,
@@ -2232,8 +2518,18 @@ StringFormat = TypeAliasType(
 class EnumOption(ProtocolModel):
     """A titled enum option with a const value, human-readable title, and optional description."""
 
-    const: Annotated[str, Field(description="The constant value for this option.")]
-    title: Annotated[str, Field(description="Human-readable title for this option.")]
+    const: Annotated[
+        str,
+        Field(
+            description="The constant value for this option.",
+        ),
+    ]
+    title: Annotated[
+        str,
+        Field(
+            description="Human-readable title for this option.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -2291,13 +2587,13 @@ class StringPropertySchema(ProtocolModel):
     pattern: Annotated[
         str | None,
         Field(
-            description="Pattern the string must match.\n\nOptional. Omitted and `null` are equivalent and mean there is no pattern constraint."
+            description="Pattern the string must match.\n\nOptional. Omitted and `null` are equivalent and mean there is no pattern constraint.",
         ),
     ] = None
     format: Annotated[
         StringFormat | None,
         Field(
-            description="String format.\n\nOptional. Omitted and `null` are equivalent and mean there is no format constraint."
+            description="String format.\n\nOptional. Omitted and `null` are equivalent and mean there is no format constraint.",
         ),
     ] = None
     default: Annotated[
@@ -2310,7 +2606,7 @@ class StringPropertySchema(ProtocolModel):
     enum: Annotated[
         list[str] | None,
         Field(
-            description="Enum values for untitled single-select enums.\nOptional. Omitted and `null` are equivalent and mean no untitled single-select choices are\ndeclared by `enum`."
+            description="Enum values for untitled single-select enums.\nOptional. Omitted and `null` are equivalent and mean no untitled single-select choices are\ndeclared by `enum`.",
         ),
     ] = None
     one_of: Annotated[
@@ -2356,13 +2652,13 @@ class NumberPropertySchema(ProtocolModel):
     minimum: Annotated[
         float | None,
         Field(
-            description="Minimum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive lower bound."
+            description="Minimum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.",
         ),
     ] = None
     maximum: Annotated[
         float | None,
         Field(
-            description="Maximum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive upper bound."
+            description="Maximum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.",
         ),
     ] = None
     default: Annotated[
@@ -2408,13 +2704,13 @@ class IntegerPropertySchema(ProtocolModel):
     minimum: Annotated[
         int | None,
         Field(
-            description="Minimum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive lower bound."
+            description="Minimum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.",
         ),
     ] = None
     maximum: Annotated[
         int | None,
         Field(
-            description="Maximum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive upper bound."
+            description="Maximum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.",
         ),
     ] = None
     default: Annotated[
@@ -2483,7 +2779,12 @@ class ElicitationPropertySchemaBoolean(BooleanPropertySchema):
 class StringMultiSelectItems(ProtocolModel):
     """String item schema for multi-select enum properties."""
 
-    enum: Annotated[list[str], Field(description="Allowed enum values.")]
+    enum: Annotated[
+        list[str],
+        Field(
+            description="Allowed enum values.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -2506,7 +2807,7 @@ class UnknownMultiSelectItems(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future multi-select item type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future multi-select item type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -2514,7 +2815,13 @@ class UnknownMultiSelectItems(ProtocolModel):
 class TitledMultiSelectItems(ProtocolModel):
     """Items definition for titled multi-select enum properties."""
 
-    any_of: Annotated[list[EnumOption], Field(alias="anyOf", description="Titled enum options.")]
+    any_of: Annotated[
+        list[EnumOption],
+        Field(
+            alias="anyOf",
+            description="Titled enum options.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -2528,9 +2835,9 @@ class TitledMultiSelectItems(ProtocolModel):
 MultiSelectItems = TypeAliasType(
     "MultiSelectItems",
     Annotated[
-        Annotated[MultiSelectItemsString, Tag("string")]
-        | Annotated[TitledMultiSelectItems, Tag(DEFAULT_VARIANT)]
-        | Annotated[UnknownMultiSelectItems, Tag(UNKNOWN_VARIANT)],
+        Annotated[MultiSelectItemsString, Tag("string")] |
+        Annotated[TitledMultiSelectItems, Tag(DEFAULT_VARIANT)] |
+        Annotated[UnknownMultiSelectItems, Tag(UNKNOWN_VARIANT)],
         Field(description="Items for a multi-select (array) property schema."),
         Discriminator(
             open_discriminator(
@@ -2582,16 +2889,16 @@ class MultiSelectPropertySchema(ProtocolModel):
         ),
     ] = None
     items: Annotated[
-        MultiSelectItems, Field(description="The items definition describing allowed values.")
+        MultiSelectItems,
+        Field(
+            description="The items definition describing allowed values.",
+        ),
     ]
     default: Annotated[
         list[str] | None,
         Field(
             description="Default selected values.\n\nOptional. Omitted and `null` are equivalent and mean no default selections are provided.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     meta: Annotated[
@@ -2625,7 +2932,7 @@ class UnknownElicitationPropertySchema(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future elicitation property schema type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future elicitation property schema type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -2633,15 +2940,13 @@ class UnknownElicitationPropertySchema(ProtocolModel):
 ElicitationPropertySchema = TypeAliasType(
     "ElicitationPropertySchema",
     Annotated[
-        Annotated[ElicitationPropertySchemaString, Tag("string")]
-        | Annotated[ElicitationPropertySchemaNumber, Tag("number")]
-        | Annotated[ElicitationPropertySchemaInteger, Tag("integer")]
-        | Annotated[ElicitationPropertySchemaBoolean, Tag("boolean")]
-        | Annotated[ElicitationPropertySchemaArray, Tag("array")]
-        | Annotated[UnknownElicitationPropertySchema, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description='Property schema for elicitation form fields.\n\nEach variant corresponds to a JSON Schema `"type"` value.\nSingle-select enums use `type: "string"` with `enum` or `oneOf` set.\nMulti-select enums use `type: "array"`.'
-        ),
+        Annotated[ElicitationPropertySchemaString, Tag("string")] |
+        Annotated[ElicitationPropertySchemaNumber, Tag("number")] |
+        Annotated[ElicitationPropertySchemaInteger, Tag("integer")] |
+        Annotated[ElicitationPropertySchemaBoolean, Tag("boolean")] |
+        Annotated[ElicitationPropertySchemaArray, Tag("array")] |
+        Annotated[UnknownElicitationPropertySchema, Tag(UNKNOWN_VARIANT)],
+        Field(description="Property schema for elicitation form fields.\n\nEach variant corresponds to a JSON Schema `\"type\"` value.\nSingle-select enums use `type: \"string\"` with `enum` or `oneOf` set.\nMulti-select enums use `type: \"array\"`."),
         Discriminator(
             open_discriminator(
                 "type",
@@ -2670,9 +2975,9 @@ class ElicitationSchema(ProtocolModel):
     """
 
     type: Annotated[
-        ElicitationSchemaType | None,
+        ElicitationSchemaType,
         Field(
-            description='Type discriminator. Always `"object"`.',
+            description="Type discriminator. Always `\"object\"`.",
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = "object"
@@ -2684,13 +2989,15 @@ class ElicitationSchema(ProtocolModel):
         ),
     ] = None
     properties: Annotated[
-        dict[str, ElicitationPropertySchema] | None,
-        Field(description="Property definitions (must be primitive types)."),
+        dict[str, ElicitationPropertySchema],
+        Field(
+            description="Property definitions (must be primitive types).",
+        ),
     ] = Field(default_factory=lambda: {})
     required: Annotated[
         list[str] | None,
         Field(
-            description="List of required property names.\n\nOptional. Omitted and `null` are equivalent and mean no property names are required."
+            description="List of required property names.\n\nOptional. Omitted and `null` are equivalent and mean no property names are required.",
         ),
     ] = None
     description: Annotated[
@@ -2714,7 +3021,10 @@ class CreateElicitationRequestFormSession(ElicitationSessionScope):
     """Tied to a session, optionally to a specific tool call within that session."""
 
     message: Annotated[
-        str, Field(description="A human-readable message describing what input is needed.")
+        str,
+        Field(
+            description="A human-readable message describing what input is needed.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2740,7 +3050,11 @@ class ElicitationRequestScope(ProtocolModel):
     """
 
     request_id: Annotated[
-        RequestId, Field(alias="requestId", description="The request this elicitation is tied to.")
+        RequestId,
+        Field(
+            alias="requestId",
+            description="The request this elicitation is tied to.",
+        ),
     ]
 
 
@@ -2750,7 +3064,10 @@ class CreateElicitationRequestFormRequest(ElicitationRequestScope):
     """
 
     message: Annotated[
-        str, Field(description="A human-readable message describing what input is needed.")
+        str,
+        Field(
+            description="A human-readable message describing what input is needed.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2772,12 +3089,7 @@ class CreateElicitationRequestFormRequest(ElicitationRequestScope):
 
 CreateElicitationRequestForm = TypeAliasType(
     "CreateElicitationRequestForm",
-    Annotated[
-        CreateElicitationRequestFormSession | CreateElicitationRequestFormRequest,
-        Field(
-            description="Tied to a session, optionally to a specific tool call within that session."
-        ),
-    ],
+    Annotated[CreateElicitationRequestFormSession | CreateElicitationRequestFormRequest, Field(description="Tied to a session, optionally to a specific tool call within that session.")],
 )
 
 
@@ -2785,7 +3097,10 @@ class CreateElicitationRequestUrlSession(ElicitationSessionScope):
     """Tied to a session, optionally to a specific tool call within that session."""
 
     message: Annotated[
-        str, Field(description="A human-readable message describing what input is needed.")
+        str,
+        Field(
+            description="A human-readable message describing what input is needed.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2798,9 +3113,17 @@ class CreateElicitationRequestUrlSession(ElicitationSessionScope):
     mode: Literal["url"]
     elicitation_id: Annotated[
         ElicitationId,
-        Field(alias="elicitationId", description="The unique identifier for this elicitation."),
+        Field(
+            alias="elicitationId",
+            description="The unique identifier for this elicitation.",
+        ),
     ]
-    url: Annotated[str, Field(description="The URL to direct the user to.")]
+    url: Annotated[
+        str,
+        Field(
+            description="The URL to direct the user to.",
+        ),
+    ]
 
 
 class CreateElicitationRequestUrlRequest(ElicitationRequestScope):
@@ -2809,7 +3132,10 @@ class CreateElicitationRequestUrlRequest(ElicitationRequestScope):
     """
 
     message: Annotated[
-        str, Field(description="A human-readable message describing what input is needed.")
+        str,
+        Field(
+            description="A human-readable message describing what input is needed.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2822,19 +3148,22 @@ class CreateElicitationRequestUrlRequest(ElicitationRequestScope):
     mode: Literal["url"]
     elicitation_id: Annotated[
         ElicitationId,
-        Field(alias="elicitationId", description="The unique identifier for this elicitation."),
+        Field(
+            alias="elicitationId",
+            description="The unique identifier for this elicitation.",
+        ),
     ]
-    url: Annotated[str, Field(description="The URL to direct the user to.")]
+    url: Annotated[
+        str,
+        Field(
+            description="The URL to direct the user to.",
+        ),
+    ]
 
 
 CreateElicitationRequestUrl = TypeAliasType(
     "CreateElicitationRequestUrl",
-    Annotated[
-        CreateElicitationRequestUrlSession | CreateElicitationRequestUrlRequest,
-        Field(
-            description="Tied to a session, optionally to a specific tool call within that session."
-        ),
-    ],
+    Annotated[CreateElicitationRequestUrlSession | CreateElicitationRequestUrlRequest, Field(description="Tied to a session, optionally to a specific tool call within that session.")],
 )
 
 
@@ -2842,7 +3171,10 @@ class UnknownCreateElicitationRequest(ProtocolModel):
     """Tied to a session, optionally to a specific tool call within that session."""
 
     message: Annotated[
-        str, Field(description="A human-readable message describing what input is needed.")
+        str,
+        Field(
+            description="A human-readable message describing what input is needed.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2855,7 +3187,7 @@ class UnknownCreateElicitationRequest(ProtocolModel):
     mode: Annotated[
         str,
         Field(
-            description="Custom or future elicitation mode.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future elicitation mode.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -2863,12 +3195,10 @@ class UnknownCreateElicitationRequest(ProtocolModel):
 CreateElicitationRequest = TypeAliasType(
     "CreateElicitationRequest",
     Annotated[
-        Annotated[CreateElicitationRequestForm, Tag("form")]
-        | Annotated[CreateElicitationRequestUrl, Tag("url")]
-        | Annotated[UnknownCreateElicitationRequest, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Request from the agent to elicit structured user input.\n\nThe agent sends this to the client to request information from the user,\neither via a form or by directing them to a URL.\nElicitations are tied to a session (optionally a tool call) or a request."
-        ),
+        Annotated[CreateElicitationRequestForm, Tag("form")] |
+        Annotated[CreateElicitationRequestUrl, Tag("url")] |
+        Annotated[UnknownCreateElicitationRequest, Tag(UNKNOWN_VARIANT)],
+        Field(description="Request from the agent to elicit structured user input.\n\nThe agent sends this to the client to request information from the user,\neither via a form or by directing them to a URL.\nElicitations are tied to a session (optionally a tool call) or a request."),
         Discriminator(
             open_discriminator(
                 "mode",
@@ -2888,12 +3218,7 @@ CreateElicitationRequest = TypeAliasType(
 
 ExtRequest = TypeAliasType(
     "ExtRequest",
-    Annotated[
-        Any,
-        Field(
-            description="Allows for sending an arbitrary request that is not part of the ACP spec.\nExtension methods provide a way to add custom functionality while maintaining\nprotocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)"
-        ),
-    ],
+    Annotated[Any, Field(description="Allows for sending an arbitrary request that is not part of the ACP spec.\nExtension methods provide a way to add custom functionality while maintaining\nprotocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)")],
 )
 
 
@@ -2901,33 +3226,28 @@ class AgentRequest(ProtocolModel):
     """A JSON-RPC request object."""
 
     id: Annotated[
-        RequestId, Field(description="The request id used to correlate the matching response.")
+        RequestId,
+        Field(
+            description="The request id used to correlate the matching response.",
+        ),
     ]
-    method: Annotated[str, Field(description="The method name to invoke.")]
+    method: Annotated[
+        str,
+        Field(
+            description="The method name to invoke.",
+        ),
+    ]
     params: Annotated[
-        WriteTextFileRequest
-        | ReadTextFileRequest
-        | RequestPermissionRequest
-        | CreateTerminalRequest
-        | TerminalOutputRequest
-        | ReleaseTerminalRequest
-        | WaitForTerminalExitRequest
-        | KillTerminalRequest
-        | CreateElicitationRequest
-        | ExtRequest
-        | None,
-        Field(description="Method-specific request parameters."),
+        WriteTextFileRequest | ReadTextFileRequest | RequestPermissionRequest | CreateTerminalRequest | TerminalOutputRequest | ReleaseTerminalRequest | WaitForTerminalExitRequest | KillTerminalRequest | CreateElicitationRequest | ExtRequest | None,
+        Field(
+            description="Method-specific request parameters.",
+        ),
     ] = None
 
 
 ProtocolVersion = TypeAliasType(
     "ProtocolVersion",
-    Annotated[
-        Annotated[int, Field(ge=0, le=65535)],
-        Field(
-            description="Protocol version identifier.\n\nThis version is only bumped for breaking changes.\nNon-breaking changes should be introduced via capabilities."
-        ),
-    ],
+    Annotated[Annotated[int, Field(ge=0, le=65535)], Field(description="Protocol version identifier.\n\nThis version is only bumped for breaking changes.\nNon-breaking changes should be introduced via capabilities.")],
 )
 
 
@@ -2948,9 +3268,17 @@ class AuthMethodTerminal(ProtocolModel):
     """
 
     id: Annotated[
-        AuthMethodId, Field(description="Unique identifier for this authentication method.")
+        AuthMethodId,
+        Field(
+            description="Unique identifier for this authentication method.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable name of the authentication method.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name of the authentication method.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -3003,9 +3331,17 @@ class AuthMethodAgent(ProtocolModel):
     """
 
     id: Annotated[
-        AuthMethodId, Field(description="Unique identifier for this authentication method.")
+        AuthMethodId,
+        Field(
+            description="Unique identifier for this authentication method.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable name of the authentication method.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name of the authentication method.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -3026,12 +3362,10 @@ class AuthMethodAgent(ProtocolModel):
 AuthMethod = TypeAliasType(
     "AuthMethod",
     Annotated[
-        Annotated[TerminalAuthMethod, Tag("terminal")]
-        | Annotated[AuthMethodAgent, Tag(DEFAULT_VARIANT)]
-        | Annotated[UnknownAuthMethod, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Describes an available authentication method.\n\nThe `type` field acts as the discriminator in the serialized JSON form.\nWhen no `type` is present, the method is treated as `agent`."
-        ),
+        Annotated[TerminalAuthMethod, Tag("terminal")] |
+        Annotated[AuthMethodAgent, Tag(DEFAULT_VARIANT)] |
+        Annotated[UnknownAuthMethod, Tag(UNKNOWN_VARIANT)],
+        Field(description="Describes an available authentication method.\n\nThe `type` field acts as the discriminator in the serialized JSON form.\nWhen no `type` is present, the method is treated as `agent`."),
         Discriminator(
             open_discriminator(
                 "type",
@@ -3057,7 +3391,7 @@ class Implementation(ProtocolModel):
     name: Annotated[
         str,
         Field(
-            description="Intended for programmatic or logical use, but can be used as a display\nname fallback if title isn't present."
+            description="Intended for programmatic or logical use, but can be used as a display\nname fallback if title isn't present.",
         ),
     ]
     title: Annotated[
@@ -3070,7 +3404,7 @@ class Implementation(ProtocolModel):
     version: Annotated[
         str,
         Field(
-            description='Version of the implementation. Can be displayed to the user or used\nfor debugging or metrics purposes. (e.g. "1.0.0").'
+            description="Version of the implementation. Can be displayed to the user or used\nfor debugging or metrics purposes. (e.g. \"1.0.0\").",
         ),
     ]
     meta: Annotated[
@@ -3099,32 +3433,19 @@ class InitializeResponse(ProtocolModel):
         ),
     ]
     agent_capabilities: Annotated[
-        AgentCapabilities | None,
+        AgentCapabilities,
         Field(
             alias="agentCapabilities",
             description="Capabilities supported by the agent.",
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
-    ] = Field(
-        default_factory=lambda: AgentCapabilities.model_validate(
-            {
-                "loadSession": False,
-                "promptCapabilities": {"image": False, "audio": False, "embeddedContext": False},
-                "mcpCapabilities": {"http": False, "sse": False},
-                "sessionCapabilities": {},
-                "auth": {},
-            }
-        )
-    )
+    ] = Field(default_factory=lambda: AgentCapabilities.model_validate({"loadSession": False, "promptCapabilities": {"image": False, "audio": False, "embeddedContext": False}, "mcpCapabilities": {"http": False, "sse": False}, "sessionCapabilities": {}, "auth": {}}))
     auth_methods: Annotated[
-        list[AuthMethod] | None,
+        list[AuthMethod],
         Field(
             alias="authMethods",
             description="Authentication methods supported by the agent.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = Field(default_factory=lambda: [])
     agent_info: Annotated[
@@ -3180,10 +3501,15 @@ class SessionMode(ProtocolModel):
     id: Annotated[
         SessionModeId,
         Field(
-            description="Stable identifier used to refer to this protocol object in later messages."
+            description="Stable identifier used to refer to this protocol object in later messages.",
         ),
     ]
-    name: Annotated[str, Field(description="Human-readable name shown for this protocol object.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name shown for this protocol object.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -3205,17 +3531,18 @@ class SessionModeState(ProtocolModel):
     """The set of modes and the one currently active."""
 
     current_mode_id: Annotated[
-        SessionModeId, Field(alias="currentModeId", description="The current mode the Agent is in.")
+        SessionModeId,
+        Field(
+            alias="currentModeId",
+            description="The current mode the Agent is in.",
+        ),
     ]
     available_modes: Annotated[
         list[SessionMode],
         Field(
             alias="availableModes",
             description="The set of modes that the Agent can operate in",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ]
     meta: Annotated[
@@ -3253,10 +3580,7 @@ class NewSessionResponse(ProtocolModel):
         Field(
             alias="configOptions",
             description="Initial session configuration options if supported by the Agent.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     meta: Annotated[
@@ -3284,10 +3608,7 @@ class LoadSessionResponse(ProtocolModel):
         Field(
             alias="configOptions",
             description="Initial session configuration options if supported by the Agent.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     meta: Annotated[
@@ -3304,20 +3625,24 @@ class SessionInfo(ProtocolModel):
     """Information about a session returned by session/list"""
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="Unique identifier for the session")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="Unique identifier for the session",
+        ),
     ]
     cwd: Annotated[
-        str, Field(description="The working directory for this session. Must be an absolute path.")
+        str,
+        Field(
+            description="The working directory for this session. Must be an absolute path.",
+        ),
     ]
     additional_directories: Annotated[
         list[str] | None,
         Field(
             alias="additionalDirectories",
             description="Additional workspace roots reported for this session. Each path must be absolute.\n\nWhen present, this is the complete ordered additional-root list reported\nby the Agent. Omitted and empty values are equivalent: the response\nreports no additional roots.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     title: Annotated[
@@ -3352,10 +3677,7 @@ class ListSessionsResponse(ProtocolModel):
         list[SessionInfo],
         Field(
             description="Array of session information objects",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ]
     next_cursor: Annotated[
@@ -3404,10 +3726,7 @@ class ResumeSessionResponse(ProtocolModel):
         Field(
             alias="configOptions",
             description="Initial session configuration options if supported by the Agent.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     meta: Annotated[
@@ -3454,10 +3773,7 @@ class SetSessionConfigOptionResponse(ProtocolModel):
         Field(
             alias="configOptions",
             description="The full set of configuration options and their current values.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ]
     meta: Annotated[
@@ -3474,9 +3790,7 @@ StopReason = TypeAliasType(
     "StopReason",
     Annotated[
         Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"],
-        Field(
-            description="Reasons why an agent stops processing a prompt turn.\n\nSee protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/prompt-turn#stop-reasons)"
-        ),
+        Field(description="Reasons why an agent stops processing a prompt turn.\n\nSee protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/prompt-turn#stop-reasons)"),
     ],
 )
 
@@ -3490,7 +3804,8 @@ class PromptResponse(ProtocolModel):
     stop_reason: Annotated[
         StopReason,
         Field(
-            alias="stopReason", description="Indicates why the agent stopped processing the turn."
+            alias="stopReason",
+            description="Indicates why the agent stopped processing the turn.",
         ),
     ]
     meta: Annotated[
@@ -3505,34 +3820,24 @@ class PromptResponse(ProtocolModel):
 
 ExtResponse = TypeAliasType(
     "ExtResponse",
-    Annotated[
-        Any,
-        Field(
-            description="Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.\nExtension methods provide a way to add custom functionality while maintaining\nprotocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)"
-        ),
-    ],
+    Annotated[Any, Field(description="Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.\nExtension methods provide a way to add custom functionality while maintaining\nprotocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)")],
 )
 
 
 class AgentResponseResult(ProtocolModel):
     """A successful JSON-RPC response."""
 
-    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
+    id: Annotated[
+        RequestId,
+        Field(
+            description="The id of the request this response answers.",
+        ),
+    ]
     result: Annotated[
-        InitializeResponse
-        | AuthenticateResponse
-        | LogoutResponse
-        | NewSessionResponse
-        | LoadSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionModeResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse,
-        Field(description="Method-specific response data."),
+        InitializeResponse | AuthenticateResponse | LogoutResponse | NewSessionResponse | LoadSessionResponse | ListSessionsResponse | DeleteSessionResponse | ResumeSessionResponse | CloseSessionResponse | SetSessionModeResponse | SetSessionConfigOptionResponse | PromptResponse | ExtResponse,
+        Field(
+            description="Method-specific response data.",
+        ),
     ]
 
 
@@ -3540,9 +3845,7 @@ ErrorCode = TypeAliasType(
     "ErrorCode",
     Annotated[
         Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | int,
-        Field(
-            description="Predefined error codes for common JSON-RPC and ACP-specific errors.\n\nStandard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC\nserver-error range (-32000 to -32099), and request cancellation uses -32800 from the\nrange LSP reserves (-32899 to -32800)."
-        ),
+        Field(description="Predefined error codes for common JSON-RPC and ACP-specific errors.\n\nStandard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC\nserver-error range (-32000 to -32099), and request cancellation uses -32800 from the\nrange LSP reserves (-32899 to -32800)."),
     ],
 )
 
@@ -3559,13 +3862,13 @@ class Error(ProtocolModel):
     code: Annotated[
         ErrorCode,
         Field(
-            description="A number indicating the error type that occurred.\nThis must be an integer as defined in the JSON-RPC specification."
+            description="A number indicating the error type that occurred.\nThis must be an integer as defined in the JSON-RPC specification.",
         ),
     ]
     message: Annotated[
         str,
         Field(
-            description="A string providing a short description of the error.\nThe message should be limited to a concise single sentence."
+            description="A string providing a short description of the error.\nThe message should be limited to a concise single sentence.",
         ),
     ]
     data: Annotated[
@@ -3580,15 +3883,23 @@ class Error(ProtocolModel):
 class AgentResponseError(ProtocolModel):
     """A failed JSON-RPC response."""
 
-    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
-    error: Annotated[Error, Field(description="Method-specific error data.")]
+    id: Annotated[
+        RequestId,
+        Field(
+            description="The id of the request this response answers.",
+        ),
+    ]
+    error: Annotated[
+        Error,
+        Field(
+            description="Method-specific error data.",
+        ),
+    ]
 
 
 AgentResponse = TypeAliasType(
     "AgentResponse",
-    Annotated[
-        AgentResponseResult | AgentResponseError, Field(description="A JSON-RPC response object.")
-    ],
+    Annotated[AgentResponseResult | AgentResponseError, Field(description="A JSON-RPC response object.")],
 )
 
 
@@ -3601,7 +3912,7 @@ class AuthCapabilities(ProtocolModel):
     """
 
     terminal: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Whether the client supports `terminal` authentication methods.\n\nThe client should set this to `true` only when it can reproduce the\nconfigured agent invocation in an interactive terminal. When `true`, the\nagent may include `terminal` entries in its authentication methods.",
             json_schema_extra={"x-deserialize-default-on-error": True},
@@ -3664,7 +3975,10 @@ class CancelNotification(ProtocolModel):
 
     session_id: Annotated[
         SessionId,
-        Field(alias="sessionId", description="The ID of the session to cancel operations for."),
+        Field(
+            alias="sessionId",
+            description="The ID of the session to cancel operations for.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -3683,7 +3997,11 @@ class CancelRequestNotification(ProtocolModel):
     """
 
     request_id: Annotated[
-        RequestId, Field(alias="requestId", description="The ID of the request to cancel.")
+        RequestId,
+        Field(
+            alias="requestId",
+            description="The ID of the request to cancel.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -3702,7 +4020,7 @@ class FileSystemCapabilities(ProtocolModel):
     """
 
     read_text_file: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="readTextFile",
             description="Whether the Client supports `fs/read_text_file` requests.",
@@ -3710,7 +4028,7 @@ class FileSystemCapabilities(ProtocolModel):
         ),
     ] = False
     write_text_file: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="writeTextFile",
             description="Whether the Client supports `fs/write_text_file` requests.",
@@ -3729,10 +4047,7 @@ class FileSystemCapabilities(ProtocolModel):
 
 CompactionCapabilities = TypeAliasType(
     "CompactionCapabilities",
-    Annotated[
-        dict[str, Any],
-        Field(description="Client support for ID-addressed context compaction updates."),
-    ],
+    Annotated[dict[str, Any], Field(description="Client support for ID-addressed context compaction updates.")],
 )
 
 
@@ -3742,7 +4057,7 @@ class SessionConfigOptionsCapabilities(ProtocolModel):
     boolean: Annotated[
         BooleanConfigOptionCapabilities | None,
         Field(
-            description='Whether the client supports boolean session configuration options.\n\nOptional. Omitted or `null` both mean the client does not advertise support.\nSupplying `{}` means agents may include `type: "boolean"` entries in\n`configOptions`, and the client may send `session/set_config_option`\nrequests with `type: "boolean"` and a boolean `value`.',
+            description="Whether the client supports boolean session configuration options.\n\nOptional. Omitted or `null` both mean the client does not advertise support.\nSupplying `{}` means agents may include `type: \"boolean\"` entries in\n`configOptions`, and the client may send `session/set_config_option`\nrequests with `type: \"boolean\"` and a boolean `value`.",
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -3758,9 +4073,7 @@ class SessionConfigOptionsCapabilities(ProtocolModel):
 
 NoticeCapabilities = TypeAliasType(
     "NoticeCapabilities",
-    Annotated[
-        dict[str, Any], Field(description="Client support for presenting live notices to the user.")
-    ],
+    Annotated[dict[str, Any], Field(description="Client support for presenting live notices to the user.")],
 )
 
 
@@ -3868,18 +4181,14 @@ class ClientCapabilities(ProtocolModel):
     """
 
     fs: Annotated[
-        FileSystemCapabilities | None,
+        FileSystemCapabilities,
         Field(
             description="File system capabilities supported by the client.\nDetermines which file operations the agent can request.",
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
-    ] = Field(
-        default_factory=lambda: FileSystemCapabilities.model_validate(
-            {"readTextFile": False, "writeTextFile": False}
-        )
-    )
+    ] = Field(default_factory=lambda: FileSystemCapabilities.model_validate({"readTextFile": False, "writeTextFile": False}))
     terminal: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Whether the Client support all `terminal/*` methods.",
             json_schema_extra={"x-deserialize-default-on-error": True},
@@ -3893,7 +4202,7 @@ class ClientCapabilities(ProtocolModel):
         ),
     ] = None
     auth: Annotated[
-        AuthCapabilities | None,
+        AuthCapabilities,
         Field(
             description="Authentication capabilities supported by the client.\nDetermines which authentication method types the agent may include\nin its `InitializeResponse`.",
             json_schema_extra={"x-deserialize-default-on-error": True},
@@ -3919,10 +4228,17 @@ class ClientCapabilities(ProtocolModel):
 class ClientNotification(ProtocolModel):
     """A JSON-RPC notification object."""
 
-    method: Annotated[str, Field(description="The notification method name.")]
+    method: Annotated[
+        str,
+        Field(
+            description="The notification method name.",
+        ),
+    ]
     params: Annotated[
         CancelNotification | ExtNotification | None,
-        Field(description="Method-specific notification parameters."),
+        Field(
+            description="Method-specific notification parameters.",
+        ),
     ] = None
 
 
@@ -3942,21 +4258,13 @@ class InitializeRequest(ProtocolModel):
         ),
     ]
     client_capabilities: Annotated[
-        ClientCapabilities | None,
+        ClientCapabilities,
         Field(
             alias="clientCapabilities",
             description="Capabilities supported by the client.",
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
-    ] = Field(
-        default_factory=lambda: ClientCapabilities.model_validate(
-            {
-                "fs": {"readTextFile": False, "writeTextFile": False},
-                "terminal": False,
-                "auth": {"terminal": False},
-            }
-        )
-    )
+    ] = Field(default_factory=lambda: ClientCapabilities.model_validate({"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False, "auth": {"terminal": False}}))
     client_info: Annotated[
         Implementation | None,
         Field(
@@ -3994,8 +4302,18 @@ class LogoutRequest(ProtocolModel):
 class HttpHeader(ProtocolModel):
     """An HTTP header to set when making requests to the MCP server."""
 
-    name: Annotated[str, Field(description="The name of the HTTP header.")]
-    value: Annotated[str, Field(description="The value to set for the HTTP header.")]
+    name: Annotated[
+        str,
+        Field(
+            description="The name of the HTTP header.",
+        ),
+    ]
+    value: Annotated[
+        str,
+        Field(
+            description="The value to set for the HTTP header.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -4009,8 +4327,18 @@ class HttpHeader(ProtocolModel):
 class McpServerHttp(ProtocolModel):
     """HTTP transport configuration for MCP."""
 
-    name: Annotated[str, Field(description="Human-readable name identifying this MCP server.")]
-    url: Annotated[str, Field(description="URL to the MCP server.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name identifying this MCP server.",
+        ),
+    ]
+    url: Annotated[
+        str,
+        Field(
+            description="URL to the MCP server.",
+        ),
+    ]
     headers: Annotated[
         list[HttpHeader],
         Field(
@@ -4040,8 +4368,18 @@ class HttpMcpServer(McpServerHttp):
 class McpServerSse(ProtocolModel):
     """SSE transport configuration for MCP."""
 
-    name: Annotated[str, Field(description="Human-readable name identifying this MCP server.")]
-    url: Annotated[str, Field(description="URL to the MCP server.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name identifying this MCP server.",
+        ),
+    ]
+    url: Annotated[
+        str,
+        Field(
+            description="URL to the MCP server.",
+        ),
+    ]
     headers: Annotated[
         list[HttpHeader],
         Field(
@@ -4077,8 +4415,18 @@ class UnknownMcpServer(ProtocolModel):
 class McpServerStdio(ProtocolModel):
     """Stdio transport configuration for MCP."""
 
-    name: Annotated[str, Field(description="Human-readable name identifying this MCP server.")]
-    command: Annotated[str, Field(description="Absolute path to the MCP server executable.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name identifying this MCP server.",
+        ),
+    ]
+    command: Annotated[
+        str,
+        Field(
+            description="Absolute path to the MCP server executable.",
+        ),
+    ]
     args: Annotated[
         list[str],
         Field(
@@ -4106,13 +4454,11 @@ class McpServerStdio(ProtocolModel):
 McpServer = TypeAliasType(
     "McpServer",
     Annotated[
-        Annotated[HttpMcpServer, Tag("http")]
-        | Annotated[SseMcpServer, Tag("sse")]
-        | Annotated[McpServerStdio, Tag(DEFAULT_VARIANT)]
-        | Annotated[UnknownMcpServer, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Configuration for connecting to an MCP (Model Context Protocol) server.\n\nMCP servers provide tools and context that the agent can use when\nprocessing prompts.\n\nSee protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers)"
-        ),
+        Annotated[HttpMcpServer, Tag("http")] |
+        Annotated[SseMcpServer, Tag("sse")] |
+        Annotated[McpServerStdio, Tag(DEFAULT_VARIANT)] |
+        Annotated[UnknownMcpServer, Tag(UNKNOWN_VARIANT)],
+        Field(description="Configuration for connecting to an MCP (Model Context Protocol) server.\n\nMCP servers provide tools and context that the agent can use when\nprocessing prompts.\n\nSee protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers)"),
         Discriminator(
             open_discriminator(
                 "type",
@@ -4137,7 +4483,10 @@ class NewSessionRequest(ProtocolModel):
     """
 
     cwd: Annotated[
-        str, Field(description="The working directory for this session. Must be an absolute path.")
+        str,
+        Field(
+            description="The working directory for this session. Must be an absolute path.",
+        ),
     ]
     additional_directories: Annotated[
         list[str] | None,
@@ -4182,7 +4531,10 @@ class LoadSessionRequest(ProtocolModel):
         ),
     ]
     cwd: Annotated[
-        str, Field(description="The working directory for this session. Must be an absolute path.")
+        str,
+        Field(
+            description="The working directory for this session. Must be an absolute path.",
+        ),
     ]
     additional_directories: Annotated[
         list[str] | None,
@@ -4193,7 +4545,11 @@ class LoadSessionRequest(ProtocolModel):
         ),
     ] = None
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The ID of the session to load.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The ID of the session to load.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4213,12 +4569,14 @@ class ListSessionsRequest(ProtocolModel):
 
     cwd: Annotated[
         str | None,
-        Field(description="Filter sessions by working directory. Must be an absolute path."),
+        Field(
+            description="Filter sessions by working directory. Must be an absolute path.",
+        ),
     ] = None
     cursor: Annotated[
         str | None,
         Field(
-            description="Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"
+            description="Opaque cursor token from a previous response's nextCursor field for cursor-based pagination",
         ),
     ] = None
     meta: Annotated[
@@ -4238,7 +4596,11 @@ class DeleteSessionRequest(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The ID of the session to delete.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The ID of the session to delete.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4260,10 +4622,17 @@ class ResumeSessionRequest(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The ID of the session to resume.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The ID of the session to resume.",
+        ),
     ]
     cwd: Annotated[
-        str, Field(description="The working directory for this session. Must be an absolute path.")
+        str,
+        Field(
+            description="The working directory for this session. Must be an absolute path.",
+        ),
     ]
     additional_directories: Annotated[
         list[str] | None,
@@ -4302,7 +4671,11 @@ class CloseSessionRequest(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The ID of the session to close.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The ID of the session to close.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4319,10 +4692,17 @@ class SetSessionModeRequest(ProtocolModel):
 
     session_id: Annotated[
         SessionId,
-        Field(alias="sessionId", description="The ID of the session to set the mode for."),
+        Field(
+            alias="sessionId",
+            description="The ID of the session to set the mode for.",
+        ),
     ]
     mode_id: Annotated[
-        SessionModeId, Field(alias="modeId", description="The ID of the mode to set.")
+        SessionModeId,
+        Field(
+            alias="modeId",
+            description="The ID of the mode to set.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4346,7 +4726,10 @@ class SetSessionConfigOptionRequestBoolean(ProtocolModel):
     ]
     config_id: Annotated[
         SessionConfigId,
-        Field(alias="configId", description="The ID of the configuration option to set."),
+        Field(
+            alias="configId",
+            description="The ID of the configuration option to set.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4357,7 +4740,12 @@ class SetSessionConfigOptionRequestBoolean(ProtocolModel):
         ),
     ] = None
     type: Literal["boolean"]
-    value: Annotated[bool, Field(description="The boolean value.")]
+    value: Annotated[
+        bool,
+        Field(
+            description="The boolean value.",
+        ),
+    ]
 
 
 class UnknownSetSessionConfigOptionRequest(ProtocolModel):
@@ -4383,7 +4771,10 @@ class SetSessionConfigOptionRequestValueId(ProtocolModel):
     ]
     config_id: Annotated[
         SessionConfigId,
-        Field(alias="configId", description="The ID of the configuration option to set."),
+        Field(
+            alias="configId",
+            description="The ID of the configuration option to set.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4393,15 +4784,20 @@ class SetSessionConfigOptionRequestValueId(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    value: Annotated[SessionConfigValueId, Field(description="The value ID.")]
+    value: Annotated[
+        SessionConfigValueId,
+        Field(
+            description="The value ID.",
+        ),
+    ]
 
 
 SetSessionConfigOptionRequest = TypeAliasType(
     "SetSessionConfigOptionRequest",
     Annotated[
-        Annotated[SetSessionConfigOptionRequestBoolean, Tag("boolean")]
-        | Annotated[SetSessionConfigOptionRequestValueId, Tag(DEFAULT_VARIANT)]
-        | Annotated[UnknownSetSessionConfigOptionRequest, Tag(UNKNOWN_VARIANT)],
+        Annotated[SetSessionConfigOptionRequestBoolean, Tag("boolean")] |
+        Annotated[SetSessionConfigOptionRequestValueId, Tag(DEFAULT_VARIANT)] |
+        Annotated[UnknownSetSessionConfigOptionRequest, Tag(UNKNOWN_VARIANT)],
         Field(description="Request parameters for setting a session configuration option."),
         Discriminator(
             open_discriminator(
@@ -4429,12 +4825,15 @@ class PromptRequest(ProtocolModel):
 
     session_id: Annotated[
         SessionId,
-        Field(alias="sessionId", description="The ID of the session to send this user message to"),
+        Field(
+            alias="sessionId",
+            description="The ID of the session to send this user message to",
+        ),
     ]
     prompt: Annotated[
         list[ContentBlock],
         Field(
-            description="The blocks of content that compose the user's message.\n\nAs a baseline, the Agent MUST support `text` and `resource_link` content blocks,\nwhile other variants are optionally enabled via `PromptCapabilities`.\n\nThe Client MUST adapt its interface according to `PromptCapabilities`.\n\nThe client MAY include referenced pieces of context as either\n`resource` or `resource_link` content blocks.\n\nWhen available, `resource` is preferred\nas it avoids extra round-trips and allows the message to include\npieces of context from sources the agent may not have access to."
+            description="The blocks of content that compose the user's message.\n\nAs a baseline, the Agent MUST support `text` and `resource_link` content blocks,\nwhile other variants are optionally enabled via `PromptCapabilities`.\n\nThe Client MUST adapt its interface according to `PromptCapabilities`.\n\nThe client MAY include referenced pieces of context as either\n`resource` or `resource_link` content blocks.\n\nWhen available, `resource` is preferred\nas it avoids extra round-trips and allows the message to include\npieces of context from sources the agent may not have access to.",
         ),
     ]
     meta: Annotated[
@@ -4451,25 +4850,22 @@ class ClientRequest(ProtocolModel):
     """A JSON-RPC request object."""
 
     id: Annotated[
-        RequestId, Field(description="The request id used to correlate the matching response.")
+        RequestId,
+        Field(
+            description="The request id used to correlate the matching response.",
+        ),
     ]
-    method: Annotated[str, Field(description="The method name to invoke.")]
+    method: Annotated[
+        str,
+        Field(
+            description="The method name to invoke.",
+        ),
+    ]
     params: Annotated[
-        InitializeRequest
-        | AuthenticateRequest
-        | LogoutRequest
-        | NewSessionRequest
-        | LoadSessionRequest
-        | ListSessionsRequest
-        | DeleteSessionRequest
-        | ResumeSessionRequest
-        | CloseSessionRequest
-        | SetSessionModeRequest
-        | SetSessionConfigOptionRequest
-        | PromptRequest
-        | ExtRequest
-        | None,
-        Field(description="Method-specific request parameters."),
+        InitializeRequest | AuthenticateRequest | LogoutRequest | NewSessionRequest | LoadSessionRequest | ListSessionsRequest | DeleteSessionRequest | ResumeSessionRequest | CloseSessionRequest | SetSessionModeRequest | SetSessionConfigOptionRequest | PromptRequest | ExtRequest | None,
+        Field(
+            description="Method-specific request parameters.",
+        ),
     ] = None
 
 
@@ -4489,7 +4885,12 @@ class WriteTextFileResponse(ProtocolModel):
 class ReadTextFileResponse(ProtocolModel):
     """Response containing the contents of a text file."""
 
-    content: Annotated[str, Field(description="Content payload returned by this response.")]
+    content: Annotated[
+        str,
+        Field(
+            description="Content payload returned by this response.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -4518,7 +4919,10 @@ class SelectedPermissionOutcome(ProtocolModel):
 
     option_id: Annotated[
         PermissionOptionId,
-        Field(alias="optionId", description="The ID of the option the user selected."),
+        Field(
+            alias="optionId",
+            description="The ID of the option the user selected.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4545,9 +4949,9 @@ class UnknownRequestPermissionOutcome(ProtocolModel):
 RequestPermissionOutcome = TypeAliasType(
     "RequestPermissionOutcome",
     Annotated[
-        Annotated[RequestPermissionOutcomeCancelled, Tag("cancelled")]
-        | Annotated[RequestPermissionOutcomeSelected, Tag("selected")]
-        | Annotated[UnknownRequestPermissionOutcome, Tag(UNKNOWN_VARIANT)],
+        Annotated[RequestPermissionOutcomeCancelled, Tag("cancelled")] |
+        Annotated[RequestPermissionOutcomeSelected, Tag("selected")] |
+        Annotated[UnknownRequestPermissionOutcome, Tag(UNKNOWN_VARIANT)],
         Field(description="The outcome of a permission request."),
         Discriminator(
             open_discriminator(
@@ -4571,7 +4975,9 @@ class RequestPermissionResponse(ProtocolModel):
 
     outcome: Annotated[
         RequestPermissionOutcome,
-        Field(description="The user's decision on the permission request."),
+        Field(
+            description="The user's decision on the permission request.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4588,7 +4994,10 @@ class CreateTerminalResponse(ProtocolModel):
 
     terminal_id: Annotated[
         TerminalId,
-        Field(alias="terminalId", description="The unique identifier for the created terminal."),
+        Field(
+            alias="terminalId",
+            description="The unique identifier for the created terminal.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4632,9 +5041,17 @@ class TerminalExitStatus(ProtocolModel):
 class TerminalOutputResponse(ProtocolModel):
     """Response containing the terminal output and exit status."""
 
-    output: Annotated[str, Field(description="The terminal output captured so far.")]
+    output: Annotated[
+        str,
+        Field(
+            description="The terminal output captured so far.",
+        ),
+    ]
     truncated: Annotated[
-        bool, Field(description="Whether the output was truncated due to byte limits.")
+        bool,
+        Field(
+            description="Whether the output was truncated due to byte limits.",
+        ),
     ]
     exit_status: Annotated[
         TerminalExitStatus | None,
@@ -4711,10 +5128,7 @@ class KillTerminalResponse(ProtocolModel):
 
 ElicitationContentValue = TypeAliasType(
     "ElicitationContentValue",
-    Annotated[
-        str | int | float | bool | list[str],
-        Field(description="Allowed wire representations for `ElicitationContentValue`."),
-    ],
+    Annotated[str | int | float | bool | list[str], Field(description="Allowed wire representations for `ElicitationContentValue`.")],
 )
 
 
@@ -4724,7 +5138,7 @@ class ElicitationAcceptAction(ProtocolModel):
     content: Annotated[
         dict[str, ElicitationContentValue] | None,
         Field(
-            description="The user-provided content, if any, as an object matching the requested schema."
+            description="The user-provided content, if any, as an object matching the requested schema.",
         ),
     ] = None
 
@@ -4794,7 +5208,7 @@ class UnknownCreateElicitationResponse(ProtocolModel):
     action: Annotated[
         str,
         Field(
-            description="Custom or future elicitation action.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future elicitation action.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -4802,10 +5216,10 @@ class UnknownCreateElicitationResponse(ProtocolModel):
 CreateElicitationResponse = TypeAliasType(
     "CreateElicitationResponse",
     Annotated[
-        Annotated[CreateElicitationResponseAccept, Tag("accept")]
-        | Annotated[CreateElicitationResponseDecline, Tag("decline")]
-        | Annotated[CreateElicitationResponseCancel, Tag("cancel")]
-        | Annotated[UnknownCreateElicitationResponse, Tag(UNKNOWN_VARIANT)],
+        Annotated[CreateElicitationResponseAccept, Tag("accept")] |
+        Annotated[CreateElicitationResponseDecline, Tag("decline")] |
+        Annotated[CreateElicitationResponseCancel, Tag("cancel")] |
+        Annotated[UnknownCreateElicitationResponse, Tag(UNKNOWN_VARIANT)],
         Field(description="Response from the client to an elicitation request."),
         Discriminator(
             open_discriminator(
@@ -4828,34 +5242,40 @@ CreateElicitationResponse = TypeAliasType(
 class ClientResponseResult(ProtocolModel):
     """A successful JSON-RPC response."""
 
-    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
+    id: Annotated[
+        RequestId,
+        Field(
+            description="The id of the request this response answers.",
+        ),
+    ]
     result: Annotated[
-        WriteTextFileResponse
-        | ReadTextFileResponse
-        | RequestPermissionResponse
-        | CreateTerminalResponse
-        | TerminalOutputResponse
-        | ReleaseTerminalResponse
-        | WaitForTerminalExitResponse
-        | KillTerminalResponse
-        | CreateElicitationResponse
-        | ExtResponse,
-        Field(description="Method-specific response data."),
+        WriteTextFileResponse | ReadTextFileResponse | RequestPermissionResponse | CreateTerminalResponse | TerminalOutputResponse | ReleaseTerminalResponse | WaitForTerminalExitResponse | KillTerminalResponse | CreateElicitationResponse | ExtResponse,
+        Field(
+            description="Method-specific response data.",
+        ),
     ]
 
 
 class ClientResponseError(ProtocolModel):
     """A failed JSON-RPC response."""
 
-    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
-    error: Annotated[Error, Field(description="Method-specific error data.")]
+    id: Annotated[
+        RequestId,
+        Field(
+            description="The id of the request this response answers.",
+        ),
+    ]
+    error: Annotated[
+        Error,
+        Field(
+            description="Method-specific error data.",
+        ),
+    ]
 
 
 ClientResponse = TypeAliasType(
     "ClientResponse",
-    Annotated[
-        ClientResponseResult | ClientResponseError, Field(description="A JSON-RPC response object.")
-    ],
+    Annotated[ClientResponseResult | ClientResponseError, Field(description="A JSON-RPC response object.")],
 )
 
 
@@ -4887,12 +5307,7 @@ class ElicitationFormModeRequest(ElicitationRequestScope):
 
 ElicitationFormMode = TypeAliasType(
     "ElicitationFormMode",
-    Annotated[
-        ElicitationFormModeSession | ElicitationFormModeRequest,
-        Field(
-            description="Form-based elicitation mode where the client renders a form from the provided schema."
-        ),
-    ],
+    Annotated[ElicitationFormModeSession | ElicitationFormModeRequest, Field(description="Form-based elicitation mode where the client renders a form from the provided schema.")],
 )
 
 
@@ -4901,9 +5316,17 @@ class ElicitationUrlModeSession(ElicitationSessionScope):
 
     elicitation_id: Annotated[
         ElicitationId,
-        Field(alias="elicitationId", description="The unique identifier for this elicitation."),
+        Field(
+            alias="elicitationId",
+            description="The unique identifier for this elicitation.",
+        ),
     ]
-    url: Annotated[str, Field(description="The URL to direct the user to.")]
+    url: Annotated[
+        str,
+        Field(
+            description="The URL to direct the user to.",
+        ),
+    ]
 
 
 class ElicitationUrlModeRequest(ElicitationRequestScope):
@@ -4913,15 +5336,20 @@ class ElicitationUrlModeRequest(ElicitationRequestScope):
 
     elicitation_id: Annotated[
         ElicitationId,
-        Field(alias="elicitationId", description="The unique identifier for this elicitation."),
+        Field(
+            alias="elicitationId",
+            description="The unique identifier for this elicitation.",
+        ),
     ]
-    url: Annotated[str, Field(description="The URL to direct the user to.")]
+    url: Annotated[
+        str,
+        Field(
+            description="The URL to direct the user to.",
+        ),
+    ]
 
 
 ElicitationUrlMode = TypeAliasType(
     "ElicitationUrlMode",
-    Annotated[
-        ElicitationUrlModeSession | ElicitationUrlModeRequest,
-        Field(description="URL-based elicitation mode where the client directs the user to a URL."),
-    ],
+    Annotated[ElicitationUrlModeSession | ElicitationUrlModeRequest, Field(description="URL-based elicitation mode where the client directs the user to a URL.")],
 )

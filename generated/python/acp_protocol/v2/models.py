@@ -21,14 +21,10 @@ from ..runtime.model import (
     open_discriminator,
 )
 
+
 AbsolutePath = TypeAliasType(
     "AbsolutePath",
-    Annotated[
-        str,
-        Field(
-            description="An absolute filesystem path used by the protocol.\n\nUses the native syntax of the machine the Agent runs on, such as `/home/user/project`,\n`C:\\Users\\user\\project`, or `\\\\server\\share\\project`. It is not a URI."
-        ),
-    ],
+    Annotated[str, Field(description="An absolute filesystem path used by the protocol.\n\nUses the native syntax of the machine the Agent runs on, such as `/home/user/project`,\n`C:\\Users\\user\\project`, or `\\\\server\\share\\project`. It is not a URI.")],
 )
 
 
@@ -64,9 +60,17 @@ class AuthMethodAgent(ProtocolModel):
 
     method_id: Annotated[
         AuthMethodId,
-        Field(alias="methodId", description="Unique identifier for this authentication method."),
+        Field(
+            alias="methodId",
+            description="Unique identifier for this authentication method.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable name of the authentication method.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name of the authentication method.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -370,12 +374,7 @@ class AgentCapabilities(ProtocolModel):
 
 MessageId = TypeAliasType(
     "MessageId",
-    Annotated[
-        str,
-        Field(
-            description="Identifier for a message, unique among messages of the same type within a session.\n\nEach message type, such as user messages, agent messages, and agent thoughts,\nhas its own ID space: messages of different types may share an ID and remain\ndistinct messages."
-        ),
-    ],
+    Annotated[str, Field(description="Identifier for a message, unique among messages of the same type within a session.\n\nEach message type, such as user messages, agent messages, and agent thoughts,\nhas its own ID space: messages of different types may share an ID and remain\ndistinct messages.")],
 )
 
 
@@ -395,17 +394,14 @@ class Annotations(ProtocolModel):
         list[Role] | None,
         Field(
             description="Intended recipients for this content, such as the user or assistant.\n\nOmitted and `null` are equivalent and mean no audience is specified.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     last_modified: Annotated[
         str | None,
         Field(
             alias="lastModified",
-            description='Timestamp indicating when the underlying resource was last modified.\n\nShould be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z"), as in MCP.\n\nOmitted and `null` are equivalent and mean the modification time is not reported.',
+            description="Timestamp indicating when the underlying resource was last modified.\n\nShould be an ISO 8601 formatted string (e.g., \"2025-01-12T15:00:58Z\"), as in MCP.\n\nOmitted and `null` are equivalent and mean the modification time is not reported.",
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -413,8 +409,7 @@ class Annotations(ProtocolModel):
         Annotated[float, Field(ge=0, le=1)] | None,
         Field(
             description="Relative importance of this content when clients choose what to surface, from 0 (least\nimportant) to 1 (most important).\n\nOmitted and `null` are equivalent and mean no priority is specified.",
-            ge=0,
-            le=1,
+            ge=0, le=1,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -431,7 +426,12 @@ class Annotations(ProtocolModel):
 class TextContent(ProtocolModel):
     """Text provided to or from an LLM."""
 
-    text: Annotated[str, Field(description="Text payload carried by this content block.")]
+    text: Annotated[
+        str,
+        Field(
+            description="Text payload carried by this content block.",
+        ),
+    ]
     annotations: Annotated[
         Annotations | None,
         Field(
@@ -462,19 +462,25 @@ class ContentBlockText(TextContent):
 
 MediaType = TypeAliasType(
     "MediaType",
-    Annotated[
-        str, Field(description="An Internet media type identifying the format of protocol content.")
-    ],
+    Annotated[str, Field(description="An Internet media type identifying the format of protocol content.")],
 )
 
 
 class ImageContent(ProtocolModel):
     """An image provided to or from an LLM."""
 
-    data: Annotated[str, Field(description="Base64-encoded media payload.")]
+    data: Annotated[
+        str,
+        Field(
+            description="Base64-encoded media payload.",
+        ),
+    ]
     mime_type: Annotated[
         MediaType,
-        Field(alias="mimeType", description="MIME type describing the encoded media payload."),
+        Field(
+            alias="mimeType",
+            description="MIME type describing the encoded media payload.",
+        ),
     ]
     uri: Annotated[
         str | None,
@@ -512,10 +518,18 @@ class ContentBlockImage(ImageContent):
 class AudioContent(ProtocolModel):
     """Audio provided to or from an LLM."""
 
-    data: Annotated[str, Field(description="Base64-encoded media payload.")]
+    data: Annotated[
+        str,
+        Field(
+            description="Base64-encoded media payload.",
+        ),
+    ]
     mime_type: Annotated[
         MediaType,
-        Field(alias="mimeType", description="MIME type describing the encoded media payload."),
+        Field(
+            alias="mimeType",
+            description="MIME type describing the encoded media payload.",
+        ),
     ]
     annotations: Annotated[
         Annotations | None,
@@ -558,7 +572,7 @@ class Icon(ProtocolModel):
     src: Annotated[
         str,
         Field(
-            description="A standard URI pointing to an icon resource. MUST be an `https:` or `data:` URI.\nClients reject other schemes, fetch without credentials, and do not follow\nscheme- or origin-changing redirects."
+            description="A standard URI pointing to an icon resource. MUST be an `https:` or `data:` URI.\nClients reject other schemes, fetch without credentials, and do not follow\nscheme- or origin-changing redirects.",
         ),
     ]
     mime_type: Annotated[
@@ -572,11 +586,8 @@ class Icon(ProtocolModel):
     sizes: Annotated[
         list[str] | None,
         Field(
-            description='Optional array of strings that specify sizes at which the icon can be used.\nEach string should be in `WxH` format (e.g., `"48x48"`, `"96x96"`) or\n`"any"` for scalable formats like SVG.\n\nIf not provided, the client should assume that the icon can be used at any size.\n\nOmitted and `null` are equivalent and mean no sizes are specified.',
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            description="Optional array of strings that specify sizes at which the icon can be used.\nEach string should be in `WxH` format (e.g., `\"48x48\"`, `\"96x96\"`) or\n`\"any\"` for scalable formats like SVG.\n\nIf not provided, the client should assume that the icon can be used at any size.\n\nOmitted and `null` are equivalent and mean no sizes are specified.",
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     theme: Annotated[
@@ -599,8 +610,18 @@ class Icon(ProtocolModel):
 class ResourceLink(ProtocolModel):
     """A link to a resource that the receiver may be able to read, included in a prompt or tool call result."""
 
-    name: Annotated[str, Field(description="Human-readable name shown for this protocol object.")]
-    uri: Annotated[str, Field(description="URI associated with this resource or media payload.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name shown for this protocol object.",
+        ),
+    ]
+    uri: Annotated[
+        str,
+        Field(
+            description="URI associated with this resource or media payload.",
+        ),
+    ]
     title: Annotated[
         str | None,
         Field(
@@ -619,10 +640,7 @@ class ResourceLink(ProtocolModel):
         list[Icon] | None,
         Field(
             description="Optional set of sized icons that the client can display in a user interface.\n\nOmitted and `null` are equivalent and mean no icons are provided.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     mime_type: Annotated[
@@ -670,8 +688,18 @@ class ContentBlockResourceLink(ResourceLink):
 class TextResourceContents(ProtocolModel):
     """Text-based resource contents."""
 
-    text: Annotated[str, Field(description="Text payload carried by this content block.")]
-    uri: Annotated[str, Field(description="URI associated with this resource or media payload.")]
+    text: Annotated[
+        str,
+        Field(
+            description="Text payload carried by this content block.",
+        ),
+    ]
+    uri: Annotated[
+        str,
+        Field(
+            description="URI associated with this resource or media payload.",
+        ),
+    ]
     mime_type: Annotated[
         MediaType | None,
         Field(
@@ -693,8 +721,18 @@ class TextResourceContents(ProtocolModel):
 class BlobResourceContents(ProtocolModel):
     """Binary resource contents."""
 
-    blob: Annotated[str, Field(description="Base64-encoded bytes for a binary resource payload.")]
-    uri: Annotated[str, Field(description="URI associated with this resource or media payload.")]
+    blob: Annotated[
+        str,
+        Field(
+            description="Base64-encoded bytes for a binary resource payload.",
+        ),
+    ]
+    uri: Annotated[
+        str,
+        Field(
+            description="URI associated with this resource or media payload.",
+        ),
+    ]
     mime_type: Annotated[
         MediaType | None,
         Field(
@@ -715,10 +753,7 @@ class BlobResourceContents(ProtocolModel):
 
 EmbeddedResourceResource = TypeAliasType(
     "EmbeddedResourceResource",
-    Annotated[
-        TextResourceContents | BlobResourceContents,
-        Field(description="Resource content that can be embedded in a message."),
-    ],
+    Annotated[TextResourceContents | BlobResourceContents, Field(description="Resource content that can be embedded in a message.")],
 )
 
 
@@ -727,7 +762,9 @@ class EmbeddedResource(ProtocolModel):
 
     resource: Annotated[
         EmbeddedResourceResource,
-        Field(description="Embedded resource payload, either text or binary data."),
+        Field(
+            description="Embedded resource payload, either text or binary data.",
+        ),
     ]
     annotations: Annotated[
         Annotations | None,
@@ -774,7 +811,7 @@ class UnknownContentBlock(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future content block type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future content block type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -782,15 +819,13 @@ class UnknownContentBlock(ProtocolModel):
 ContentBlock = TypeAliasType(
     "ContentBlock",
     Annotated[
-        Annotated[ContentBlockText, Tag("text")]
-        | Annotated[ContentBlockImage, Tag("image")]
-        | Annotated[ContentBlockAudio, Tag("audio")]
-        | Annotated[ContentBlockResourceLink, Tag("resource_link")]
-        | Annotated[ContentBlockResource, Tag("resource")]
-        | Annotated[UnknownContentBlock, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Content blocks represent displayable information in the Agent Client Protocol.\n\nContent blocks appear in:\n- User prompts sent via `session/prompt`\n- Language model output reported through `session/update` notifications as\n  message updates or streamed chunks\n- Progress updates and results from tool calls\n\nThis structure is compatible with the Model Context Protocol (MCP), so agents can\nforward content from MCP tool outputs without transformation.\n\nSee protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/content)"
-        ),
+        Annotated[ContentBlockText, Tag("text")] |
+        Annotated[ContentBlockImage, Tag("image")] |
+        Annotated[ContentBlockAudio, Tag("audio")] |
+        Annotated[ContentBlockResourceLink, Tag("resource_link")] |
+        Annotated[ContentBlockResource, Tag("resource")] |
+        Annotated[UnknownContentBlock, Tag(UNKNOWN_VARIANT)],
+        Field(description="Content blocks represent displayable information in the Agent Client Protocol.\n\nContent blocks appear in:\n- User prompts sent via `session/prompt`\n- Language model output reported through `session/update` notifications as\n  message updates or streamed chunks\n- Progress updates and results from tool calls\n\nThis structure is compatible with the Model Context Protocol (MCP), so agents can\nforward content from MCP tool outputs without transformation.\n\nSee protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/content)"),
         Discriminator(
             open_discriminator(
                 "type",
@@ -828,16 +863,17 @@ class AgentMessage(ProtocolModel):
     """
 
     message_id: Annotated[
-        MessageId, Field(alias="messageId", description="A unique identifier for the message.")
+        MessageId,
+        Field(
+            alias="messageId",
+            description="A unique identifier for the message.",
+        ),
     ]
     content: Annotated[
         list[ContentBlock] | None,
         Field(
             description="Complete replacement content for this message.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     meta: Annotated[
@@ -852,12 +888,7 @@ class AgentMessage(ProtocolModel):
 
 SessionId = TypeAliasType(
     "SessionId",
-    Annotated[
-        str,
-        Field(
-            description="A unique identifier for a conversation session between a client and agent.\n\nEach session has its own context, conversation history, and state, so one\nagent can run several independent sessions.\n\nSee protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v2/session-setup#session-id)"
-        ),
-    ],
+    Annotated[str, Field(description="A unique identifier for a conversation session between a client and agent.\n\nEach session has its own context, conversation history, and state, so one\nagent can run several independent sessions.\n\nSee protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v2/session-setup#session-id)")],
 )
 
 
@@ -871,7 +902,12 @@ class ContentChunk(ProtocolModel):
             description="A unique identifier for the message this chunk belongs to.\n\nAll chunks belonging to the same message share the same `messageId`.\nChunks for different messages can interleave.",
         ),
     ]
-    content: Annotated[ContentBlock, Field(description="A single item of content")]
+    content: Annotated[
+        ContentBlock,
+        Field(
+            description="A single item of content",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -885,7 +921,12 @@ class ContentChunk(ProtocolModel):
 class SessionUpdateUserMessageChunk(ContentChunk):
     """A chunk of the user's message being streamed."""
 
-    session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["user_message_chunk"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class UserMessage(ProtocolModel):
@@ -905,16 +946,17 @@ class UserMessage(ProtocolModel):
     """
 
     message_id: Annotated[
-        MessageId, Field(alias="messageId", description="A unique identifier for the message.")
+        MessageId,
+        Field(
+            alias="messageId",
+            description="A unique identifier for the message.",
+        ),
     ]
     content: Annotated[
         list[ContentBlock] | None,
         Field(
             description="Complete replacement content for this message.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     meta: Annotated[
@@ -935,13 +977,23 @@ class SessionUpdateUserMessage(UserMessage):
     fields in the new update patch the previous fields for that message.
     """
 
-    session_update: Annotated[Literal["user_message"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["user_message"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class SessionUpdateAgentMessageChunk(ContentChunk):
     """A chunk of the agent's response being streamed."""
 
-    session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["agent_message_chunk"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class SessionUpdateAgentMessage(AgentMessage):
@@ -952,13 +1004,23 @@ class SessionUpdateAgentMessage(AgentMessage):
     fields in the new update patch the previous fields for that message.
     """
 
-    session_update: Annotated[Literal["agent_message"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["agent_message"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class SessionUpdateAgentThoughtChunk(ContentChunk):
     """A chunk of the agent's internal reasoning being streamed."""
 
-    session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["agent_thought_chunk"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class AgentThought(ProtocolModel):
@@ -979,16 +1041,16 @@ class AgentThought(ProtocolModel):
 
     message_id: Annotated[
         MessageId,
-        Field(alias="messageId", description="A unique identifier for the thought message."),
+        Field(
+            alias="messageId",
+            description="A unique identifier for the thought message.",
+        ),
     ]
     content: Annotated[
         list[ContentBlock] | None,
         Field(
             description="Complete replacement content for this thought message.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     meta: Annotated[
@@ -1009,14 +1071,17 @@ class SessionUpdateAgentThought(AgentThought):
     fields in the new update patch the previous fields for that message.
     """
 
-    session_update: Annotated[Literal["agent_thought"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["agent_thought"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 TerminalId = TypeAliasType(
     "TerminalId",
-    Annotated[
-        str, Field(description="Unique identifier for an agent-owned terminal within a session.")
-    ],
+    Annotated[str, Field(description="Unique identifier for an agent-owned terminal within a session.")],
 )
 
 
@@ -1024,7 +1089,11 @@ class BackgroundTerminal(ProtocolModel):
     """A listed terminal running in the background."""
 
     terminal_id: Annotated[
-        TerminalId, Field(alias="terminalId", description="The ID of the listed terminal.")
+        TerminalId,
+        Field(
+            alias="terminalId",
+            description="The ID of the listed terminal.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -1054,7 +1123,11 @@ class BackgroundToolCall(ProtocolModel):
     """A listed tool call whose work continues in the background."""
 
     tool_call_id: Annotated[
-        ToolCallId, Field(alias="toolCallId", description="The ID of the listed tool call.")
+        ToolCallId,
+        Field(
+            alias="toolCallId",
+            description="The ID of the listed tool call.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -1089,7 +1162,7 @@ class UnknownBackgroundWork(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future background work type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future background work type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -1097,12 +1170,10 @@ class UnknownBackgroundWork(ProtocolModel):
 BackgroundWork = TypeAliasType(
     "BackgroundWork",
     Annotated[
-        Annotated[BackgroundWorkTerminal, Tag("terminal")]
-        | Annotated[BackgroundWorkToolCall, Tag("tool_call")]
-        | Annotated[UnknownBackgroundWork, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="One piece of work running independently of the session's foreground work.\n\nItems reference entities the Client already tracks. The Agent MUST announce each item\nbefore the first snapshot that lists it, and MUST report a terminal's `exitStatus` or a\ntool call's final status before the snapshot that removes it. Each piece of work is\nlisted once: process-backed work is listed as its terminal, not also as its tool call.\n\nSee protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)"
-        ),
+        Annotated[BackgroundWorkTerminal, Tag("terminal")] |
+        Annotated[BackgroundWorkToolCall, Tag("tool_call")] |
+        Annotated[UnknownBackgroundWork, Tag(UNKNOWN_VARIANT)],
+        Field(description="One piece of work running independently of the session's foreground work.\n\nItems reference entities the Client already tracks. The Agent MUST announce each item\nbefore the first snapshot that lists it, and MUST report a terminal's `exitStatus` or a\ntool call's final status before the snapshot that removes it. Each piece of work is\nlisted once: process-backed work is listed as its terminal, not also as its tool call.\n\nSee protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)"),
         Discriminator(
             open_discriminator(
                 "type",
@@ -1143,7 +1214,12 @@ class RunningStateUpdate(ProtocolModel):
 class SessionUpdateStateUpdateRunning(RunningStateUpdate):
     """Foreground work is in progress."""
 
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["state_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
     state: Literal["running"]
 
 
@@ -1152,7 +1228,12 @@ class SessionUpdateStateUpdateIdleEndTurn(ProtocolModel):
     Includes locally handled commands that required no model call.
     """
 
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["state_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
     state: Literal["idle"]
     background: Annotated[
         list[BackgroundWork] | None,
@@ -1169,13 +1250,23 @@ class SessionUpdateStateUpdateIdleEndTurn(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["end_turn"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["end_turn"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class SessionUpdateStateUpdateIdleMaxTokens(ProtocolModel):
     """The active work ended because the agent reached the maximum number of tokens."""
 
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["state_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
     state: Literal["idle"]
     background: Annotated[
         list[BackgroundWork] | None,
@@ -1192,7 +1283,12 @@ class SessionUpdateStateUpdateIdleMaxTokens(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["max_tokens"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["max_tokens"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class SessionUpdateStateUpdateIdleMaxTurnRequests(ProtocolModel):
@@ -1200,7 +1296,12 @@ class SessionUpdateStateUpdateIdleMaxTurnRequests(ProtocolModel):
     model requests for the foreground work.
     """
 
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["state_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
     state: Literal["idle"]
     background: Annotated[
         list[BackgroundWork] | None,
@@ -1217,13 +1318,23 @@ class SessionUpdateStateUpdateIdleMaxTurnRequests(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["max_turn_requests"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["max_turn_requests"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class SessionUpdateStateUpdateIdleRefusal(ProtocolModel):
     """The active work ended because the agent refused to continue."""
 
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["state_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
     state: Literal["idle"]
     background: Annotated[
         list[BackgroundWork] | None,
@@ -1240,7 +1351,12 @@ class SessionUpdateStateUpdateIdleRefusal(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["refusal"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["refusal"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class SessionUpdateStateUpdateIdleCancelled(ProtocolModel):
@@ -1256,7 +1372,12 @@ class SessionUpdateStateUpdateIdleCancelled(ProtocolModel):
     `error`.
     """
 
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["state_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
     state: Literal["idle"]
     background: Annotated[
         list[BackgroundWork] | None,
@@ -1273,28 +1394,26 @@ class SessionUpdateStateUpdateIdleCancelled(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["cancelled"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["cancelled"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 ErrorCode = TypeAliasType(
     "ErrorCode",
     Annotated[
         Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002, -32022] | int,
-        Field(
-            description="Predefined error codes for common JSON-RPC and ACP-specific errors.\n\nStandard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC\nserver-error range (-32000 to -32099), and request cancellation uses -32800 from the\nrange LSP reserves (-32899 to -32800)."
-        ),
+        Field(description="Predefined error codes for common JSON-RPC and ACP-specific errors.\n\nStandard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC\nserver-error range (-32000 to -32099), and request cancellation uses -32800 from the\nrange LSP reserves (-32899 to -32800)."),
     ],
 )
 
 
 ProtocolVersion = TypeAliasType(
     "ProtocolVersion",
-    Annotated[
-        Annotated[int, Field(ge=0, le=65535)],
-        Field(
-            description="Protocol version identifier.\n\nThis version is only bumped for breaking changes.\nNon-breaking changes should be introduced via capabilities."
-        ),
-    ],
+    Annotated[Annotated[int, Field(ge=0, le=65535)], Field(description="Protocol version identifier.\n\nThis version is only bumped for breaking changes.\nNon-breaking changes should be introduced via capabilities.")],
 )
 
 
@@ -1305,10 +1424,16 @@ class UnsupportedProtocolVersionErrorData(ProtocolModel):
     """
 
     requested: Annotated[
-        ProtocolVersion, Field(description="The protocol version the Client requested.")
+        ProtocolVersion,
+        Field(
+            description="The protocol version the Client requested.",
+        ),
     ]
     supported: Annotated[
-        list[ProtocolVersion], Field(description="The protocol versions the Agent supports.")
+        list[ProtocolVersion],
+        Field(
+            description="The protocol versions the Agent supports.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -1328,7 +1453,11 @@ class SessionNotFoundErrorData(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The session ID from the request.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The session ID from the request.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -1346,12 +1475,7 @@ class ErrorDataOther(ProtocolModel):
 
 ErrorData = TypeAliasType(
     "ErrorData",
-    Annotated[
-        UnsupportedProtocolVersionErrorData | SessionNotFoundErrorData | ErrorDataOther,
-        Field(
-            description="Schema for [`Error::data`]: the shapes ACP defines, or any other value."
-        ),
-    ],
+    Annotated[UnsupportedProtocolVersionErrorData | SessionNotFoundErrorData | ErrorDataOther, Field(description="Schema for [`Error::data`]: the shapes ACP defines, or any other value.")],
 )
 
 
@@ -1367,13 +1491,13 @@ class Error(ProtocolModel):
     code: Annotated[
         ErrorCode,
         Field(
-            description="A number indicating the error type that occurred.\nThis must be an integer as defined in the JSON-RPC specification."
+            description="A number indicating the error type that occurred.\nThis must be an integer as defined in the JSON-RPC specification.",
         ),
     ]
     message: Annotated[
         str,
         Field(
-            description="A string providing a short description of the error.\nThe message should be limited to a concise single sentence."
+            description="A string providing a short description of the error.\nThe message should be limited to a concise single sentence.",
         ),
     ]
     data: Annotated[
@@ -1405,7 +1529,12 @@ class SessionUpdateStateUpdateIdleError(ErrorStopReason):
     insertion, the prompt's response remains successful.
     """
 
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["state_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
     state: Literal["idle"]
     background: Annotated[
         list[BackgroundWork] | None,
@@ -1422,7 +1551,12 @@ class SessionUpdateStateUpdateIdleError(ErrorStopReason):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["error"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["error"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class UnknownSessionUpdateStateUpdateIdle(ProtocolModel):
@@ -1433,7 +1567,12 @@ class UnknownSessionUpdateStateUpdateIdle(ProtocolModel):
     future ACP variants.
     """
 
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["state_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
     state: Literal["idle"]
     background: Annotated[
         list[BackgroundWork] | None,
@@ -1462,7 +1601,12 @@ class UnknownSessionUpdateStateUpdateIdle(ProtocolModel):
 class SessionUpdateStateUpdateIdleNone(ProtocolModel):
     """No stop reason: `stopReason` is omitted or `null`."""
 
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["state_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
     state: Literal["idle"]
     background: Annotated[
         list[BackgroundWork] | None,
@@ -1479,23 +1623,26 @@ class SessionUpdateStateUpdateIdleNone(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[None, Field(alias="stopReason")] = None
+    stop_reason: Annotated[
+        None,
+        Field(
+            alias="stopReason",
+        ),
+    ] = None
 
 
 SessionUpdateStateUpdateIdle = TypeAliasType(
     "SessionUpdateStateUpdateIdle",
     Annotated[
-        Annotated[SessionUpdateStateUpdateIdleEndTurn, Tag("end_turn")]
-        | Annotated[SessionUpdateStateUpdateIdleMaxTokens, Tag("max_tokens")]
-        | Annotated[SessionUpdateStateUpdateIdleMaxTurnRequests, Tag("max_turn_requests")]
-        | Annotated[SessionUpdateStateUpdateIdleRefusal, Tag("refusal")]
-        | Annotated[SessionUpdateStateUpdateIdleCancelled, Tag("cancelled")]
-        | Annotated[SessionUpdateStateUpdateIdleError, Tag("error")]
-        | Annotated[SessionUpdateStateUpdateIdleNone, Tag(DEFAULT_VARIANT)]
-        | Annotated[UnknownSessionUpdateStateUpdateIdle, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="The active work ended successfully.\nIncludes locally handled commands that required no model call."
-        ),
+        Annotated[SessionUpdateStateUpdateIdleEndTurn, Tag("end_turn")] |
+        Annotated[SessionUpdateStateUpdateIdleMaxTokens, Tag("max_tokens")] |
+        Annotated[SessionUpdateStateUpdateIdleMaxTurnRequests, Tag("max_turn_requests")] |
+        Annotated[SessionUpdateStateUpdateIdleRefusal, Tag("refusal")] |
+        Annotated[SessionUpdateStateUpdateIdleCancelled, Tag("cancelled")] |
+        Annotated[SessionUpdateStateUpdateIdleError, Tag("error")] |
+        Annotated[SessionUpdateStateUpdateIdleNone, Tag(DEFAULT_VARIANT)] |
+        Annotated[UnknownSessionUpdateStateUpdateIdle, Tag(UNKNOWN_VARIANT)],
+        Field(description="The active work ended successfully.\nIncludes locally handled commands that required no model call."),
         Discriminator(
             open_discriminator(
                 "stopReason",
@@ -1548,7 +1695,12 @@ class RequiresActionStateUpdate(ProtocolModel):
 class SessionUpdateStateUpdateRequiresAction(RequiresActionStateUpdate):
     """Foreground work is blocked on user action."""
 
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["state_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
     state: Literal["requires_action"]
 
 
@@ -1566,11 +1718,16 @@ class UnknownSessionUpdateStateUpdate(ProtocolModel):
     state arrives.
     """
 
-    session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["state_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
     state: Annotated[
         str,
         Field(
-            description="Custom or future session state.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future session state.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -1578,10 +1735,10 @@ class UnknownSessionUpdateStateUpdate(ProtocolModel):
 SessionUpdateStateUpdate = TypeAliasType(
     "SessionUpdateStateUpdate",
     Annotated[
-        Annotated[SessionUpdateStateUpdateRunning, Tag("running")]
-        | Annotated[SessionUpdateStateUpdateIdle, Tag("idle")]
-        | Annotated[SessionUpdateStateUpdateRequiresAction, Tag("requires_action")]
-        | Annotated[UnknownSessionUpdateStateUpdate, Tag(UNKNOWN_VARIANT)],
+        Annotated[SessionUpdateStateUpdateRunning, Tag("running")] |
+        Annotated[SessionUpdateStateUpdateIdle, Tag("idle")] |
+        Annotated[SessionUpdateStateUpdateRequiresAction, Tag("requires_action")] |
+        Annotated[UnknownSessionUpdateStateUpdate, Tag(UNKNOWN_VARIANT)],
         Field(description="Foreground work is in progress."),
         Discriminator(
             open_discriminator(
@@ -1604,7 +1761,12 @@ SessionUpdateStateUpdate = TypeAliasType(
 class Content(ProtocolModel):
     """Standard content block (text, images, resources)."""
 
-    content: Annotated[ContentBlock, Field(description="The actual content block.")]
+    content: Annotated[
+        ContentBlock,
+        Field(
+            description="The actual content block.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -1624,7 +1786,12 @@ class ToolCallContentContent(Content):
 class DiffPathChange(ProtocolModel):
     """Operation metadata for add, delete, and modify changes."""
 
-    path: Annotated[AbsolutePath, Field(description="Absolute path for the operation.")]
+    path: Annotated[
+        AbsolutePath,
+        Field(
+            description="Absolute path for the operation.",
+        ),
+    ]
 
 
 DiffFileType = TypeAliasType(
@@ -1730,9 +1897,18 @@ class DiffPathPairChange(ProtocolModel):
     """Operation metadata for move and copy changes."""
 
     old_path: Annotated[
-        AbsolutePath, Field(alias="oldPath", description="Absolute path before the operation.")
+        AbsolutePath,
+        Field(
+            alias="oldPath",
+            description="Absolute path before the operation.",
+        ),
     ]
-    path: Annotated[AbsolutePath, Field(description="Absolute path after the operation.")]
+    path: Annotated[
+        AbsolutePath,
+        Field(
+            description="Absolute path after the operation.",
+        ),
+    ]
 
 
 class DiffChangeMove(DiffPathPairChange):
@@ -1830,7 +2006,7 @@ class UnknownDiffChange(ProtocolModel):
     operation: Annotated[
         str,
         Field(
-            description="Custom or future file operation.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future file operation.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -1838,15 +2014,13 @@ class UnknownDiffChange(ProtocolModel):
 DiffChange = TypeAliasType(
     "DiffChange",
     Annotated[
-        Annotated[DiffChangeAdd, Tag("add")]
-        | Annotated[DiffChangeDelete, Tag("delete")]
-        | Annotated[DiffChangeModify, Tag("modify")]
-        | Annotated[DiffChangeMove, Tag("move")]
-        | Annotated[DiffChangeCopy, Tag("copy")]
-        | Annotated[UnknownDiffChange, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="One file-level change described by a `Diff`.\n\nStructured change metadata lets clients identify affected files and\noperations without parsing the text patch."
-        ),
+        Annotated[DiffChangeAdd, Tag("add")] |
+        Annotated[DiffChangeDelete, Tag("delete")] |
+        Annotated[DiffChangeModify, Tag("modify")] |
+        Annotated[DiffChangeMove, Tag("move")] |
+        Annotated[DiffChangeCopy, Tag("copy")] |
+        Annotated[UnknownDiffChange, Tag(UNKNOWN_VARIANT)],
+        Field(description="One file-level change described by a `Diff`.\n\nStructured change metadata lets clients identify affected files and\noperations without parsing the text patch."),
         Discriminator(
             open_discriminator(
                 "operation",
@@ -1881,9 +2055,16 @@ class DiffPatch(ProtocolModel):
 
     format: Annotated[
         DiffPatchFormat,
-        Field(description="Patch format. The only ACP-defined value is `git_patch`."),
+        Field(
+            description="Patch format. The only ACP-defined value is `git_patch`.",
+        ),
     ]
-    text: Annotated[str, Field(description="Patch text in the format named by `format`.")]
+    text: Annotated[
+        str,
+        Field(
+            description="Patch text in the format named by `format`.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -1943,7 +2124,11 @@ class Terminal(ProtocolModel):
     """
 
     terminal_id: Annotated[
-        TerminalId, Field(alias="terminalId", description="The ID of the terminal to display.")
+        TerminalId,
+        Field(
+            alias="terminalId",
+            description="The ID of the terminal to display.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -1976,7 +2161,7 @@ class UnknownToolCallContent(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future tool call content type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future tool call content type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -1984,13 +2169,11 @@ class UnknownToolCallContent(ProtocolModel):
 ToolCallContent = TypeAliasType(
     "ToolCallContent",
     Annotated[
-        Annotated[ToolCallContentContent, Tag("content")]
-        | Annotated[ToolCallContentDiff, Tag("diff")]
-        | Annotated[ToolCallContentTerminal, Tag("terminal")]
-        | Annotated[UnknownToolCallContent, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Content produced by a tool call.\n\nTool calls can produce different types of content including standard\ncontent blocks (text, images), file diffs, or display-only terminals.\n\nSee protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/tool-calls#content)"
-        ),
+        Annotated[ToolCallContentContent, Tag("content")] |
+        Annotated[ToolCallContentDiff, Tag("diff")] |
+        Annotated[ToolCallContentTerminal, Tag("terminal")] |
+        Annotated[UnknownToolCallContent, Tag(UNKNOWN_VARIANT)],
+        Field(description="Content produced by a tool call.\n\nTool calls can produce different types of content including standard\ncontent blocks (text, images), file diffs, or display-only terminals.\n\nSee protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/tool-calls#content)"),
         Discriminator(
             open_discriminator(
                 "type",
@@ -2020,10 +2203,16 @@ class ToolCallContentChunk(ProtocolModel):
 
     tool_call_id: Annotated[
         ToolCallId,
-        Field(alias="toolCallId", description="The ID of the tool call this content belongs to."),
+        Field(
+            alias="toolCallId",
+            description="The ID of the tool call this content belongs to.",
+        ),
     ]
     content: Annotated[
-        ToolCallContent, Field(description="A single item of content produced by the tool call.")
+        ToolCallContent,
+        Field(
+            description="A single item of content produced by the tool call.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2038,28 +2227,19 @@ class ToolCallContentChunk(ProtocolModel):
 class SessionUpdateToolCallContentChunk(ToolCallContentChunk):
     """A chunk of tool-call content being streamed."""
 
-    session_update: Annotated[Literal["tool_call_content_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["tool_call_content_chunk"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 ToolKind = TypeAliasType(
     "ToolKind",
     Annotated[
-        Literal[
-            "read",
-            "edit",
-            "delete",
-            "move",
-            "search",
-            "execute",
-            "think",
-            "fetch",
-            "switch_mode",
-            "other",
-        ]
-        | str,
-        Field(
-            description="Categories of tools that can be invoked.\n\nTool kinds help clients choose appropriate icons and optimize how they\ndisplay tool execution progress.\n\nSee protocol docs: [Reporting](https://agentclientprotocol.com/protocol/v2/tool-calls#reporting)"
-        ),
+        Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"] | str,
+        Field(description="Categories of tools that can be invoked.\n\nTool kinds help clients choose appropriate icons and optimize how they\ndisplay tool execution progress.\n\nSee protocol docs: [Reporting](https://agentclientprotocol.com/protocol/v2/tool-calls#reporting)"),
     ],
 )
 
@@ -2068,9 +2248,7 @@ ToolCallStatus = TypeAliasType(
     "ToolCallStatus",
     Annotated[
         Literal["pending", "in_progress", "paused", "completed", "failed", "cancelled"] | str,
-        Field(
-            description="Execution status of a tool call.\n\nTool calls progress through different statuses during their lifecycle.\n\nSee protocol docs: [Status](https://agentclientprotocol.com/protocol/v2/tool-calls#status)"
-        ),
+        Field(description="Execution status of a tool call.\n\nTool calls progress through different statuses during their lifecycle.\n\nSee protocol docs: [Status](https://agentclientprotocol.com/protocol/v2/tool-calls#status)"),
     ],
 )
 
@@ -2085,7 +2263,10 @@ class ToolCallLocation(ProtocolModel):
     """
 
     path: Annotated[
-        AbsolutePath, Field(description="The absolute file path being accessed or modified.")
+        AbsolutePath,
+        Field(
+            description="The absolute file path being accessed or modified.",
+        ),
     ]
     line: Annotated[
         Annotated[int, Field(ge=1)] | None,
@@ -2203,20 +2384,14 @@ class ToolCallUpdate(ProtocolModel):
         list[ToolCallContent] | None,
         Field(
             description="Content produced by the tool call.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     locations: Annotated[
         list[ToolCallLocation] | None,
         Field(
-            description='File locations affected by this tool call.\nEnables "follow-along" features in clients.',
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            description="File locations affected by this tool call.\nEnables \"follow-along\" features in clients.",
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     raw_input: Annotated[
@@ -2255,13 +2430,23 @@ class ToolCallUpdate(ProtocolModel):
 class SessionUpdateToolCallUpdate(ToolCallUpdate):
     """A tool call has been created or updated."""
 
-    session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["tool_call_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class TerminalOutput(ProtocolModel):
     """An authoritative replacement snapshot of terminal output bytes."""
 
-    data: Annotated[str, Field(description="Base64-encoded replacement terminal output bytes.")]
+    data: Annotated[
+        str,
+        Field(
+            description="Base64-encoded replacement terminal output bytes.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -2309,10 +2494,17 @@ class TerminalSize(ProtocolModel):
 
     cols: Annotated[
         Annotated[int, Field(ge=1, le=65535)],
-        Field(description="Number of columns.", ge=1, le=65535),
+        Field(
+            description="Number of columns.",
+            ge=1, le=65535,
+        ),
     ]
     rows: Annotated[
-        Annotated[int, Field(ge=1, le=65535)], Field(description="Number of rows.", ge=1, le=65535)
+        Annotated[int, Field(ge=1, le=65535)],
+        Field(
+            description="Number of rows.",
+            ge=1, le=65535,
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2439,16 +2631,30 @@ class TerminalUpdate(ProtocolModel):
 class SessionUpdateTerminalUpdate(TerminalUpdate):
     """An agent-owned terminal has been created or updated."""
 
-    session_update: Annotated[Literal["terminal_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["terminal_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class TerminalOutputChunk(ProtocolModel):
     """A chunk of bytes appended to an agent-owned terminal's output."""
 
     terminal_id: Annotated[
-        TerminalId, Field(alias="terminalId", description="The terminal receiving these bytes.")
+        TerminalId,
+        Field(
+            alias="terminalId",
+            description="The terminal receiving these bytes.",
+        ),
     ]
-    data: Annotated[str, Field(description="Independently base64-encoded terminal output bytes.")]
+    data: Annotated[
+        str,
+        Field(
+            description="Independently base64-encoded terminal output bytes.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -2462,7 +2668,12 @@ class TerminalOutputChunk(ProtocolModel):
 class SessionUpdateTerminalOutputChunk(TerminalOutputChunk):
     """A chunk of bytes appended to an agent-owned terminal's output."""
 
-    session_update: Annotated[Literal["terminal_output_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["terminal_output_chunk"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 PlanId = TypeAliasType(
@@ -2475,9 +2686,7 @@ PlanEntryPriority = TypeAliasType(
     "PlanEntryPriority",
     Annotated[
         Literal["high", "medium", "low"] | str,
-        Field(
-            description="Priority levels for plan entries.\n\nUsed to indicate the relative importance or urgency of different\ntasks in the execution plan.\nSee protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v2/agent-plan#plan-entries)"
-        ),
+        Field(description="Priority levels for plan entries.\n\nUsed to indicate the relative importance or urgency of different\ntasks in the execution plan.\nSee protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v2/agent-plan#plan-entries)"),
     ],
 )
 
@@ -2486,9 +2695,7 @@ PlanEntryStatus = TypeAliasType(
     "PlanEntryStatus",
     Annotated[
         Literal["pending", "in_progress", "completed", "cancelled"] | str,
-        Field(
-            description="Status of a plan entry in the execution flow.\n\nTracks the lifecycle of each task from planning through completion.\nSee protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v2/agent-plan#plan-entries)"
-        ),
+        Field(description="Status of a plan entry in the execution flow.\n\nTracks the lifecycle of each task from planning through completion.\nSee protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v2/agent-plan#plan-entries)"),
     ],
 )
 
@@ -2502,15 +2709,23 @@ class PlanEntry(ProtocolModel):
     """
 
     content: Annotated[
-        str, Field(description="Human-readable description of what this task aims to accomplish.")
+        str,
+        Field(
+            description="Human-readable description of what this task aims to accomplish.",
+        ),
     ]
     priority: Annotated[
         PlanEntryPriority,
         Field(
-            description="The relative importance of this task.\nUsed to indicate which tasks are most critical to the overall goal."
+            description="The relative importance of this task.\nUsed to indicate which tasks are most critical to the overall goal.",
         ),
     ]
-    status: Annotated[PlanEntryStatus, Field(description="Current execution status of this task.")]
+    status: Annotated[
+        PlanEntryStatus,
+        Field(
+            description="Current execution status of this task.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -2524,7 +2739,13 @@ class PlanEntry(ProtocolModel):
 class PlanItems(ProtocolModel):
     """A plan represented as structured entries."""
 
-    plan_id: Annotated[PlanId, Field(alias="planId", description="The plan ID to update.")]
+    plan_id: Annotated[
+        PlanId,
+        Field(
+            alias="planId",
+            description="The plan ID to update.",
+        ),
+    ]
     entries: Annotated[
         list[PlanEntry],
         Field(
@@ -2564,17 +2785,23 @@ class UnknownPlanUpdateContent(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future plan update content type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future plan update content type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
-    plan_id: Annotated[PlanId, Field(alias="planId", description="The plan ID to update.")]
+    plan_id: Annotated[
+        PlanId,
+        Field(
+            alias="planId",
+            description="The plan ID to update.",
+        ),
+    ]
 
 
 PlanUpdateContent = TypeAliasType(
     "PlanUpdateContent",
     Annotated[
-        Annotated[PlanUpdateContentItems, Tag("items")]
-        | Annotated[UnknownPlanUpdateContent, Tag(UNKNOWN_VARIANT)],
+        Annotated[PlanUpdateContentItems, Tag("items")] |
+        Annotated[UnknownPlanUpdateContent, Tag(UNKNOWN_VARIANT)],
         Field(description="Updated content for a plan."),
         Discriminator(
             open_discriminator(
@@ -2595,7 +2822,12 @@ PlanUpdateContent = TypeAliasType(
 class PlanUpdate(ProtocolModel):
     """A content update for a plan identified by ID."""
 
-    plan: Annotated[PlanUpdateContent, Field(description="The updated plan content.")]
+    plan: Annotated[
+        PlanUpdateContent,
+        Field(
+            description="The updated plan content.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -2611,14 +2843,22 @@ class SessionUpdatePlanUpdate(PlanUpdate):
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/agent-plan)
     """
 
-    session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["plan_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class TextCommandInput(ProtocolModel):
     """All text that was typed after the command name is provided as input."""
 
     hint: Annotated[
-        str, Field(description="A hint to display when the input hasn't been provided yet")
+        str,
+        Field(
+            description="A hint to display when the input hasn't been provided yet",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -2652,7 +2892,7 @@ class UnknownAvailableCommandInput(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future command input type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future command input type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -2660,8 +2900,8 @@ class UnknownAvailableCommandInput(ProtocolModel):
 AvailableCommandInput = TypeAliasType(
     "AvailableCommandInput",
     Annotated[
-        Annotated[AvailableCommandInputText, Tag("text")]
-        | Annotated[UnknownAvailableCommandInput, Tag(UNKNOWN_VARIANT)],
+        Annotated[AvailableCommandInputText, Tag("text")] |
+        Annotated[UnknownAvailableCommandInput, Tag(UNKNOWN_VARIANT)],
         Field(description="The input specification for a command."),
         Discriminator(
             open_discriminator(
@@ -2688,11 +2928,14 @@ class Command(ProtocolModel):
     name: Annotated[
         str,
         Field(
-            description="Command name without the leading `/` (e.g., `create_plan`, `research_codebase`).\n\nMUST NOT contain whitespace and MUST be unique within the command list."
+            description="Command name without the leading `/` (e.g., `create_plan`, `research_codebase`).\n\nMUST NOT contain whitespace and MUST be unique within the command list.",
         ),
     ]
     description: Annotated[
-        str, Field(description="Human-readable description of what the command does.")
+        str,
+        Field(
+            description="Human-readable description of what the command does.",
+        ),
     ]
     input: Annotated[
         AvailableCommandInput | None,
@@ -2733,28 +2976,29 @@ class UnknownAvailableCommand(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future command type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future command type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
     name: Annotated[
         str,
         Field(
-            description="Command name without the leading `/`. MUST NOT contain whitespace and MUST be unique\nwithin the command list."
+            description="Command name without the leading `/`. MUST NOT contain whitespace and MUST be unique\nwithin the command list.",
         ),
     ]
     description: Annotated[
-        str, Field(description="Human-readable description of what the command does.")
+        str,
+        Field(
+            description="Human-readable description of what the command does.",
+        ),
     ]
 
 
 AvailableCommand = TypeAliasType(
     "AvailableCommand",
     Annotated[
-        Annotated[AvailableCommandCommand, Tag("command")]
-        | Annotated[UnknownAvailableCommand, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="A command the agent advertises to the client.\n\nThe `type` field acts as the discriminator in the serialized JSON form."
-        ),
+        Annotated[AvailableCommandCommand, Tag("command")] |
+        Annotated[UnknownAvailableCommand, Tag(UNKNOWN_VARIANT)],
+        Field(description="A command the agent advertises to the client.\n\nThe `type` field acts as the discriminator in the serialized JSON form."),
         Discriminator(
             open_discriminator(
                 "type",
@@ -2795,14 +3039,17 @@ class AvailableCommandsUpdate(ProtocolModel):
 class SessionUpdateAvailableCommandsUpdate(AvailableCommandsUpdate):
     """Available commands are ready or have changed"""
 
-    session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["available_commands_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 SessionConfigValueId = TypeAliasType(
     "SessionConfigValueId",
-    Annotated[
-        str, Field(description="Unique identifier for a session configuration option value.")
-    ],
+    Annotated[str, Field(description="Unique identifier for a session configuration option value.")],
 )
 
 
@@ -2810,9 +3057,17 @@ class SessionConfigSelectOption(ProtocolModel):
     """A possible value for a session configuration option."""
 
     value: Annotated[
-        SessionConfigValueId, Field(description="Unique identifier for this option value.")
+        SessionConfigValueId,
+        Field(
+            description="Unique identifier for this option value.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable label for this option value.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable label for this option value.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -2832,9 +3087,7 @@ class SessionConfigSelectOption(ProtocolModel):
 
 SessionConfigGroupId = TypeAliasType(
     "SessionConfigGroupId",
-    Annotated[
-        str, Field(description="Unique identifier for a session configuration option value group.")
-    ],
+    Annotated[str, Field(description="Unique identifier for a session configuration option value group.")],
 )
 
 
@@ -2843,17 +3096,22 @@ class SessionConfigSelectGroup(ProtocolModel):
 
     group_id: Annotated[
         SessionConfigGroupId,
-        Field(alias="groupId", description="Unique identifier for this group."),
+        Field(
+            alias="groupId",
+            description="Unique identifier for this group.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable label for this group.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable label for this group.",
+        ),
+    ]
     options: Annotated[
         Annotated[list[SessionConfigSelectOption], Field(min_length=1)],
         Field(
             description="The set of option values in this group. MUST contain at least one value.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ]
     meta: Annotated[
@@ -2868,11 +3126,7 @@ class SessionConfigSelectGroup(ProtocolModel):
 
 SessionConfigSelectOptions = TypeAliasType(
     "SessionConfigSelectOptions",
-    Annotated[
-        Annotated[list[SessionConfigSelectOption], Field(min_length=1)]
-        | Annotated[list[SessionConfigSelectGroup], Field(min_length=1)],
-        Field(description="Possible values for a session configuration option."),
-    ],
+    Annotated[Annotated[list[SessionConfigSelectOption], Field(min_length=1)] | Annotated[list[SessionConfigSelectGroup], Field(min_length=1)], Field(description="Possible values for a session configuration option.")],
 )
 
 
@@ -2889,7 +3143,7 @@ class SessionConfigSelect(ProtocolModel):
     options: Annotated[
         SessionConfigSelectOptions,
         Field(
-            description="The set of selectable options. MUST contain at least one value, and each `value` MUST be\nunique within the option, including across groups."
+            description="The set of selectable options. MUST contain at least one value, and each `value` MUST be\nunique within the option, including across groups.",
         ),
     ]
 
@@ -2904,9 +3158,7 @@ SessionConfigOptionCategory = TypeAliasType(
     "SessionConfigOptionCategory",
     Annotated[
         Literal["mode", "model", "model_config", "thought_level"] | str,
-        Field(
-            description="Semantic category for a session configuration option.\n\nThis is intended to help Clients distinguish broadly common selectors (e.g. model selector vs\nsession mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,\nplacement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown\ncategories gracefully.\n\nCategory names beginning with `_` are free for custom use, like other ACP extension methods.\nCategory names that do not begin with `_` are reserved for the ACP spec."
-        ),
+        Field(description="Semantic category for a session configuration option.\n\nThis is intended to help Clients distinguish broadly common selectors (e.g. model selector vs\nsession mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,\nplacement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown\ncategories gracefully.\n\nCategory names beginning with `_` are free for custom use, like other ACP extension methods.\nCategory names that do not begin with `_` are reserved for the ACP spec."),
     ],
 )
 
@@ -2916,9 +3168,17 @@ class SessionConfigOptionSelect(SessionConfigSelect):
 
     config_id: Annotated[
         SessionConfigId,
-        Field(alias="configId", description="Unique identifier for the configuration option."),
+        Field(
+            alias="configId",
+            description="Unique identifier for the configuration option.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable label for the option.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable label for the option.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -2948,7 +3208,11 @@ class SessionConfigBoolean(ProtocolModel):
     """A boolean on/off toggle session configuration option payload."""
 
     current_value: Annotated[
-        bool, Field(alias="currentValue", description="The current value of the boolean option.")
+        bool,
+        Field(
+            alias="currentValue",
+            description="The current value of the boolean option.",
+        ),
     ]
 
 
@@ -2957,9 +3221,17 @@ class SessionConfigOptionBoolean(SessionConfigBoolean):
 
     config_id: Annotated[
         SessionConfigId,
-        Field(alias="configId", description="Unique identifier for the configuration option."),
+        Field(
+            alias="configId",
+            description="Unique identifier for the configuration option.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable label for the option.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable label for the option.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -2999,9 +3271,17 @@ class UnknownSessionConfigOption(ProtocolModel):
 
     config_id: Annotated[
         SessionConfigId,
-        Field(alias="configId", description="Unique identifier for the configuration option."),
+        Field(
+            alias="configId",
+            description="Unique identifier for the configuration option.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable label for the option.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable label for the option.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -3027,7 +3307,7 @@ class UnknownSessionConfigOption(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future session configuration option type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future session configuration option type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -3035,9 +3315,9 @@ class UnknownSessionConfigOption(ProtocolModel):
 SessionConfigOption = TypeAliasType(
     "SessionConfigOption",
     Annotated[
-        Annotated[SessionConfigOptionSelect, Tag("select")]
-        | Annotated[SessionConfigOptionBoolean, Tag("boolean")]
-        | Annotated[UnknownSessionConfigOption, Tag(UNKNOWN_VARIANT)],
+        Annotated[SessionConfigOptionSelect, Tag("select")] |
+        Annotated[SessionConfigOptionBoolean, Tag("boolean")] |
+        Annotated[UnknownSessionConfigOption, Tag(UNKNOWN_VARIANT)],
         Field(description="A session configuration option selector and its current state."),
         Discriminator(
             open_discriminator(
@@ -3080,7 +3360,12 @@ class ConfigOptionUpdate(ProtocolModel):
 class SessionUpdateConfigOptionUpdate(ConfigOptionUpdate):
     """Session configuration options have been updated."""
 
-    session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["config_option_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class SessionInfoUpdate(ProtocolModel):
@@ -3122,17 +3407,27 @@ class SessionInfoUpdate(ProtocolModel):
 class SessionUpdateSessionInfoUpdate(SessionInfoUpdate):
     """Session metadata has been updated (title, timestamps, custom metadata)"""
 
-    session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["session_info_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class Cost(ProtocolModel):
     """Cost information for a session."""
 
-    amount: Annotated[float, Field(description="Total cumulative cost for session.")]
+    amount: Annotated[
+        float,
+        Field(
+            description="Total cumulative cost for session.",
+        ),
+    ]
     currency: Annotated[
         str,
         Field(
-            description='Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another\nunit such as "credits".'
+            description="Unit of `amount`: an ISO 4217 currency code (e.g., \"USD\", \"EUR\") for money, or another\nunit such as \"credits\".",
         ),
     ]
     meta: Annotated[
@@ -3149,10 +3444,18 @@ class UsageUpdate(ProtocolModel):
     """Context window and cost update for a session."""
 
     used: Annotated[
-        Annotated[int, Field(ge=0)], Field(description="Tokens currently in context.", ge=0)
+        Annotated[int, Field(ge=0)],
+        Field(
+            description="Tokens currently in context.",
+            ge=0,
+        ),
     ]
     size: Annotated[
-        Annotated[int, Field(ge=0)], Field(description="Total context window size in tokens.", ge=0)
+        Annotated[int, Field(ge=0)],
+        Field(
+            description="Total context window size in tokens.",
+            ge=0,
+        ),
     ]
     cost: Annotated[
         Cost | None,
@@ -3174,7 +3477,12 @@ class UsageUpdate(ProtocolModel):
 class SessionUpdateUsageUpdate(UsageUpdate):
     """Context window and cost update for the session."""
 
-    session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["usage_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 NoticeSeverity = TypeAliasType(
@@ -3196,11 +3504,17 @@ class Notice(ProtocolModel):
     See protocol docs: [Session Notices](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#session-notices)
     """
 
-    severity: Annotated[NoticeSeverity, Field(description="Presentation severity hint.")]
+    severity: Annotated[
+        NoticeSeverity,
+        Field(
+            description="Presentation severity hint.",
+        ),
+    ]
     title: Annotated[
         Annotated[str, Field(min_length=1)],
         Field(
-            description="Required non-empty plain-text title that can stand alone.", min_length=1
+            description="Required non-empty plain-text title that can stand alone.",
+            min_length=1,
         ),
     ]
     description: Annotated[
@@ -3227,14 +3541,17 @@ class SessionUpdateNotice(Notice):
     present notices may ignore them.
     """
 
-    session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["notice"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 CompactionId = TypeAliasType(
     "CompactionId",
-    Annotated[
-        str, Field(description="Unique identifier for a context compaction within a session.")
-    ],
+    Annotated[str, Field(description="Unique identifier for a context compaction within a session.")],
 )
 
 
@@ -3264,15 +3581,17 @@ class CompactionUpdate(ProtocolModel):
             description="The Agent-owned ID of this compaction, unique within the session.",
         ),
     ]
-    status: Annotated[CompactionStatus, Field(description="Current lifecycle status.")]
+    status: Annotated[
+        CompactionStatus,
+        Field(
+            description="Current lifecycle status.",
+        ),
+    ]
     summary: Annotated[
         list[ContentBlock] | None,
         Field(
             description="Complete replacement user-displayable summary content for the compaction.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     error: Annotated[
@@ -3295,7 +3614,12 @@ class CompactionUpdate(ProtocolModel):
 class SessionUpdateCompactionUpdate(CompactionUpdate):
     """A context compaction has been created or updated."""
 
-    session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["compaction_update"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class CompactionSummaryChunk(ProtocolModel):
@@ -3310,7 +3634,12 @@ class CompactionSummaryChunk(ProtocolModel):
             description="ID of the compaction whose summary receives this content.",
         ),
     ]
-    content: Annotated[ContentBlock, Field(description="One content block to append.")]
+    content: Annotated[
+        ContentBlock,
+        Field(
+            description="One content block to append.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -3324,7 +3653,12 @@ class CompactionSummaryChunk(ProtocolModel):
 class SessionUpdateCompactionSummaryChunk(CompactionSummaryChunk):
     """A content block appended to a context compaction's retained summary."""
 
-    session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["compaction_summary_chunk"],
+        Field(
+            alias="sessionUpdate",
+        ),
+    ]
 
 
 class UnknownSessionUpdate(ProtocolModel):
@@ -3351,29 +3685,27 @@ class UnknownSessionUpdate(ProtocolModel):
 SessionUpdate = TypeAliasType(
     "SessionUpdate",
     Annotated[
-        Annotated[SessionUpdateUserMessageChunk, Tag("user_message_chunk")]
-        | Annotated[SessionUpdateUserMessage, Tag("user_message")]
-        | Annotated[SessionUpdateAgentMessageChunk, Tag("agent_message_chunk")]
-        | Annotated[SessionUpdateAgentMessage, Tag("agent_message")]
-        | Annotated[SessionUpdateAgentThoughtChunk, Tag("agent_thought_chunk")]
-        | Annotated[SessionUpdateAgentThought, Tag("agent_thought")]
-        | Annotated[SessionUpdateStateUpdate, Tag("state_update")]
-        | Annotated[SessionUpdateToolCallContentChunk, Tag("tool_call_content_chunk")]
-        | Annotated[SessionUpdateToolCallUpdate, Tag("tool_call_update")]
-        | Annotated[SessionUpdateTerminalUpdate, Tag("terminal_update")]
-        | Annotated[SessionUpdateTerminalOutputChunk, Tag("terminal_output_chunk")]
-        | Annotated[SessionUpdatePlanUpdate, Tag("plan_update")]
-        | Annotated[SessionUpdateAvailableCommandsUpdate, Tag("available_commands_update")]
-        | Annotated[SessionUpdateConfigOptionUpdate, Tag("config_option_update")]
-        | Annotated[SessionUpdateSessionInfoUpdate, Tag("session_info_update")]
-        | Annotated[SessionUpdateUsageUpdate, Tag("usage_update")]
-        | Annotated[SessionUpdateNotice, Tag("notice")]
-        | Annotated[SessionUpdateCompactionUpdate, Tag("compaction_update")]
-        | Annotated[SessionUpdateCompactionSummaryChunk, Tag("compaction_summary_chunk")]
-        | Annotated[UnknownSessionUpdate, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Different types of updates that can be sent while a session exists.\n\nThese updates report messages, progress, and other session activity.\n\nSee protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#3-agent-reports-output)"
-        ),
+        Annotated[SessionUpdateUserMessageChunk, Tag("user_message_chunk")] |
+        Annotated[SessionUpdateUserMessage, Tag("user_message")] |
+        Annotated[SessionUpdateAgentMessageChunk, Tag("agent_message_chunk")] |
+        Annotated[SessionUpdateAgentMessage, Tag("agent_message")] |
+        Annotated[SessionUpdateAgentThoughtChunk, Tag("agent_thought_chunk")] |
+        Annotated[SessionUpdateAgentThought, Tag("agent_thought")] |
+        Annotated[SessionUpdateStateUpdate, Tag("state_update")] |
+        Annotated[SessionUpdateToolCallContentChunk, Tag("tool_call_content_chunk")] |
+        Annotated[SessionUpdateToolCallUpdate, Tag("tool_call_update")] |
+        Annotated[SessionUpdateTerminalUpdate, Tag("terminal_update")] |
+        Annotated[SessionUpdateTerminalOutputChunk, Tag("terminal_output_chunk")] |
+        Annotated[SessionUpdatePlanUpdate, Tag("plan_update")] |
+        Annotated[SessionUpdateAvailableCommandsUpdate, Tag("available_commands_update")] |
+        Annotated[SessionUpdateConfigOptionUpdate, Tag("config_option_update")] |
+        Annotated[SessionUpdateSessionInfoUpdate, Tag("session_info_update")] |
+        Annotated[SessionUpdateUsageUpdate, Tag("usage_update")] |
+        Annotated[SessionUpdateNotice, Tag("notice")] |
+        Annotated[SessionUpdateCompactionUpdate, Tag("compaction_update")] |
+        Annotated[SessionUpdateCompactionSummaryChunk, Tag("compaction_summary_chunk")] |
+        Annotated[UnknownSessionUpdate, Tag(UNKNOWN_VARIANT)],
+        Field(description="Different types of updates that can be sent while a session exists.\n\nThese updates report messages, progress, and other session activity.\n\nSee protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#3-agent-reports-output)"),
         Discriminator(
             open_discriminator(
                 "sessionUpdate",
@@ -3418,9 +3750,17 @@ class UpdateSessionNotification(ProtocolModel):
 
     session_id: Annotated[
         SessionId,
-        Field(alias="sessionId", description="The ID of the session this update pertains to."),
+        Field(
+            alias="sessionId",
+            description="The ID of the session this update pertains to.",
+        ),
     ]
-    update: Annotated[SessionUpdate, Field(description="The actual update content.")]
+    update: Annotated[
+        SessionUpdate,
+        Field(
+            description="The actual update content.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -3445,7 +3785,10 @@ class CompleteElicitationNotification(ProtocolModel):
 
     elicitation_id: Annotated[
         ElicitationId,
-        Field(alias="elicitationId", description="The ID of the elicitation that completed."),
+        Field(
+            alias="elicitationId",
+            description="The ID of the elicitation that completed.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -3459,33 +3802,30 @@ class CompleteElicitationNotification(ProtocolModel):
 
 ExtNotification = TypeAliasType(
     "ExtNotification",
-    Annotated[
-        Any,
-        Field(
-            description="Allows either side to send an arbitrary notification that is not part of the ACP spec.\nExtension notifications provide a way to send one-way messages for custom functionality\nwhile maintaining protocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)"
-        ),
-    ],
+    Annotated[Any, Field(description="Allows either side to send an arbitrary notification that is not part of the ACP spec.\nExtension notifications provide a way to send one-way messages for custom functionality\nwhile maintaining protocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)")],
 )
 
 
 class AgentNotification(ProtocolModel):
     """A JSON-RPC notification object."""
 
-    method: Annotated[str, Field(description="The notification method name.")]
+    method: Annotated[
+        str,
+        Field(
+            description="The notification method name.",
+        ),
+    ]
     params: Annotated[
         UpdateSessionNotification | CompleteElicitationNotification | ExtNotification | None,
-        Field(description="Method-specific notification parameters."),
+        Field(
+            description="Method-specific notification parameters.",
+        ),
     ] = None
 
 
 RequestId = TypeAliasType(
     "RequestId",
-    Annotated[
-        int | str,
-        Field(
-            description="A JSON-RPC request ID: a string or an integer. Unlike base JSON-RPC, it MUST NOT be `null`.\n\nThe receiver MUST reply with the same value in the response. Each side chooses IDs for its own\nrequests, so the same ID can be in use in both directions. A sender MUST NOT reuse an ID while\na request with it is still awaiting a response."
-        ),
-    ],
+    Annotated[int | str, Field(description="A JSON-RPC request ID: a string or an integer. Unlike base JSON-RPC, it MUST NOT be `null`.\n\nThe receiver MUST reply with the same value in the response. Each side chooses IDs for its own\nrequests, so the same ID can be in use in both directions. A sender MUST NOT reuse an ID while\na request with it is still awaiting a response.")],
 )
 
 
@@ -3519,10 +3859,16 @@ class CommandPermissionSubject(ProtocolModel):
     """Permission request details for a command."""
 
     command: Annotated[
-        str, Field(description="The command that would be run if permission is granted.")
+        str,
+        Field(
+            description="The command that would be run if permission is granted.",
+        ),
     ]
     cwd: Annotated[
-        AbsolutePath, Field(description="The absolute working directory for the command.")
+        AbsolutePath,
+        Field(
+            description="The absolute working directory for the command.",
+        ),
     ]
     tool_call_id: Annotated[
         ToolCallId | None,
@@ -3572,7 +3918,7 @@ class UnknownRequestPermissionSubject(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future permission subject type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future permission subject type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -3580,9 +3926,9 @@ class UnknownRequestPermissionSubject(ProtocolModel):
 RequestPermissionSubject = TypeAliasType(
     "RequestPermissionSubject",
     Annotated[
-        Annotated[RequestPermissionSubjectToolCall, Tag("tool_call")]
-        | Annotated[RequestPermissionSubjectCommand, Tag("command")]
-        | Annotated[UnknownRequestPermissionSubject, Tag(UNKNOWN_VARIANT)],
+        Annotated[RequestPermissionSubjectToolCall, Tag("tool_call")] |
+        Annotated[RequestPermissionSubjectCommand, Tag("command")] |
+        Annotated[UnknownRequestPermissionSubject, Tag(UNKNOWN_VARIANT)],
         Field(description="The operation requiring permission."),
         Discriminator(
             open_discriminator(
@@ -3611,9 +3957,7 @@ PermissionOptionKind = TypeAliasType(
     "PermissionOptionKind",
     Annotated[
         Literal["allow_once", "allow_always", "reject_once", "reject_always"] | str,
-        Field(
-            description="The type of permission option being presented to the user.\n\nHelps clients choose appropriate icons and UI treatment."
-        ),
+        Field(description="The type of permission option being presented to the user.\n\nHelps clients choose appropriate icons and UI treatment."),
     ],
 )
 
@@ -3628,9 +3972,17 @@ class PermissionOption(ProtocolModel):
             description="Identifier for this permission option. MUST be unique within the request.",
         ),
     ]
-    name: Annotated[str, Field(description="Human-readable label to display to the user.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable label to display to the user.",
+        ),
+    ]
     kind: Annotated[
-        PermissionOptionKind, Field(description="Hint about the nature of this permission option.")
+        PermissionOptionKind,
+        Field(
+            description="Hint about the nature of this permission option.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -3651,12 +4003,16 @@ class RequestPermissionRequest(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The session ID for this request.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The session ID for this request.",
+        ),
     ]
     title: Annotated[
         str,
         Field(
-            description="Human-readable title for the permission prompt.\n\nThis title is specific to the permission prompt and does not update any\nsubject's displayed title."
+            description="Human-readable title for the permission prompt.\n\nThis title is specific to the permission prompt and does not update any\nsubject's displayed title.",
         ),
     ]
     description: Annotated[
@@ -3669,13 +4025,13 @@ class RequestPermissionRequest(ProtocolModel):
     subject: Annotated[
         RequestPermissionSubject | None,
         Field(
-            description="Optional structured context about the operation requiring permission.\n\nOmitted and `null` are equivalent and mean no structured subject was provided."
+            description="Optional structured context about the operation requiring permission.\n\nOmitted and `null` are equivalent and mean no structured subject was provided.",
         ),
     ] = None
     options: Annotated[
         Annotated[list[PermissionOption], Field(min_length=1)],
         Field(
-            description="Available permission options for the user to choose from.\nMust contain at least one option."
+            description="Available permission options for the user to choose from.\nMust contain at least one option.",
         ),
     ]
     meta: Annotated[
@@ -3697,7 +4053,11 @@ class ElicitationSessionScope(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The session this elicitation is tied to.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The session this elicitation is tied to.",
+        ),
     ]
     tool_call_id: Annotated[
         ToolCallId | None,
@@ -3730,8 +4090,18 @@ StringFormat = TypeAliasType(
 class EnumOption(ProtocolModel):
     """A titled enum option with a const value, human-readable title, and optional description."""
 
-    const: Annotated[str, Field(description="The constant value for this option.")]
-    title: Annotated[str, Field(description="Human-readable title for this option.")]
+    const: Annotated[
+        str,
+        Field(
+            description="The constant value for this option.",
+        ),
+    ]
+    title: Annotated[
+        str,
+        Field(
+            description="Human-readable title for this option.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -3789,13 +4159,13 @@ class StringPropertySchema(ProtocolModel):
     pattern: Annotated[
         str | None,
         Field(
-            description="Pattern the string must match, in ECMA-262 regular expression syntax.\n\nOptional. Omitted and `null` are equivalent and mean there is no pattern constraint."
+            description="Pattern the string must match, in ECMA-262 regular expression syntax.\n\nOptional. Omitted and `null` are equivalent and mean there is no pattern constraint.",
         ),
     ] = None
     format: Annotated[
         StringFormat | None,
         Field(
-            description="String format.\n\nOptional. Omitted and `null` are equivalent and mean there is no format constraint."
+            description="String format.\n\nOptional. Omitted and `null` are equivalent and mean there is no format constraint.",
         ),
     ] = None
     default: Annotated[
@@ -3808,7 +4178,7 @@ class StringPropertySchema(ProtocolModel):
     enum: Annotated[
         Annotated[list[str], Field(min_length=1)] | None,
         Field(
-            description="Enum values for untitled single-select enums.\nMust contain at least one value when present.\nOptional. Omitted and `null` are equivalent and mean no untitled single-select choices are\ndeclared by `enum`."
+            description="Enum values for untitled single-select enums.\nMust contain at least one value when present.\nOptional. Omitted and `null` are equivalent and mean no untitled single-select choices are\ndeclared by `enum`.",
         ),
     ] = None
     one_of: Annotated[
@@ -3854,13 +4224,13 @@ class NumberPropertySchema(ProtocolModel):
     minimum: Annotated[
         float | None,
         Field(
-            description="Minimum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive lower bound."
+            description="Minimum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.",
         ),
     ] = None
     maximum: Annotated[
         float | None,
         Field(
-            description="Maximum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive upper bound."
+            description="Maximum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.",
         ),
     ] = None
     default: Annotated[
@@ -3906,13 +4276,13 @@ class IntegerPropertySchema(ProtocolModel):
     minimum: Annotated[
         int | None,
         Field(
-            description="Minimum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive lower bound."
+            description="Minimum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.",
         ),
     ] = None
     maximum: Annotated[
         int | None,
         Field(
-            description="Maximum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive upper bound."
+            description="Maximum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.",
         ),
     ] = None
     default: Annotated[
@@ -3983,7 +4353,9 @@ class StringMultiSelectItems(ProtocolModel):
 
     enum: Annotated[
         Annotated[list[str], Field(min_length=1)],
-        Field(description="Allowed enum values. Must contain at least one value."),
+        Field(
+            description="Allowed enum values. Must contain at least one value.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4007,7 +4379,7 @@ class UnknownMultiSelectItems(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future multi-select item type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future multi-select item type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -4017,7 +4389,10 @@ class TitledMultiSelectItems(ProtocolModel):
 
     any_of: Annotated[
         Annotated[list[EnumOption], Field(min_length=1)],
-        Field(alias="anyOf", description="Titled enum options. Must contain at least one option."),
+        Field(
+            alias="anyOf",
+            description="Titled enum options. Must contain at least one option.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4032,9 +4407,9 @@ class TitledMultiSelectItems(ProtocolModel):
 MultiSelectItems = TypeAliasType(
     "MultiSelectItems",
     Annotated[
-        Annotated[MultiSelectItemsString, Tag("string")]
-        | Annotated[TitledMultiSelectItems, Tag(DEFAULT_VARIANT)]
-        | Annotated[UnknownMultiSelectItems, Tag(UNKNOWN_VARIANT)],
+        Annotated[MultiSelectItemsString, Tag("string")] |
+        Annotated[TitledMultiSelectItems, Tag(DEFAULT_VARIANT)] |
+        Annotated[UnknownMultiSelectItems, Tag(UNKNOWN_VARIANT)],
         Field(description="Items for a multi-select (array) property schema."),
         Discriminator(
             open_discriminator(
@@ -4086,16 +4461,16 @@ class MultiSelectPropertySchema(ProtocolModel):
         ),
     ] = None
     items: Annotated[
-        MultiSelectItems, Field(description="The items definition describing allowed values.")
+        MultiSelectItems,
+        Field(
+            description="The items definition describing allowed values.",
+        ),
     ]
     default: Annotated[
         list[str] | None,
         Field(
             description="Default selected values.\n\nOptional. Omitted and `null` are equivalent and mean no default selections are provided.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     meta: Annotated[
@@ -4129,7 +4504,7 @@ class UnknownElicitationPropertySchema(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future elicitation property schema type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future elicitation property schema type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -4137,15 +4512,13 @@ class UnknownElicitationPropertySchema(ProtocolModel):
 ElicitationPropertySchema = TypeAliasType(
     "ElicitationPropertySchema",
     Annotated[
-        Annotated[ElicitationPropertySchemaString, Tag("string")]
-        | Annotated[ElicitationPropertySchemaNumber, Tag("number")]
-        | Annotated[ElicitationPropertySchemaInteger, Tag("integer")]
-        | Annotated[ElicitationPropertySchemaBoolean, Tag("boolean")]
-        | Annotated[ElicitationPropertySchemaArray, Tag("array")]
-        | Annotated[UnknownElicitationPropertySchema, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description='Property schema for elicitation form fields.\n\nEach variant corresponds to a JSON Schema `"type"` value.\nSingle-select enums use `type: "string"` with `enum` or `oneOf` set.\nMulti-select enums use `type: "array"`.'
-        ),
+        Annotated[ElicitationPropertySchemaString, Tag("string")] |
+        Annotated[ElicitationPropertySchemaNumber, Tag("number")] |
+        Annotated[ElicitationPropertySchemaInteger, Tag("integer")] |
+        Annotated[ElicitationPropertySchemaBoolean, Tag("boolean")] |
+        Annotated[ElicitationPropertySchemaArray, Tag("array")] |
+        Annotated[UnknownElicitationPropertySchema, Tag(UNKNOWN_VARIANT)],
+        Field(description="Property schema for elicitation form fields.\n\nEach variant corresponds to a JSON Schema `\"type\"` value.\nSingle-select enums use `type: \"string\"` with `enum` or `oneOf` set.\nMulti-select enums use `type: \"array\"`."),
         Discriminator(
             open_discriminator(
                 "type",
@@ -4175,7 +4548,9 @@ class ElicitationSchema(ProtocolModel):
 
     type: Annotated[
         ElicitationSchemaType,
-        Field(description='Type discriminator. Always `"object"`. Any other value is rejected.'),
+        Field(
+            description="Type discriminator. Always `\"object\"`. Any other value is rejected.",
+        ),
     ]
     title: Annotated[
         str | None,
@@ -4186,12 +4561,14 @@ class ElicitationSchema(ProtocolModel):
     ] = None
     properties: Annotated[
         dict[str, ElicitationPropertySchema],
-        Field(description="Property definitions (must be primitive types)."),
+        Field(
+            description="Property definitions (must be primitive types).",
+        ),
     ]
     required: Annotated[
         list[str] | None,
         Field(
-            description="List of required property names.\n\nOptional. Omitted and `null` are equivalent and mean no property names are required."
+            description="List of required property names.\n\nOptional. Omitted and `null` are equivalent and mean no property names are required.",
         ),
     ] = None
     description: Annotated[
@@ -4215,7 +4592,10 @@ class CreateElicitationRequestFormSession(ElicitationSessionScope):
     """Tied to a session, optionally to a specific tool call within that session."""
 
     message: Annotated[
-        str, Field(description="A human-readable message describing what input is needed.")
+        str,
+        Field(
+            description="A human-readable message describing what input is needed.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4255,7 +4635,10 @@ class CreateElicitationRequestFormRequest(ElicitationRequestScope):
     """
 
     message: Annotated[
-        str, Field(description="A human-readable message describing what input is needed.")
+        str,
+        Field(
+            description="A human-readable message describing what input is needed.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4277,12 +4660,7 @@ class CreateElicitationRequestFormRequest(ElicitationRequestScope):
 
 CreateElicitationRequestForm = TypeAliasType(
     "CreateElicitationRequestForm",
-    Annotated[
-        CreateElicitationRequestFormSession | CreateElicitationRequestFormRequest,
-        Field(
-            description="Tied to a session, optionally to a specific tool call within that session."
-        ),
-    ],
+    Annotated[CreateElicitationRequestFormSession | CreateElicitationRequestFormRequest, Field(description="Tied to a session, optionally to a specific tool call within that session.")],
 )
 
 
@@ -4290,7 +4668,10 @@ class CreateElicitationRequestUrlSession(ElicitationSessionScope):
     """Tied to a session, optionally to a specific tool call within that session."""
 
     message: Annotated[
-        str, Field(description="A human-readable message describing what input is needed.")
+        str,
+        Field(
+            description="A human-readable message describing what input is needed.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4303,9 +4684,17 @@ class CreateElicitationRequestUrlSession(ElicitationSessionScope):
     mode: Literal["url"]
     elicitation_id: Annotated[
         ElicitationId,
-        Field(alias="elicitationId", description="The unique identifier for this elicitation."),
+        Field(
+            alias="elicitationId",
+            description="The unique identifier for this elicitation.",
+        ),
     ]
-    url: Annotated[str, Field(description="The URL to direct the user to.")]
+    url: Annotated[
+        str,
+        Field(
+            description="The URL to direct the user to.",
+        ),
+    ]
 
 
 class CreateElicitationRequestUrlRequest(ElicitationRequestScope):
@@ -4314,7 +4703,10 @@ class CreateElicitationRequestUrlRequest(ElicitationRequestScope):
     """
 
     message: Annotated[
-        str, Field(description="A human-readable message describing what input is needed.")
+        str,
+        Field(
+            description="A human-readable message describing what input is needed.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4327,19 +4719,22 @@ class CreateElicitationRequestUrlRequest(ElicitationRequestScope):
     mode: Literal["url"]
     elicitation_id: Annotated[
         ElicitationId,
-        Field(alias="elicitationId", description="The unique identifier for this elicitation."),
+        Field(
+            alias="elicitationId",
+            description="The unique identifier for this elicitation.",
+        ),
     ]
-    url: Annotated[str, Field(description="The URL to direct the user to.")]
+    url: Annotated[
+        str,
+        Field(
+            description="The URL to direct the user to.",
+        ),
+    ]
 
 
 CreateElicitationRequestUrl = TypeAliasType(
     "CreateElicitationRequestUrl",
-    Annotated[
-        CreateElicitationRequestUrlSession | CreateElicitationRequestUrlRequest,
-        Field(
-            description="Tied to a session, optionally to a specific tool call within that session."
-        ),
-    ],
+    Annotated[CreateElicitationRequestUrlSession | CreateElicitationRequestUrlRequest, Field(description="Tied to a session, optionally to a specific tool call within that session.")],
 )
 
 
@@ -4347,7 +4742,10 @@ class UnknownCreateElicitationRequest(ProtocolModel):
     """Tied to a session, optionally to a specific tool call within that session."""
 
     message: Annotated[
-        str, Field(description="A human-readable message describing what input is needed.")
+        str,
+        Field(
+            description="A human-readable message describing what input is needed.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -4360,7 +4758,7 @@ class UnknownCreateElicitationRequest(ProtocolModel):
     mode: Annotated[
         str,
         Field(
-            description="Custom or future elicitation mode.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future elicitation mode.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -4368,12 +4766,10 @@ class UnknownCreateElicitationRequest(ProtocolModel):
 CreateElicitationRequest = TypeAliasType(
     "CreateElicitationRequest",
     Annotated[
-        Annotated[CreateElicitationRequestForm, Tag("form")]
-        | Annotated[CreateElicitationRequestUrl, Tag("url")]
-        | Annotated[UnknownCreateElicitationRequest, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Request from the agent to elicit structured user input.\n\nThe agent sends this to the client to request information from the user,\neither via a form or by directing them to a URL.\nElicitations are tied to a session (optionally a tool call) or a request.\n\nA session-scoped request follows the aggregate foreground-state contract:\nagents SHOULD report `requires_action` when the whole foreground workflow is\nblocked on user action. Once reported, they MUST report `running` when progress\nresumes, or `idle` if work ends without resuming. Independent background requests\nand request-scoped elicitations do not themselves change session state.\nAccepting a URL does not mean the external interaction completed.\n\nAgents SHOULD cancel pending elicitations no longer needed by cancelled work.\nThe request's scope alone does not establish that dependency.\n\nSee protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/elicitation)"
-        ),
+        Annotated[CreateElicitationRequestForm, Tag("form")] |
+        Annotated[CreateElicitationRequestUrl, Tag("url")] |
+        Annotated[UnknownCreateElicitationRequest, Tag(UNKNOWN_VARIANT)],
+        Field(description="Request from the agent to elicit structured user input.\n\nThe agent sends this to the client to request information from the user,\neither via a form or by directing them to a URL.\nElicitations are tied to a session (optionally a tool call) or a request.\n\nA session-scoped request follows the aggregate foreground-state contract:\nagents SHOULD report `requires_action` when the whole foreground workflow is\nblocked on user action. Once reported, they MUST report `running` when progress\nresumes, or `idle` if work ends without resuming. Independent background requests\nand request-scoped elicitations do not themselves change session state.\nAccepting a URL does not mean the external interaction completed.\n\nAgents SHOULD cancel pending elicitations no longer needed by cancelled work.\nThe request's scope alone does not establish that dependency.\n\nSee protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/elicitation)"),
         Discriminator(
             open_discriminator(
                 "mode",
@@ -4393,12 +4789,7 @@ CreateElicitationRequest = TypeAliasType(
 
 ExtRequest = TypeAliasType(
     "ExtRequest",
-    Annotated[
-        Any,
-        Field(
-            description="Allows for sending an arbitrary request that is not part of the ACP spec.\nExtension methods provide a way to add custom functionality while maintaining\nprotocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)"
-        ),
-    ],
+    Annotated[Any, Field(description="Allows for sending an arbitrary request that is not part of the ACP spec.\nExtension methods provide a way to add custom functionality while maintaining\nprotocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)")],
 )
 
 
@@ -4406,12 +4797,22 @@ class AgentRequest(ProtocolModel):
     """A JSON-RPC request object."""
 
     id: Annotated[
-        RequestId, Field(description="The request id used to correlate the matching response.")
+        RequestId,
+        Field(
+            description="The request id used to correlate the matching response.",
+        ),
     ]
-    method: Annotated[str, Field(description="The method name to invoke.")]
+    method: Annotated[
+        str,
+        Field(
+            description="The method name to invoke.",
+        ),
+    ]
     params: Annotated[
         RequestPermissionRequest | CreateElicitationRequest | ExtRequest | None,
-        Field(description="Method-specific request parameters."),
+        Field(
+            description="Method-specific request parameters.",
+        ),
     ] = None
 
 
@@ -4424,7 +4825,7 @@ class Implementation(ProtocolModel):
     name: Annotated[
         str,
         Field(
-            description="Intended for programmatic or logical use, but can be used as a display\nname fallback if title isn't present."
+            description="Intended for programmatic or logical use, but can be used as a display\nname fallback if title isn't present.",
         ),
     ]
     title: Annotated[
@@ -4437,7 +4838,7 @@ class Implementation(ProtocolModel):
     version: Annotated[
         str,
         Field(
-            description='Version of the implementation. Can be displayed to the user or used\nfor debugging or metrics purposes. (e.g. "1.0.0").'
+            description="Version of the implementation. Can be displayed to the user or used\nfor debugging or metrics purposes. (e.g. \"1.0.0\").",
         ),
     ]
     meta: Annotated[
@@ -4453,8 +4854,18 @@ class Implementation(ProtocolModel):
 class EnvVariable(ProtocolModel):
     """An environment variable to set when launching a process."""
 
-    name: Annotated[str, Field(description="The name of the environment variable.")]
-    value: Annotated[str, Field(description="The value to set for the environment variable.")]
+    name: Annotated[
+        str,
+        Field(
+            description="The name of the environment variable.",
+        ),
+    ]
+    value: Annotated[
+        str,
+        Field(
+            description="The value to set for the environment variable.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -4477,9 +4888,17 @@ class AuthMethodTerminal(ProtocolModel):
 
     method_id: Annotated[
         AuthMethodId,
-        Field(alias="methodId", description="Unique identifier for this authentication method."),
+        Field(
+            alias="methodId",
+            description="Unique identifier for this authentication method.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable name of the authentication method.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name of the authentication method.",
+        ),
+    ]
     description: Annotated[
         str | None,
         Field(
@@ -4534,25 +4953,31 @@ class UnknownAuthMethod(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future authentication method type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future authentication method type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
     method_id: Annotated[
         AuthMethodId,
-        Field(alias="methodId", description="Unique identifier for this authentication method."),
+        Field(
+            alias="methodId",
+            description="Unique identifier for this authentication method.",
+        ),
     ]
-    name: Annotated[str, Field(description="Human-readable name of the authentication method.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name of the authentication method.",
+        ),
+    ]
 
 
 AuthMethod = TypeAliasType(
     "AuthMethod",
     Annotated[
-        Annotated[TerminalAuthMethod, Tag("terminal")]
-        | Annotated[AgentAuthMethod, Tag("agent")]
-        | Annotated[UnknownAuthMethod, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Describes an available authentication method.\n\nThe `type` field acts as the discriminator in the serialized JSON form."
-        ),
+        Annotated[TerminalAuthMethod, Tag("terminal")] |
+        Annotated[AgentAuthMethod, Tag("agent")] |
+        Annotated[UnknownAuthMethod, Tag(UNKNOWN_VARIANT)],
+        Field(description="Describes an available authentication method.\n\nThe `type` field acts as the discriminator in the serialized JSON form."),
         Discriminator(
             open_discriminator(
                 "type",
@@ -4587,10 +5012,12 @@ class InitializeResponse(ProtocolModel):
     ]
     info: Annotated[
         Implementation,
-        Field(description="Information about the implementation sending this initialize response."),
+        Field(
+            description="Information about the implementation sending this initialize response.",
+        ),
     ]
     capabilities: Annotated[
-        AgentCapabilities | None,
+        AgentCapabilities,
         Field(
             description="Capabilities supported by the agent.",
             json_schema_extra={"x-deserialize-default-on-error": True},
@@ -4601,10 +5028,7 @@ class InitializeResponse(ProtocolModel):
         Field(
             alias="authMethods",
             description="Authentication methods supported by the agent.\n\nOptional. Omitted or empty means the agent does not advertise the\n`auth/login` and `auth/logout` methods. Supplying one or more methods means\nthe agent MUST support both `auth/login` and `auth/logout`.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     meta: Annotated[
@@ -4665,10 +5089,7 @@ class NewSessionResponse(ProtocolModel):
         Field(
             alias="configOptions",
             description="Initial session configuration options.\n\nOptional. Omitted or empty means no config options are advertised.\nSenders MUST use an array, not `null`. Receivers treat `null` like omission.\nLater `config_option_update` notifications replace this list.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     available_commands: Annotated[
@@ -4676,10 +5097,7 @@ class NewSessionResponse(ProtocolModel):
         Field(
             alias="availableCommands",
             description="Initial commands the agent can execute in this session.\n\nOptional. Omitted or empty means no initial commands are advertised.\nSenders MUST use an array, not `null`. Receivers treat `null` like omission.\nLater `available_commands_update` notifications replace this list.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     meta: Annotated[
@@ -4696,11 +5114,17 @@ class SessionInfo(ProtocolModel):
     """Information about a session returned by session/list"""
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="Unique identifier for the session")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="Unique identifier for the session",
+        ),
     ]
     cwd: Annotated[
         AbsolutePath,
-        Field(description="The working directory for this session. Must be an absolute path."),
+        Field(
+            description="The working directory for this session. Must be an absolute path.",
+        ),
     ]
     additional_directories: Annotated[
         list[AbsolutePath] | None,
@@ -4748,10 +5172,7 @@ class ListSessionsResponse(ProtocolModel):
         list[SessionInfo],
         Field(
             description="Array of session information objects.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ]
     next_cursor: Annotated[
@@ -4799,10 +5220,7 @@ class ResumeSessionResponse(ProtocolModel):
         Field(
             alias="configOptions",
             description="Initial session configuration options.\n\nOptional. Omitted or empty means no config options are advertised.\nSenders MUST use an array, not `null`. Receivers treat `null` like omission.\nLater `config_option_update` notifications replace this list.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     available_commands: Annotated[
@@ -4810,10 +5228,7 @@ class ResumeSessionResponse(ProtocolModel):
         Field(
             alias="availableCommands",
             description="Initial commands the agent can execute in this session.\n\nOptional. Omitted or empty means no initial commands are advertised.\nSenders MUST use an array, not `null`. Receivers treat `null` like omission.\nLater `available_commands_update` notifications replace this list.",
-            json_schema_extra={
-                "x-deserialize-default-on-error": True,
-                "x-deserialize-skip-invalid-items": True,
-            },
+            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
         ),
     ] = None
     meta: Annotated[
@@ -4918,34 +5333,24 @@ class PromptResponse(ProtocolModel):
 
 ExtResponse = TypeAliasType(
     "ExtResponse",
-    Annotated[
-        Any,
-        Field(
-            description="Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.\nExtension methods provide a way to add custom functionality while maintaining\nprotocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)"
-        ),
-    ],
+    Annotated[Any, Field(description="Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.\nExtension methods provide a way to add custom functionality while maintaining\nprotocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)")],
 )
 
 
 class AgentResponseResult(ProtocolModel):
     """A successful JSON-RPC response."""
 
-    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
+    id: Annotated[
+        RequestId,
+        Field(
+            description="The id of the request this response answers.",
+        ),
+    ]
     result: Annotated[
-        InitializeResponse
-        | LoginAuthResponse
-        | LogoutAuthResponse
-        | NewSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | CancelToolCallResponse
-        | CancelTerminalResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse,
-        Field(description="Method-specific response data."),
+        InitializeResponse | LoginAuthResponse | LogoutAuthResponse | NewSessionResponse | ListSessionsResponse | DeleteSessionResponse | ResumeSessionResponse | CloseSessionResponse | CancelToolCallResponse | CancelTerminalResponse | SetSessionConfigOptionResponse | PromptResponse | ExtResponse,
+        Field(
+            description="Method-specific response data.",
+        ),
     ]
 
 
@@ -4955,17 +5360,20 @@ class AgentResponseError(ProtocolModel):
     id: Annotated[
         int | str | None,
         Field(
-            description="The id of the request this response answers.\n\nRequired. `null` only when the request's id could not be determined, such as\nfor a parse error or an invalid request."
+            description="The id of the request this response answers.\n\nRequired. `null` only when the request's id could not be determined, such as\nfor a parse error or an invalid request.",
         ),
     ]
-    error: Annotated[Error, Field(description="Method-specific error data.")]
+    error: Annotated[
+        Error,
+        Field(
+            description="Method-specific error data.",
+        ),
+    ]
 
 
 AgentResponse = TypeAliasType(
     "AgentResponse",
-    Annotated[
-        AgentResponseResult | AgentResponseError, Field(description="A JSON-RPC response object.")
-    ],
+    Annotated[AgentResponseResult | AgentResponseError, Field(description="A JSON-RPC response object.")],
 )
 
 
@@ -5000,7 +5408,10 @@ class CancelSessionNotification(ProtocolModel):
 
     session_id: Annotated[
         SessionId,
-        Field(alias="sessionId", description="The ID of the session to cancel operations for."),
+        Field(
+            alias="sessionId",
+            description="The ID of the session to cancel operations for.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -5030,10 +5441,17 @@ class CancelTerminalRequest(ProtocolModel):
 
     session_id: Annotated[
         SessionId,
-        Field(alias="sessionId", description="The ID of the session that owns the terminal."),
+        Field(
+            alias="sessionId",
+            description="The ID of the session that owns the terminal.",
+        ),
     ]
     terminal_id: Annotated[
-        TerminalId, Field(alias="terminalId", description="The ID of the terminal to cancel.")
+        TerminalId,
+        Field(
+            alias="terminalId",
+            description="The ID of the terminal to cancel.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -5062,10 +5480,17 @@ class CancelToolCallRequest(ProtocolModel):
 
     session_id: Annotated[
         SessionId,
-        Field(alias="sessionId", description="The ID of the session that owns the tool call."),
+        Field(
+            alias="sessionId",
+            description="The ID of the session that owns the tool call.",
+        ),
     ]
     tool_call_id: Annotated[
-        ToolCallId, Field(alias="toolCallId", description="The ID of the tool call to cancel.")
+        ToolCallId,
+        Field(
+            alias="toolCallId",
+            description="The ID of the tool call to cancel.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -5228,10 +5653,17 @@ class ClientCapabilities(ProtocolModel):
 class ClientNotification(ProtocolModel):
     """A JSON-RPC notification object."""
 
-    method: Annotated[str, Field(description="The notification method name.")]
+    method: Annotated[
+        str,
+        Field(
+            description="The notification method name.",
+        ),
+    ]
     params: Annotated[
         CancelSessionNotification | ExtNotification | None,
-        Field(description="Method-specific notification parameters."),
+        Field(
+            description="Method-specific notification parameters.",
+        ),
     ] = None
 
 
@@ -5252,10 +5684,12 @@ class InitializeRequest(ProtocolModel):
     ]
     info: Annotated[
         Implementation,
-        Field(description="Information about the implementation sending this initialize request."),
+        Field(
+            description="Information about the implementation sending this initialize request.",
+        ),
     ]
     capabilities: Annotated[
-        ClientCapabilities | None,
+        ClientCapabilities,
         Field(
             description="Capabilities supported by the client.",
             json_schema_extra={"x-deserialize-default-on-error": True},
@@ -5321,8 +5755,18 @@ class LogoutAuthRequest(ProtocolModel):
 class HttpHeader(ProtocolModel):
     """An HTTP header to set when making requests to the MCP server."""
 
-    name: Annotated[str, Field(description="The name of the HTTP header.")]
-    value: Annotated[str, Field(description="The value to set for the HTTP header.")]
+    name: Annotated[
+        str,
+        Field(
+            description="The name of the HTTP header.",
+        ),
+    ]
+    value: Annotated[
+        str,
+        Field(
+            description="The value to set for the HTTP header.",
+        ),
+    ]
     meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -5336,8 +5780,18 @@ class HttpHeader(ProtocolModel):
 class McpServerHttp(ProtocolModel):
     """HTTP transport configuration for MCP."""
 
-    name: Annotated[str, Field(description="Human-readable name identifying this MCP server.")]
-    url: Annotated[str, Field(description="URL to the MCP server.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name identifying this MCP server.",
+        ),
+    ]
+    url: Annotated[
+        str,
+        Field(
+            description="URL to the MCP server.",
+        ),
+    ]
     headers: Annotated[
         list[HttpHeader] | None,
         Field(
@@ -5367,9 +5821,17 @@ class HttpMcpServer(McpServerHttp):
 class McpServerStdio(ProtocolModel):
     """Stdio transport configuration for MCP."""
 
-    name: Annotated[str, Field(description="Human-readable name identifying this MCP server.")]
+    name: Annotated[
+        str,
+        Field(
+            description="Human-readable name identifying this MCP server.",
+        ),
+    ]
     command: Annotated[
-        AbsolutePath, Field(description="Absolute path to the MCP server executable.")
+        AbsolutePath,
+        Field(
+            description="Absolute path to the MCP server executable.",
+        ),
     ]
     args: Annotated[
         list[str] | None,
@@ -5420,7 +5882,7 @@ class UnknownMcpServer(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future MCP server transport type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future MCP server transport type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -5428,12 +5890,10 @@ class UnknownMcpServer(ProtocolModel):
 McpServer = TypeAliasType(
     "McpServer",
     Annotated[
-        Annotated[HttpMcpServer, Tag("http")]
-        | Annotated[StdioMcpServer, Tag("stdio")]
-        | Annotated[UnknownMcpServer, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Configuration for connecting to an MCP (Model Context Protocol) server.\n\nMCP servers provide tools and context that the agent can use when\nprocessing prompts.\n\nSee protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/session-setup#mcp-servers)"
-        ),
+        Annotated[HttpMcpServer, Tag("http")] |
+        Annotated[StdioMcpServer, Tag("stdio")] |
+        Annotated[UnknownMcpServer, Tag(UNKNOWN_VARIANT)],
+        Field(description="Configuration for connecting to an MCP (Model Context Protocol) server.\n\nMCP servers provide tools and context that the agent can use when\nprocessing prompts.\n\nSee protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/session-setup#mcp-servers)"),
         Discriminator(
             open_discriminator(
                 "type",
@@ -5459,7 +5919,9 @@ class NewSessionRequest(ProtocolModel):
 
     cwd: Annotated[
         AbsolutePath,
-        Field(description="The working directory for this session. Must be an absolute path."),
+        Field(
+            description="The working directory for this session. Must be an absolute path.",
+        ),
     ]
     additional_directories: Annotated[
         list[AbsolutePath] | None,
@@ -5493,13 +5955,13 @@ class ListSessionsRequest(ProtocolModel):
     cwd: Annotated[
         AbsolutePath | None,
         Field(
-            description="Filter sessions by working directory. Must be an absolute path.\n\nOnly sessions whose `cwd` is this same directory match. Subdirectories and\n`additionalDirectories` don't. Agents MAY normalize paths when comparing.\n\nOmitted and `null` are equivalent and mean sessions are not filtered by working directory."
+            description="Filter sessions by working directory. Must be an absolute path.\n\nOnly sessions whose `cwd` is this same directory match. Subdirectories and\n`additionalDirectories` don't. Agents MAY normalize paths when comparing.\n\nOmitted and `null` are equivalent and mean sessions are not filtered by working directory.",
         ),
     ] = None
     cursor: Annotated[
         SessionListCursor | None,
         Field(
-            description="Opaque cursor token from a previous response's nextCursor field for cursor-based pagination\n\nOmitted and `null` are equivalent and mean the first page is requested."
+            description="Opaque cursor token from a previous response's nextCursor field for cursor-based pagination\n\nOmitted and `null` are equivalent and mean the first page is requested.",
         ),
     ] = None
     meta: Annotated[
@@ -5519,7 +5981,11 @@ class DeleteSessionRequest(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The ID of the session to delete.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The ID of the session to delete.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -5566,7 +6032,7 @@ class UnknownReplayFrom(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future replay cursor type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future replay cursor type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -5574,11 +6040,9 @@ class UnknownReplayFrom(ProtocolModel):
 ReplayFrom = TypeAliasType(
     "ReplayFrom",
     Annotated[
-        Annotated[StartReplayFrom, Tag("start")]
-        | Annotated[UnknownReplayFrom, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Inclusive cursor describing where replayed session history should begin.\n\nReplay includes the position identified by the cursor."
-        ),
+        Annotated[StartReplayFrom, Tag("start")] |
+        Annotated[UnknownReplayFrom, Tag(UNKNOWN_VARIANT)],
+        Field(description="Inclusive cursor describing where replayed session history should begin.\n\nReplay includes the position identified by the cursor."),
         Discriminator(
             open_discriminator(
                 "type",
@@ -5603,12 +6067,16 @@ class ResumeSessionRequest(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The ID of the session to resume.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The ID of the session to resume.",
+        ),
     ]
     cwd: Annotated[
         AbsolutePath,
         Field(
-            description="The working directory for this session. Must be an absolute path.\n\nClients MUST send the session's working directory. Agents MAY reject a different directory\nwith `-32602`, and MAY normalize paths when comparing."
+            description="The working directory for this session. Must be an absolute path.\n\nClients MUST send the session's working directory. Agents MAY reject a different directory\nwith `-32602`, and MAY normalize paths when comparing.",
         ),
     ]
     additional_directories: Annotated[
@@ -5631,7 +6099,7 @@ class ResumeSessionRequest(ProtocolModel):
         ReplayFrom | None,
         Field(
             alias="replayFrom",
-            description='Inclusive cursor describing where conversation replay should begin.\n\nOptional. Omitted and `null` are equivalent and mean the Agent should resume without\nreplaying previous conversation history. Replay cursors are inclusive:\nreplay includes the position identified by the cursor. Supplying\n`{ "type": "start" }` means the Agent should replay all retained\nconversation history before responding.\n\nAgents MUST reject unsupported cursor types or malformed cursor values\nwith `-32602` (Invalid params), rather than substituting another cursor\nor resuming without replay.',
+            description="Inclusive cursor describing where conversation replay should begin.\n\nOptional. Omitted and `null` are equivalent and mean the Agent should resume without\nreplaying previous conversation history. Replay cursors are inclusive:\nreplay includes the position identified by the cursor. Supplying\n`{ \"type\": \"start\" }` means the Agent should replay all retained\nconversation history before responding.\n\nAgents MUST reject unsupported cursor types or malformed cursor values\nwith `-32602` (Invalid params), rather than substituting another cursor\nor resuming without replay.",
         ),
     ] = None
     meta: Annotated[
@@ -5668,7 +6136,11 @@ class CloseSessionRequest(ProtocolModel):
     """
 
     session_id: Annotated[
-        SessionId, Field(alias="sessionId", description="The ID of the session to close.")
+        SessionId,
+        Field(
+            alias="sessionId",
+            description="The ID of the session to close.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -5692,7 +6164,10 @@ class SetSessionConfigOptionRequestId(ProtocolModel):
     ]
     config_id: Annotated[
         SessionConfigId,
-        Field(alias="configId", description="The ID of the configuration option to set."),
+        Field(
+            alias="configId",
+            description="The ID of the configuration option to set.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -5703,7 +6178,12 @@ class SetSessionConfigOptionRequestId(ProtocolModel):
         ),
     ] = None
     type: Literal["id"]
-    value: Annotated[SessionConfigValueId, Field(description="The value ID.")]
+    value: Annotated[
+        SessionConfigValueId,
+        Field(
+            description="The value ID.",
+        ),
+    ]
 
 
 class SetSessionConfigOptionRequestBoolean(ProtocolModel):
@@ -5718,7 +6198,10 @@ class SetSessionConfigOptionRequestBoolean(ProtocolModel):
     ]
     config_id: Annotated[
         SessionConfigId,
-        Field(alias="configId", description="The ID of the configuration option to set."),
+        Field(
+            alias="configId",
+            description="The ID of the configuration option to set.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -5729,7 +6212,12 @@ class SetSessionConfigOptionRequestBoolean(ProtocolModel):
         ),
     ] = None
     type: Literal["boolean"]
-    value: Annotated[bool, Field(description="The boolean value.")]
+    value: Annotated[
+        bool,
+        Field(
+            description="The boolean value.",
+        ),
+    ]
 
 
 class UnknownSetSessionConfigOptionRequest(ProtocolModel):
@@ -5752,7 +6240,10 @@ class UnknownSetSessionConfigOptionRequest(ProtocolModel):
     ]
     config_id: Annotated[
         SessionConfigId,
-        Field(alias="configId", description="The ID of the configuration option to set."),
+        Field(
+            alias="configId",
+            description="The ID of the configuration option to set.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -5765,23 +6256,24 @@ class UnknownSetSessionConfigOptionRequest(ProtocolModel):
     type: Annotated[
         str,
         Field(
-            description="Custom or future session configuration option value type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future session configuration option value type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
     value: Annotated[
-        Any, Field(description="Raw value payload for the custom or future value type.")
+        Any,
+        Field(
+            description="Raw value payload for the custom or future value type.",
+        ),
     ]
 
 
 SetSessionConfigOptionRequest = TypeAliasType(
     "SetSessionConfigOptionRequest",
     Annotated[
-        Annotated[SetSessionConfigOptionRequestId, Tag("id")]
-        | Annotated[SetSessionConfigOptionRequestBoolean, Tag("boolean")]
-        | Annotated[UnknownSetSessionConfigOptionRequest, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="Request parameters for setting a session configuration option.\n\nAgents MUST support this method for any session where they advertise config options.\nAgents MUST reject an unknown `configId` or invalid value with `-32602` and leave the\nconfiguration unchanged.\n\nSee protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/session-config-options#setting-a-config-option)"
-        ),
+        Annotated[SetSessionConfigOptionRequestId, Tag("id")] |
+        Annotated[SetSessionConfigOptionRequestBoolean, Tag("boolean")] |
+        Annotated[UnknownSetSessionConfigOptionRequest, Tag(UNKNOWN_VARIANT)],
+        Field(description="Request parameters for setting a session configuration option.\n\nAgents MUST support this method for any session where they advertise config options.\nAgents MUST reject an unknown `configId` or invalid value with `-32602` and leave the\nconfiguration unchanged.\n\nSee protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/session-config-options#setting-a-config-option)"),
         Discriminator(
             open_discriminator(
                 "type",
@@ -5809,12 +6301,15 @@ class PromptRequest(ProtocolModel):
 
     session_id: Annotated[
         SessionId,
-        Field(alias="sessionId", description="The ID of the session to send this user message to"),
+        Field(
+            alias="sessionId",
+            description="The ID of the session to send this user message to",
+        ),
     ]
     prompt: Annotated[
         Annotated[list[ContentBlock], Field(min_length=1)],
         Field(
-            description="The blocks of content that compose the user's message.\n\nAs a baseline, the Agent MUST support `text` and `resource_link` content blocks,\nwhile other variants are optionally enabled via `PromptCapabilities`.\n\nThe Client MUST adapt its interface according to `PromptCapabilities`.\n\nThe client MAY include referenced pieces of context as either\n`resource` or `resource_link` content blocks.\n\nWhen available, `resource` is preferred\nas it avoids extra round-trips and allows the message to include\npieces of context from sources the agent may not have access to.\n\nClients MUST NOT send an empty array. Agents MAY reject one with `-32602` without\ninserting it."
+            description="The blocks of content that compose the user's message.\n\nAs a baseline, the Agent MUST support `text` and `resource_link` content blocks,\nwhile other variants are optionally enabled via `PromptCapabilities`.\n\nThe Client MUST adapt its interface according to `PromptCapabilities`.\n\nThe client MAY include referenced pieces of context as either\n`resource` or `resource_link` content blocks.\n\nWhen available, `resource` is preferred\nas it avoids extra round-trips and allows the message to include\npieces of context from sources the agent may not have access to.\n\nClients MUST NOT send an empty array. Agents MAY reject one with `-32602` without\ninserting it.",
         ),
     ]
     meta: Annotated[
@@ -5831,25 +6326,22 @@ class ClientRequest(ProtocolModel):
     """A JSON-RPC request object."""
 
     id: Annotated[
-        RequestId, Field(description="The request id used to correlate the matching response.")
+        RequestId,
+        Field(
+            description="The request id used to correlate the matching response.",
+        ),
     ]
-    method: Annotated[str, Field(description="The method name to invoke.")]
+    method: Annotated[
+        str,
+        Field(
+            description="The method name to invoke.",
+        ),
+    ]
     params: Annotated[
-        InitializeRequest
-        | LoginAuthRequest
-        | LogoutAuthRequest
-        | NewSessionRequest
-        | ListSessionsRequest
-        | DeleteSessionRequest
-        | ResumeSessionRequest
-        | CloseSessionRequest
-        | CancelToolCallRequest
-        | CancelTerminalRequest
-        | SetSessionConfigOptionRequest
-        | PromptRequest
-        | ExtRequest
-        | None,
-        Field(description="Method-specific request parameters."),
+        InitializeRequest | LoginAuthRequest | LogoutAuthRequest | NewSessionRequest | ListSessionsRequest | DeleteSessionRequest | ResumeSessionRequest | CloseSessionRequest | CancelToolCallRequest | CancelTerminalRequest | SetSessionConfigOptionRequest | PromptRequest | ExtRequest | None,
+        Field(
+            description="Method-specific request parameters.",
+        ),
     ] = None
 
 
@@ -5874,7 +6366,10 @@ class SelectedPermissionOutcome(ProtocolModel):
 
     option_id: Annotated[
         PermissionOptionId,
-        Field(alias="optionId", description="The ID of the option the user selected."),
+        Field(
+            alias="optionId",
+            description="The ID of the option the user selected.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -5912,7 +6407,7 @@ class UnknownRequestPermissionOutcome(ProtocolModel):
     outcome: Annotated[
         str,
         Field(
-            description="Custom or future permission outcome.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future permission outcome.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -5920,9 +6415,9 @@ class UnknownRequestPermissionOutcome(ProtocolModel):
 RequestPermissionOutcome = TypeAliasType(
     "RequestPermissionOutcome",
     Annotated[
-        Annotated[RequestPermissionOutcomeCancelled, Tag("cancelled")]
-        | Annotated[RequestPermissionOutcomeSelected, Tag("selected")]
-        | Annotated[UnknownRequestPermissionOutcome, Tag(UNKNOWN_VARIANT)],
+        Annotated[RequestPermissionOutcomeCancelled, Tag("cancelled")] |
+        Annotated[RequestPermissionOutcomeSelected, Tag("selected")] |
+        Annotated[UnknownRequestPermissionOutcome, Tag(UNKNOWN_VARIANT)],
         Field(description="The outcome of a permission request."),
         Discriminator(
             open_discriminator(
@@ -5946,7 +6441,9 @@ class RequestPermissionResponse(ProtocolModel):
 
     outcome: Annotated[
         RequestPermissionOutcome,
-        Field(description="The user's decision on the permission request."),
+        Field(
+            description="The user's decision on the permission request.",
+        ),
     ]
     meta: Annotated[
         dict[str, Any] | None,
@@ -5960,10 +6457,7 @@ class RequestPermissionResponse(ProtocolModel):
 
 ElicitationContentValue = TypeAliasType(
     "ElicitationContentValue",
-    Annotated[
-        str | int | float | bool | list[str] | Any,
-        Field(description="Allowed wire representations for `ElicitationContentValue`."),
-    ],
+    Annotated[str | int | float | bool | list[str] | Any, Field(description="Allowed wire representations for `ElicitationContentValue`.")],
 )
 
 
@@ -5973,7 +6467,7 @@ class ElicitationAcceptAction(ProtocolModel):
     content: Annotated[
         dict[str, ElicitationContentValue] | None,
         Field(
-            description="The user-provided content, if any, as an object matching the requested schema.\n\nOmitted and `null` are equivalent and mean no content is provided."
+            description="The user-provided content, if any, as an object matching the requested schema.\n\nOmitted and `null` are equivalent and mean no content is provided.",
         ),
     ] = None
 
@@ -6043,7 +6537,7 @@ class UnknownCreateElicitationResponse(ProtocolModel):
     action: Annotated[
         str,
         Field(
-            description="Custom or future elicitation action.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future elicitation action.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -6051,10 +6545,10 @@ class UnknownCreateElicitationResponse(ProtocolModel):
 CreateElicitationResponse = TypeAliasType(
     "CreateElicitationResponse",
     Annotated[
-        Annotated[CreateElicitationResponseAccept, Tag("accept")]
-        | Annotated[CreateElicitationResponseDecline, Tag("decline")]
-        | Annotated[CreateElicitationResponseCancel, Tag("cancel")]
-        | Annotated[UnknownCreateElicitationResponse, Tag(UNKNOWN_VARIANT)],
+        Annotated[CreateElicitationResponseAccept, Tag("accept")] |
+        Annotated[CreateElicitationResponseDecline, Tag("decline")] |
+        Annotated[CreateElicitationResponseCancel, Tag("cancel")] |
+        Annotated[UnknownCreateElicitationResponse, Tag(UNKNOWN_VARIANT)],
         Field(description="Response from the client to an elicitation request."),
         Discriminator(
             open_discriminator(
@@ -6077,10 +6571,17 @@ CreateElicitationResponse = TypeAliasType(
 class ClientResponseResult(ProtocolModel):
     """A successful JSON-RPC response."""
 
-    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
+    id: Annotated[
+        RequestId,
+        Field(
+            description="The id of the request this response answers.",
+        ),
+    ]
     result: Annotated[
         RequestPermissionResponse | CreateElicitationResponse | ExtResponse,
-        Field(description="Method-specific response data."),
+        Field(
+            description="Method-specific response data.",
+        ),
     ]
 
 
@@ -6090,17 +6591,20 @@ class ClientResponseError(ProtocolModel):
     id: Annotated[
         int | str | None,
         Field(
-            description="The id of the request this response answers.\n\nRequired. `null` only when the request's id could not be determined, such as\nfor a parse error or an invalid request."
+            description="The id of the request this response answers.\n\nRequired. `null` only when the request's id could not be determined, such as\nfor a parse error or an invalid request.",
         ),
     ]
-    error: Annotated[Error, Field(description="Method-specific error data.")]
+    error: Annotated[
+        Error,
+        Field(
+            description="Method-specific error data.",
+        ),
+    ]
 
 
 ClientResponse = TypeAliasType(
     "ClientResponse",
-    Annotated[
-        ClientResponseResult | ClientResponseError, Field(description="A JSON-RPC response object.")
-    ],
+    Annotated[ClientResponseResult | ClientResponseError, Field(description="A JSON-RPC response object.")],
 )
 
 
@@ -6132,12 +6636,7 @@ class ElicitationFormModeRequest(ElicitationRequestScope):
 
 ElicitationFormMode = TypeAliasType(
     "ElicitationFormMode",
-    Annotated[
-        ElicitationFormModeSession | ElicitationFormModeRequest,
-        Field(
-            description="Form-based elicitation mode where the client renders a form from the provided schema."
-        ),
-    ],
+    Annotated[ElicitationFormModeSession | ElicitationFormModeRequest, Field(description="Form-based elicitation mode where the client renders a form from the provided schema.")],
 )
 
 
@@ -6146,9 +6645,17 @@ class ElicitationUrlModeSession(ElicitationSessionScope):
 
     elicitation_id: Annotated[
         ElicitationId,
-        Field(alias="elicitationId", description="The unique identifier for this elicitation."),
+        Field(
+            alias="elicitationId",
+            description="The unique identifier for this elicitation.",
+        ),
     ]
-    url: Annotated[str, Field(description="The URL to direct the user to.")]
+    url: Annotated[
+        str,
+        Field(
+            description="The URL to direct the user to.",
+        ),
+    ]
 
 
 class ElicitationUrlModeRequest(ElicitationRequestScope):
@@ -6158,17 +6665,22 @@ class ElicitationUrlModeRequest(ElicitationRequestScope):
 
     elicitation_id: Annotated[
         ElicitationId,
-        Field(alias="elicitationId", description="The unique identifier for this elicitation."),
+        Field(
+            alias="elicitationId",
+            description="The unique identifier for this elicitation.",
+        ),
     ]
-    url: Annotated[str, Field(description="The URL to direct the user to.")]
+    url: Annotated[
+        str,
+        Field(
+            description="The URL to direct the user to.",
+        ),
+    ]
 
 
 ElicitationUrlMode = TypeAliasType(
     "ElicitationUrlMode",
-    Annotated[
-        ElicitationUrlModeSession | ElicitationUrlModeRequest,
-        Field(description="URL-based elicitation mode where the client directs the user to a URL."),
-    ],
+    Annotated[ElicitationUrlModeSession | ElicitationUrlModeRequest, Field(description="URL-based elicitation mode where the client directs the user to a URL.")],
 )
 
 
@@ -6192,7 +6704,12 @@ class IdleStateUpdateEndTurn(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["end_turn"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["end_turn"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class IdleStateUpdateMaxTokens(ProtocolModel):
@@ -6213,7 +6730,12 @@ class IdleStateUpdateMaxTokens(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["max_tokens"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["max_tokens"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class IdleStateUpdateMaxTurnRequests(ProtocolModel):
@@ -6236,7 +6758,12 @@ class IdleStateUpdateMaxTurnRequests(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["max_turn_requests"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["max_turn_requests"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class IdleStateUpdateRefusal(ProtocolModel):
@@ -6257,7 +6784,12 @@ class IdleStateUpdateRefusal(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["refusal"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["refusal"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class IdleStateUpdateCancelled(ProtocolModel):
@@ -6288,7 +6820,12 @@ class IdleStateUpdateCancelled(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["cancelled"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["cancelled"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class IdleStateUpdateError(ErrorStopReason):
@@ -6314,7 +6851,12 @@ class IdleStateUpdateError(ErrorStopReason):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["error"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["error"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class UnknownIdleStateUpdate(ProtocolModel):
@@ -6367,23 +6909,26 @@ class IdleStateUpdateNone(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[None, Field(alias="stopReason")] = None
+    stop_reason: Annotated[
+        None,
+        Field(
+            alias="stopReason",
+        ),
+    ] = None
 
 
 IdleStateUpdate = TypeAliasType(
     "IdleStateUpdate",
     Annotated[
-        Annotated[IdleStateUpdateEndTurn, Tag("end_turn")]
-        | Annotated[IdleStateUpdateMaxTokens, Tag("max_tokens")]
-        | Annotated[IdleStateUpdateMaxTurnRequests, Tag("max_turn_requests")]
-        | Annotated[IdleStateUpdateRefusal, Tag("refusal")]
-        | Annotated[IdleStateUpdateCancelled, Tag("cancelled")]
-        | Annotated[IdleStateUpdateError, Tag("error")]
-        | Annotated[IdleStateUpdateNone, Tag(DEFAULT_VARIANT)]
-        | Annotated[UnknownIdleStateUpdate, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="No foreground work is active. Background activity may continue.\n\nAgents SHOULD include a `stopReason` when the idle transition ends foreground\nwork. An idle update that does not end foreground work need not include one.\nReceivers treat an omitted, `null`, or malformed `stopReason` as the agent not\nreporting one.\nRepeated or resume snapshots may carry the last stop reason for context.\nThey MUST NOT be counted as new completions, cancellations, or additional usage."
-        ),
+        Annotated[IdleStateUpdateEndTurn, Tag("end_turn")] |
+        Annotated[IdleStateUpdateMaxTokens, Tag("max_tokens")] |
+        Annotated[IdleStateUpdateMaxTurnRequests, Tag("max_turn_requests")] |
+        Annotated[IdleStateUpdateRefusal, Tag("refusal")] |
+        Annotated[IdleStateUpdateCancelled, Tag("cancelled")] |
+        Annotated[IdleStateUpdateError, Tag("error")] |
+        Annotated[IdleStateUpdateNone, Tag(DEFAULT_VARIANT)] |
+        Annotated[UnknownIdleStateUpdate, Tag(UNKNOWN_VARIANT)],
+        Field(description="No foreground work is active. Background activity may continue.\n\nAgents SHOULD include a `stopReason` when the idle transition ends foreground\nwork. An idle update that does not end foreground work need not include one.\nReceivers treat an omitted, `null`, or malformed `stopReason` as the agent not\nreporting one.\nRepeated or resume snapshots may carry the last stop reason for context.\nThey MUST NOT be counted as new completions, cancellations, or additional usage."),
         Discriminator(
             open_discriminator(
                 "stopReason",
@@ -6432,7 +6977,12 @@ class StateUpdateIdleEndTurn(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["end_turn"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["end_turn"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class StateUpdateIdleMaxTokens(ProtocolModel):
@@ -6454,7 +7004,12 @@ class StateUpdateIdleMaxTokens(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["max_tokens"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["max_tokens"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class StateUpdateIdleMaxTurnRequests(ProtocolModel):
@@ -6478,7 +7033,12 @@ class StateUpdateIdleMaxTurnRequests(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["max_turn_requests"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["max_turn_requests"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class StateUpdateIdleRefusal(ProtocolModel):
@@ -6500,7 +7060,12 @@ class StateUpdateIdleRefusal(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["refusal"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["refusal"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class StateUpdateIdleCancelled(ProtocolModel):
@@ -6532,7 +7097,12 @@ class StateUpdateIdleCancelled(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["cancelled"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["cancelled"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class StateUpdateIdleError(ErrorStopReason):
@@ -6559,7 +7129,12 @@ class StateUpdateIdleError(ErrorStopReason):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[Literal["error"], Field(alias="stopReason")]
+    stop_reason: Annotated[
+        Literal["error"],
+        Field(
+            alias="stopReason",
+        ),
+    ]
 
 
 class UnknownStateUpdateIdle(ProtocolModel):
@@ -6614,23 +7189,26 @@ class StateUpdateIdleNone(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    stop_reason: Annotated[None, Field(alias="stopReason")] = None
+    stop_reason: Annotated[
+        None,
+        Field(
+            alias="stopReason",
+        ),
+    ] = None
 
 
 StateUpdateIdle = TypeAliasType(
     "StateUpdateIdle",
     Annotated[
-        Annotated[StateUpdateIdleEndTurn, Tag("end_turn")]
-        | Annotated[StateUpdateIdleMaxTokens, Tag("max_tokens")]
-        | Annotated[StateUpdateIdleMaxTurnRequests, Tag("max_turn_requests")]
-        | Annotated[StateUpdateIdleRefusal, Tag("refusal")]
-        | Annotated[StateUpdateIdleCancelled, Tag("cancelled")]
-        | Annotated[StateUpdateIdleError, Tag("error")]
-        | Annotated[StateUpdateIdleNone, Tag(DEFAULT_VARIANT)]
-        | Annotated[UnknownStateUpdateIdle, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="The active work ended successfully.\nIncludes locally handled commands that required no model call."
-        ),
+        Annotated[StateUpdateIdleEndTurn, Tag("end_turn")] |
+        Annotated[StateUpdateIdleMaxTokens, Tag("max_tokens")] |
+        Annotated[StateUpdateIdleMaxTurnRequests, Tag("max_turn_requests")] |
+        Annotated[StateUpdateIdleRefusal, Tag("refusal")] |
+        Annotated[StateUpdateIdleCancelled, Tag("cancelled")] |
+        Annotated[StateUpdateIdleError, Tag("error")] |
+        Annotated[StateUpdateIdleNone, Tag(DEFAULT_VARIANT)] |
+        Annotated[UnknownStateUpdateIdle, Tag(UNKNOWN_VARIANT)],
+        Field(description="The active work ended successfully.\nIncludes locally handled commands that required no model call."),
         Discriminator(
             open_discriminator(
                 "stopReason",
@@ -6675,7 +7253,7 @@ class UnknownStateUpdate(ProtocolModel):
     state: Annotated[
         str,
         Field(
-            description="Custom or future session state.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants."
+            description="Custom or future session state.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
         ),
     ]
 
@@ -6683,13 +7261,11 @@ class UnknownStateUpdate(ProtocolModel):
 StateUpdate = TypeAliasType(
     "StateUpdate",
     Annotated[
-        Annotated[StateUpdateRunning, Tag("running")]
-        | Annotated[StateUpdateIdle, Tag("idle")]
-        | Annotated[StateUpdateRequiresAction, Tag("requires_action")]
-        | Annotated[UnknownStateUpdate, Tag(UNKNOWN_VARIANT)],
-        Field(
-            description="A snapshot of the session's aggregate foreground activity.\n\nForeground work is the agent's active response or workflow in the session,\nincluding model processing, tool execution, and waiting for user action needed\nto continue that work. It can start with a prompt or be agent-initiated, for\nexample to pursue an ongoing goal or follow up on a completed background task.\nEither way, the agent MUST report `running` when foreground work starts,\nor `requires_action` if it starts blocked on user action, and `idle` when it\nends. The agent SHOULD include a stop reason on that idle update.\nAgent-initiated work does not require a prompt request or a synthetic user\nmessage.\n\n`running` may precede user-message insertion, for example during a foreground\nhook. It is not acknowledgment of insertion, and rejecting a prompt does not\nitself end foreground work.\n\nBackground activity can continue and emit other `session/update` notifications\nwhile `idle`. Those notifications, including a detached task's progress or\ncompletion, do not by themselves change this state. A permission request only\nwarrants `requires_action` when foreground work is blocked on user action.\n\nThe agent SHOULD report `requires_action` when the foreground workflow as a\nwhole cannot progress without user action, including permissions or elicitations.\nOnce reported, it MUST report `running` when progress resumes, or `idle` when\nwork ends without resuming.\nIf other foreground work can progress, the state remains `running`. Resolving\none of several requests does not itself change the state. Agents SHOULD ignore\nresponses for work that has already ended rather than use them to resume it.\n\nA new session defaults to idle until a state update reports otherwise.\nResume MUST send a current-state snapshot after any replay and before its\nresponse. The snapshot reports foreground state after resuming.\nThe response alone does not imply idle.\nRepeated snapshots are idempotent, not additional work, completions, or usage.\nA repeated state may carry updated information without another state transition.\nThe agent MUST report `idle` when no foreground activity remains. Completing\nan individual activity while other foreground work continues does not require\nan idle boundary. Local commands use the same lifecycle even without model work.\n\nSee protocol docs: [Session States](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#session-states)"
-        ),
+        Annotated[StateUpdateRunning, Tag("running")] |
+        Annotated[StateUpdateIdle, Tag("idle")] |
+        Annotated[StateUpdateRequiresAction, Tag("requires_action")] |
+        Annotated[UnknownStateUpdate, Tag(UNKNOWN_VARIANT)],
+        Field(description="A snapshot of the session's aggregate foreground activity.\n\nForeground work is the agent's active response or workflow in the session,\nincluding model processing, tool execution, and waiting for user action needed\nto continue that work. It can start with a prompt or be agent-initiated, for\nexample to pursue an ongoing goal or follow up on a completed background task.\nEither way, the agent MUST report `running` when foreground work starts,\nor `requires_action` if it starts blocked on user action, and `idle` when it\nends. The agent SHOULD include a stop reason on that idle update.\nAgent-initiated work does not require a prompt request or a synthetic user\nmessage.\n\n`running` may precede user-message insertion, for example during a foreground\nhook. It is not acknowledgment of insertion, and rejecting a prompt does not\nitself end foreground work.\n\nBackground activity can continue and emit other `session/update` notifications\nwhile `idle`. Those notifications, including a detached task's progress or\ncompletion, do not by themselves change this state. A permission request only\nwarrants `requires_action` when foreground work is blocked on user action.\n\nThe agent SHOULD report `requires_action` when the foreground workflow as a\nwhole cannot progress without user action, including permissions or elicitations.\nOnce reported, it MUST report `running` when progress resumes, or `idle` when\nwork ends without resuming.\nIf other foreground work can progress, the state remains `running`. Resolving\none of several requests does not itself change the state. Agents SHOULD ignore\nresponses for work that has already ended rather than use them to resume it.\n\nA new session defaults to idle until a state update reports otherwise.\nResume MUST send a current-state snapshot after any replay and before its\nresponse. The snapshot reports foreground state after resuming.\nThe response alone does not imply idle.\nRepeated snapshots are idempotent, not additional work, completions, or usage.\nA repeated state may carry updated information without another state transition.\nThe agent MUST report `idle` when no foreground activity remains. Completing\nan individual activity while other foreground work continues does not require\nan idle boundary. Local commands use the same lifecycle even without model work.\n\nSee protocol docs: [Session States](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#session-states)"),
         Discriminator(
             open_discriminator(
                 "state",

@@ -9,7 +9,7 @@ answers `-32601` (a notification is ignored). Then serve it: `run_client()` on t
 stdio, `spawn_agent()` to start a agent program, or `connect_client()` on any transport.
 
 Sending `session/cancel` cancels the session's pending `session/request_permission` handlers, which are
-answered `{'outcome': {'outcome': 'cancelled'}}`.
+answered `{"outcome": {"outcome": "cancelled"}}`.
 """
 
 from __future__ import annotations
