@@ -124,7 +124,7 @@ def update_schema(root: Path, version: str) -> SchemaLock:
 
     The previous pins are removed only once the new ones are in place."""
     with tempfile.TemporaryDirectory(prefix="acp-schema-") as tmp:
-        package = _unpack(version, Path(tmp))
+        package = unpack(version, Path(tmp))
         found: dict[tuple[str, Stability], Path] = {}
         for package_path, protocol, channel in LAYOUTS:
             source = package / package_path
@@ -157,7 +157,8 @@ def update_schema(root: Path, version: str) -> SchemaLock:
     return lock
 
 
-def _unpack(version: str, tmp: Path) -> Path:
+def unpack(version: str, tmp: Path) -> Path:
+    """`npm pack` the package at `version` into `tmp`; the unpacked `package/` folder."""
     try:
         result = subprocess.run(
             ["npm", "pack", f"{PACKAGE}@{version}", "--silent"],
