@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from acp_protocol.runtime import Connection, RequestContext, RpcError, memory_pair
+from acp_protocol.runtime.model import ProtocolModel
 
 from .runtime_support import RawPeer, connected, eventually, handlers, linked, settle
 
@@ -165,11 +166,15 @@ async def test_two_connections_round_trip() -> None:
         assert await left.request("add", {"a": 2, "b": 3}) == 5
 
 
-async def test_model_with_to_wire_is_encoded_through_it() -> None:
-    from acp_protocol.v1.models import ReadTextFileResponse
+class ReadResult(ProtocolModel):
+    """A model like the generated ones (they all derive from `ProtocolModel`)."""
 
+    content: str
+
+
+async def test_model_with_to_wire_is_encoded_through_it() -> None:
     async def read(params: Any, ctx: RequestContext) -> Any:
-        return ReadTextFileResponse(content="hi")
+        return ReadResult(content="hi")
 
     async with connected(handlers({"fs/read_text_file": read})) as (_, peer):
         peer.request(1, "fs/read_text_file", {})
