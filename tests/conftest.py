@@ -18,7 +18,7 @@ import pytest
 from codegen.ir import Stability
 from codegen.lowering import lower_edition
 from codegen.pipeline import ROOT
-from codegen.schema_lock import read_lock, repo_path, sha256_of, write_lock
+from codegen.schema_lock import LockedFile, read_lock, repo_path, sha256_of, write_lock
 from codegen.targets.python import render_models
 from codegen.targets.python.format import format_source
 from tests.surface import missing_surface, surface_files
@@ -26,6 +26,14 @@ from tests.surface import missing_surface, surface_files
 _counter = itertools.count()
 STABLE_SCHEMA = repo_path("v1", Stability.STABLE)
 UNSTABLE_SCHEMA = repo_path("v1", Stability.UNSTABLE)
+PINNED = read_lock(ROOT).files
+"""Every pinned schema file, whatever the release: pipeline tests use these, not a layout."""
+
+
+def models_path(locked: LockedFile) -> str:
+    """The generated models module of a pinned edition, relative to generated/."""
+    edition = locked.protocol + ("" if locked.channel == "stable" else "/unstable")
+    return f"python/acp_protocol/{edition}/models.py"
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from codegen import cli
 from codegen.drift import compare_trees
 from codegen.pipeline import ROOT, generate, tree_hash
 from codegen.problems import GenerationError
-from tests.conftest import STABLE_SCHEMA, rewrite_schema
+from tests.conftest import PINNED, models_path, rewrite_schema
 
 
 def test_fresh_generation_matches_the_golden_record_byte_for_byte(tmp_path: Path) -> None:
@@ -26,33 +27,35 @@ def test_fresh_generation_matches_the_golden_record_byte_for_byte(tmp_path: Path
 def test_broken_schema_lists_every_problem_exits_2_and_leaves_generated_untouched(
     project_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def break_it(doc: dict[str, Any]) -> None:
-        doc["$defs"]["SessionNotification"]["properties"]["update"]["allOf"][0][
-            "$ref"
-        ] = "#/$defs/Gone"
+    """One problem in the first pinned edition, another in the last: one run reports both."""
+    first, last = PINNED[0], PINNED[-1]
+
+    def drop_side(doc: dict[str, Any]) -> None:
         del doc["$defs"]["PromptRequest"]["x-side"]
 
-    rewrite_schema(project_root, STABLE_SCHEMA, break_it)
+    def dangling_ref(doc: dict[str, Any]) -> None:
+        doc["$defs"]["PromptRequest"]["properties"]["sessionId"] = {"$ref": "#/$defs/Gone"}
+
+    rewrite_schema(project_root, first.path, drop_side)
+    rewrite_schema(project_root, last.path, dangling_ref)
     before = tree_hash(project_root / "generated")
 
     status = cli.main(["--root", str(project_root), "generate", "--force"])
 
     err = capsys.readouterr().err
     assert status == 2
-    assert "schema.json#/$defs/PromptRequest: `x-method` 'session/prompt' has no `x-side`" in err
-    assert (
-        "schema.json#/$defs/SessionNotification/properties/update/allOf/0/$ref: $ref '#/$defs/Gone'"
-        in err
-    )
+    first_name, last_name = Path(first.path).name, Path(last.path).name
+    assert f"{first_name}#/$defs/PromptRequest: `x-method` 'session/prompt' has no `x-side`" in err
+    assert f"{last_name}#/$defs/PromptRequest/properties/sessionId/$ref: $ref '#/$defs/Gone'" in err
     assert tree_hash(project_root / "generated") == before
     assert not list(project_root.glob(".generated-staging-*"))
 
 
 def test_schema_that_does_not_match_its_lock_is_refused(project_root: Path) -> None:
-    path = project_root / STABLE_SCHEMA
-    path.write_text(path.read_text().replace("Agent Client Protocol", "Agent Client Protocol!", 1))
+    path = project_root / PINNED[0].path
+    path.write_text(path.read_text().replace("Protocol", "Protocol!", 1))
     with pytest.raises(
-        GenerationError, match=r"schema/acp/v1/schema\.json: sha256 [0-9a-f]{64} does not match"
+        GenerationError, match=re.escape(PINNED[0].path) + r": sha256 [0-9a-f]{64} does not match"
     ):
         generate(project_root, force=True)
 
@@ -64,7 +67,7 @@ def test_rerun_with_nothing_changed_is_a_no_op(project_root: Path) -> None:
 
 def test_hand_edited_output_is_regenerated(project_root: Path) -> None:
     """The fingerprint covers the output too: an edit under generated/ is not taken as current."""
-    models = project_root / "generated/python/acp_protocol/v1/models.py"
+    models = project_root / "generated" / models_path(PINNED[0])
     models.write_text(models.read_text() + "\n# edited by hand\n")
     assert generate(project_root).changed is True
     assert "# edited by hand" not in models.read_text()

@@ -14,7 +14,7 @@ from codegen import cli, ir
 from codegen.lowering import lower_edition
 from codegen.pipeline import ROOT
 from codegen.schema_diff.changes import Change, compare
-from tests.conftest import STABLE_SCHEMA
+from tests.conftest import PINNED
 
 STRING = {"type": "string"}
 
@@ -100,7 +100,7 @@ def test_a_lenient_decoding_rule_added_breaks_nobody() -> None:
 def test_a_schema_against_itself_has_no_change_and_exits_0(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    path = str(ROOT / STABLE_SCHEMA)
+    path = str(ROOT / PINNED[0].path)
     assert cli.main(["diff", path, path, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["summary"] == {
