@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jinja2
-
-from codegen import ir
+from codegen import ir, templating
 from codegen.loader import load_schema
 from codegen.lowering import lower_edition
 from codegen.problems import GenerationError, SchemaProblems
@@ -101,14 +99,7 @@ def to_json(report: Report) -> dict[str, Any]:
 
 
 def to_markdown(report: Report) -> str:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
+    env = templating.template_environment(TEMPLATES)
     methods = [c for c in report.changes if c.kind.startswith("method-")]
     types = [c for c in report.changes if not c.kind.startswith("method-")]
     return env.get_template("report.md.jinja").render(

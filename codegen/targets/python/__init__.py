@@ -19,7 +19,7 @@ from typing import Any
 
 import jinja2
 
-from codegen import ir
+from codegen import ir, templating
 from codegen.targets.python.format import format_source
 from codegen.targets.python.models import models_view
 from codegen.targets.python.roles import method_handler_names, role_views
@@ -100,15 +100,7 @@ def generate(spec: ir.Specification, out_dir: Path) -> None:
 
 
 def template_environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-        extensions=["jinja2.ext.do"],
-    )
+    env = templating.template_environment(TEMPLATES)
     env.filters["pyrepr"] = _pyrepr
     env.filters["docstring"] = _docstring
     env.filters["attribute_name"] = attribute_name
