@@ -1,13 +1,16 @@
-"""Workload (g): full and no-op regeneration time of v1 stable + unstable.
+"""Workload (g): full and no-op regeneration time.
 
 Runs the real CLI in fresh processes against a scratch copy of the project (schemas and the
 committed `generated/`; `codegen/` and `templates/` linked), so the checkout is never touched:
-- full: `acp-codegen generate --force` (every file rendered and formatted again);
+- full: `acp-codegen generate --force` of every pinned edition (v1 and v2, stable and unstable);
+- full_v1: the same with the lock cut down to the v1 stable and unstable files (the figure the
+  earlier runs measured, when only those were pinned);
 - no-op: `acp-codegen generate` with nothing changed (the lock and hashes say so).
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -31,16 +34,28 @@ def timed(
 
 
 def measure(full_runs: int, noop_runs: int) -> dict[str, list[float]]:
-    """Seconds per full and per no-op regeneration."""
+    """Seconds per full regeneration (all editions, and v1 only) and per no-op regeneration."""
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "project"
-        root.mkdir()
-        shutil.copytree(ROOT / "schema", root / "schema")
-        shutil.copytree(ROOT / "generated", root / "generated")
-        for name in ("codegen", "templates"):
-            (root / name).symlink_to(ROOT / name)
-        cli = [sys.executable, "-m", "codegen.cli", "--root", str(root)]
+        root = _scratch(Path(tmp) / "project")
+        v1_root = _scratch(Path(tmp) / "project-v1", protocol="v1")
+        cli = [sys.executable, "-m", "codegen.cli", "--root"]
         return {
-            "full": timed([*cli, "generate", "--force"], full_runs),
-            "noop": timed([*cli, "generate"], noop_runs),
+            "full": timed([*cli, str(root), "generate", "--force"], full_runs),
+            "full_v1": timed([*cli, str(v1_root), "generate", "--force"], full_runs),
+            "noop": timed([*cli, str(root), "generate"], noop_runs),
         }
+
+
+def _scratch(root: Path, protocol: str | None = None) -> Path:
+    """A project copy; with `protocol`, its lock pins only that protocol's files."""
+    root.mkdir()
+    shutil.copytree(ROOT / "schema", root / "schema")
+    shutil.copytree(ROOT / "generated", root / "generated")
+    for name in ("codegen", "templates"):
+        (root / name).symlink_to(ROOT / name)
+    if protocol is not None:
+        lock_path = root / "schema" / "lock.json"
+        lock = json.loads(lock_path.read_text())
+        lock["files"] = [f for f in lock["files"] if f["protocol"] == protocol]
+        lock_path.write_text(json.dumps(lock, indent=2) + "\n")
+    return root

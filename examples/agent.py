@@ -17,7 +17,7 @@ import asyncio
 import sys
 
 from acp_protocol.runtime.session_store import SessionStore
-from acp_protocol.v1 import models
+from acp_protocol.v1 import PROTOCOL_VERSION, models
 from acp_protocol.v1.agent import Agent, AgentContext, run_agent
 
 WORD_DELAY = 0.05  # seconds between streamed words: stands for the model's work
@@ -46,7 +46,7 @@ class ExampleAgent(Agent):
         fs = params.client_capabilities.fs if params.client_capabilities else None
         self.can_read_files = bool(fs and fs.read_text_file)
         return models.InitializeResponse(
-            protocol_version=1,
+            protocol_version=PROTOCOL_VERSION,
             agent_info=models.Implementation(name="acp-codegen-example-agent", version="0.1.0"),
         )
 

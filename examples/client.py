@@ -20,7 +20,7 @@ import sys
 from collections.abc import AsyncIterator
 
 from acp_protocol.runtime.session_store import SessionStore
-from acp_protocol.v1 import models
+from acp_protocol.v1 import PROTOCOL_VERSION, models
 from acp_protocol.v1.client import Client, ClientConnection, ClientContext, spawn_agent
 
 
@@ -95,7 +95,9 @@ async def main(given: list[str], program: str, *args: str) -> int:
         capabilities = models.ClientCapabilities(
             fs=models.FileSystemCapabilities(read_text_file=True)
         )
-        init = models.InitializeRequest(protocol_version=1, client_capabilities=capabilities)
+        init = models.InitializeRequest(
+            protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities
+        )
         await connection.agent.initialize(init)
         new = models.NewSessionRequest(cwd=os.getcwd(), mcp_servers=[])
         session = await connection.agent.session_new(new)

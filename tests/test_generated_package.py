@@ -6,12 +6,14 @@ import json
 import subprocess
 import sys
 from types import ModuleType
+from typing import Any
 
 import pytest
 from acp_protocol import SCHEMA_ORIGIN
 from acp_protocol.v1 import methods, models
 from acp_protocol.v1.unstable import methods as unstable_methods
 from acp_protocol.v1.unstable import models as unstable_models
+from pydantic import TypeAdapter
 
 from codegen.pipeline import ROOT
 from tests.conftest import STABLE_SCHEMA, UNSTABLE_SCHEMA
@@ -89,3 +91,18 @@ def test_importing_the_stable_package_loads_no_models() -> None:
     code = "import sys, acp_protocol.v1; print('acp_protocol.v1.models' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_auth_method_with_a_type_it_does_not_know_is_kept_not_taken_for_agent() -> None:
+    """v1's `AuthMethod` has no `discriminator` keyword: its tag `type` is inferred. "When no
+    `type` is present, the method is treated as `agent`"; an `env_var` method from a newer agent
+    is kept whole, never parsed as the agent one."""
+    adapter: TypeAdapter[Any] = TypeAdapter(models.AuthMethod)
+    wire = {"type": "env_var", "id": "key", "name": "API key", "vars": [{"name": "API_KEY"}]}
+    unknown = adapter.validate_python(wire)
+    assert isinstance(unknown, models.UnknownAuthMethod)
+    assert adapter.dump_python(unknown, mode="json", by_alias=True, exclude_unset=True) == wire
+    agent = adapter.validate_python({"id": "agent", "name": "Log in"})
+    assert isinstance(agent, models.AuthMethodAgent)
+    terminal = adapter.validate_python({"type": "terminal", "id": "tui", "name": "Terminal"})
+    assert isinstance(terminal, models.TerminalAuthMethod)
