@@ -5,7 +5,8 @@
 A transport moves bytes; it knows nothing of JSON-RPC. Constructors:
 
 - `open_stdio()`: this process's stdin/stdout (an agent started by a client);
-- `spawn_process(program, *args)`: a child process's stdin/stdout (a client starting an agent);
+- `spawn_process(program, *args)` (in `process`): a child process's stdin/stdout and the end of its
+  process group (a client starting an agent);
 - `open_fds(read_fd, write_fd)`: any pair of pipe descriptors (`os.pipe()`);
 - `memory_pair()`: two connected in-memory ends, for tests.
 """
@@ -18,7 +19,7 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from .errors import ConnectionClosed
 
@@ -188,54 +189,6 @@ class StreamTransport:
             await self._on_close()
 
 
-class ProcessTransport(StreamTransport):
-    """The stdin/stdout of a child process; closing it closes stdin and waits for the exit."""
-
-    def __init__(self, process: asyncio.subprocess.Process, exit_timeout: float):
-        assert process.stdout is not None and process.stdin is not None
-        super().__init__(process.stdout, process.stdin, self._wait_for_exit)
-        self.process = process
-        self._exit_timeout = exit_timeout
-
-    async def _wait_for_exit(self) -> None:
-        """Give the child `exit_timeout` seconds to exit on EOF, then terminate, then kill."""
-        for stop in (None, self.process.terminate, self.process.kill):
-            if stop is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    stop()
-            try:
-                await asyncio.wait_for(self.process.wait(), self._exit_timeout)
-                return
-            except TimeoutError:
-                continue
-
-
-async def spawn_process(
-    program: str,
-    *args: str,
-    env: dict[str, str] | None = None,
-    cwd: str | None = None,
-    exit_timeout: float = 2.0,
-) -> ProcessTransport:
-    """Start `program` and talk to it over its stdin/stdout; its stderr stays this process's.
-
-    The child runs in its own session, so a Ctrl-C in the terminal reaches this process only: the
-    parent decides what an interrupt means (a client sends `session/cancel`), and the child ends
-    when its stdin closes.
-    """
-    process = await asyncio.create_subprocess_exec(
-        program,
-        *args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        env=env,
-        cwd=cwd,
-        limit=_CHUNK,
-        start_new_session=True,
-    )
-    return ProcessTransport(process, exit_timeout)
-
-
 class _WritePipeProtocol(asyncio.streams.FlowControlMixin):
     """Flow control for a write pipe, plus the close waiter `StreamWriter.wait_closed` needs."""
 
@@ -252,17 +205,26 @@ class _WritePipeProtocol(asyncio.streams.FlowControlMixin):
         return self._closed
 
 
-async def open_fds(read_fd: int, write_fd: int) -> StreamTransport:
-    """A transport over two pipe (or socket, or terminal) descriptors, e.g. from `os.pipe()`."""
+async def connect_pipes(
+    read_file: Any, write_file: Any
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, asyncio.ReadTransport]:
+    """Stream ends over two pipe files (anything with `fileno()`), and the read pipe's transport
+    (closing it ends the reader: `process.py` does so when a child exits)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=_CHUNK)
-    await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+    read_transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), read_file
     )
-    write_transport, write_protocol = await loop.connect_write_pipe(
-        _WritePipeProtocol, os.fdopen(write_fd, "wb", buffering=0)
-    )
+    write_transport, write_protocol = await loop.connect_write_pipe(_WritePipeProtocol, write_file)
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
+    return reader, writer, read_transport
+
+
+async def open_fds(read_fd: int, write_fd: int) -> StreamTransport:
+    """A transport over two pipe (or socket, or terminal) descriptors, e.g. from `os.pipe()`."""
+    reader, writer, _ = await connect_pipes(
+        os.fdopen(read_fd, "rb", buffering=0), os.fdopen(write_fd, "wb", buffering=0)
+    )
     return StreamTransport(reader, writer)
 
 

@@ -24,19 +24,18 @@ from .errors import (
 )
 from .frames import RequestId
 from .handler import Handler, MethodHandlers
+from .process import ProcessTransport, spawn_process
 from .request_state import CancelSource, RequestContext
 from .roles import HandlerContext, Peer, RoleConnection, Router
 from .session_turns import TurnRule
 from .transport import (
     DEFAULT_FRAME_LIMIT,
     MemoryTransport,
-    ProcessTransport,
     StreamTransport,
     Transport,
     memory_pair,
     open_fds,
     open_stdio,
-    spawn_process,
 )
 
 __all__ = [

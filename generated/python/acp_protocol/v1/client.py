@@ -23,7 +23,8 @@ from ..runtime.connection import Connection
 from ..runtime.errors import MethodNotFound
 from ..runtime.roles import HandlerContext, RoleConnection, Router
 from ..runtime.session_turns import TurnRule
-from ..runtime.transport import Transport, open_stdio, spawn_process
+from ..runtime.process import spawn_process
+from ..runtime.transport import Transport, open_stdio
 
 from . import models
 from .methods import METHODS

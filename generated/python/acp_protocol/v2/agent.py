@@ -21,7 +21,8 @@ from ..runtime.errors import MethodNotFound
 from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ..runtime.session_store import SessionStore
 from ..runtime.session_turns import TurnRule
-from ..runtime.transport import Transport, open_stdio, spawn_process
+from ..runtime.process import spawn_process
+from ..runtime.transport import Transport, open_stdio
 
 from . import models
 from .methods import METHODS
