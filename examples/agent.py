@@ -53,9 +53,8 @@ class ExampleAgent(Agent):
     async def session_new(
         self, params: models.NewSessionRequest, ctx: AgentContext
     ) -> models.NewSessionResponse:
-        session_id = f"example-{len(self.turns) + 1}"
+        session_id = self.session_store.new_session(params.cwd).session_id  # never reissued
         self.turns[session_id] = 0
-        self.session_store.create(session_id, params.cwd)
         return models.NewSessionResponse(session_id=session_id)
 
     async def session_prompt(

@@ -8,7 +8,7 @@ import logging
 from typing import Any
 
 import pytest
-from acp_protocol.runtime import CancelSignal, RequestCancelled, RequestContext
+from acp_protocol.runtime import CancelSignal, CancelSource, RequestCancelled, RequestContext
 
 from .runtime_support import connected, eventually, handlers, settle, tapped
 
@@ -250,3 +250,23 @@ async def test_nested_request_of_a_cancelled_handler_is_not_sent() -> None:
         peer.cancel(1)
         assert await peer.receive() == {"jsonrpc": "2.0", "id": 1, "result": "partial"}
         assert outcome == [{"sent": False}]
+
+
+async def test_cancel_request_by_id_sends_the_dialects_cancel_and_keeps_waiting() -> None:
+    """`Connection.cancel_request(id)`: the documented way to send `$/cancel_request` for one of
+    our pending requests; an id that is not pending is refused (False), nothing is sent."""
+    async with connected() as (connection, peer):
+        call = asyncio.create_task(connection.request("session/prompt", {}))
+        await peer.receive()
+        assert connection.cancel_request(1, "user asked") is True
+        assert await peer.receive() == CANCEL_1
+        assert connection.cancel_request(99) is False
+        peer.send({"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "cancelled"}})
+        assert await call == {"stopReason": "cancelled"}
+        await peer.expect_silence()
+
+
+def test_cancel_source_is_a_str_of_its_wire_word() -> None:
+    assert isinstance(CancelSource.PEER, str)
+    assert str(CancelSource.PEER) == "peer"
+    assert CancelSource("session") is CancelSource.SESSION

@@ -73,7 +73,7 @@ def test_scaffolded_client_and_agent_run_against_each_other(
     notes.write_text("first line of the notes\nsecond line\n")
     for prompt, reply in (("hello agent", "You said: hello agent"), (f"read {notes}", "first")):
         command = [sys.executable, str(client), "--prompt", prompt, sys.executable, str(agent)]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         assert reply in done.stdout
         assert done.stdout.rstrip().endswith("[end_turn]")

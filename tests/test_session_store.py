@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import logging
 import sqlite3
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -232,3 +233,52 @@ async def test_absent_null_and_a_value_are_three_different_updates_end_to_end() 
     assert titles == ["t", "<absent>", None]
     record = mirror.get("s")
     assert record is not None and record.title is None
+
+
+def test_new_sessions_get_ids_never_handed_out_before(tmp_path: Path) -> None:
+    """A restarted agent with a persistent store never reissues an id (with its old title)."""
+    path = tmp_path / "sessions.db"
+    first = SessionStore(path)
+    old = {first.new_session("/w", title=f"t{i}").session_id for i in range(3)}
+    first.close()
+    again = SessionStore(path)
+    new = {again.new_session("/w").session_id for _ in range(3)}
+    assert len(old) == len(new) == 3
+    assert not old & new
+    assert all(record.title is None for record in map(again.get, new) if record is not None)
+    again.close()
+
+
+def test_new_session_skips_an_id_the_store_already_has(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken = store.new_session("/w").session_id
+    ids = iter([uuid.UUID(taken.removeprefix("sess_")), uuid.UUID(int=7)])
+    monkeypatch.setattr(uuid, "uuid4", lambda: next(ids))
+    assert store.new_session("/w").session_id == f"sess_{uuid.UUID(int=7).hex}"
+
+
+async def test_an_agent_with_a_store_advertises_session_list() -> None:
+    """Clients call `session/list` only when `sessionCapabilities.list` is advertised: an agent
+    with a `session_store` advertises it whatever its `initialize` returns."""
+
+    class Plain(Agent):
+        async def initialize(
+            self, params: models.InitializeRequest, ctx: AgentContext
+        ) -> models.InitializeResponse:
+            return models.InitializeResponse(protocol_version=params.protocol_version)
+
+    agent = Plain()
+    agent.session_store = SessionStore()
+    ours, theirs = memory_pair()
+    async with connect_agent(agent, ours):
+        client = RawPeer(theirs)
+        client.request(1, "initialize", {"protocolVersion": 1})
+        answer = await client.receive()
+    assert answer["result"]["agentCapabilities"]["sessionCapabilities"] == {"list": {}}
+    without = Plain()
+    ours, theirs = memory_pair()
+    async with connect_agent(without, ours):
+        client = RawPeer(theirs)
+        client.request(1, "initialize", {"protocolVersion": 1})
+        assert "agentCapabilities" not in (await client.receive())["result"]

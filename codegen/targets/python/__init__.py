@@ -28,6 +28,11 @@ from codegen.targets.python.types import JINJA_TESTS, PRIMITIVES, attribute_name
 PACKAGE = "acp_protocol"
 TEMPLATES = Path(__file__).resolve().parents[3] / "templates" / "python"
 RUNTIME_SOURCES = TEMPLATES / "runtime"
+# (role, method) → the base-class method answers it from a runtime helper when the user sets one
+# (`Agent.session_store`, `Client.file_service`); see templates/python/role.py.jinja.
+PROVIDED_METHODS = frozenset(
+    {("agent", "session/list"), ("client", "fs/read_text_file"), ("client", "fs/write_text_file")}
+)
 
 
 def generate(spec: ir.Specification, out_dir: Path) -> None:
@@ -78,6 +83,7 @@ def generate(spec: ir.Specification, out_dir: Path) -> None:
             "runtime_import": runtime_import,
             "roles": roles,
             "handler_names": method_handler_names(edition),
+            "provided_methods": PROVIDED_METHODS,
         }
         init = env.get_template("edition_init.py.jinja")
         _write(

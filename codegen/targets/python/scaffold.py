@@ -41,6 +41,7 @@ def render_scaffold(
         package=package,
         command=command,
         protocol_version=edition.protocol_version,
+        runtime_package=f"{PACKAGE}.runtime",
     )
     return format_source(source)
 

@@ -267,6 +267,18 @@ class Connection:
         if not self.dialect.answers_cancelled and entry.method not in self.dialect.uncancellable:
             del self._pending[entry.id]  # "SHOULD NOT send any response": nothing left to match
 
+    def cancel_request(self, request_id: int, reason: str | None = None) -> bool:
+        """Send the dialect's cancel (ACP `$/cancel_request`) for our pending request `request_id`;
+        its caller keeps waiting for the peer's answer (graceful). False when none is pending.
+        A request's id is its `CancelSignal`-free handle: prefer `request(..., cancel=signal)`."""
+        entry = self._pending.get(request_id)
+        if entry is None:
+            return False
+        signal = CancelSignal()
+        signal.cancel(reason)
+        self._cancel_outgoing(entry, signal)
+        return True
+
     def _cancel_outgoing(self, entry: Pending, signal: CancelSignal | None = None) -> None:
         """Graceful cancellation: send the cancel notification, keep waiting for the answer.
 

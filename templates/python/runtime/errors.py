@@ -13,6 +13,7 @@ LSP reserves):
 
 from __future__ import annotations
 
+import json
 import traceback
 from typing import Any
 
@@ -48,6 +49,12 @@ class RpcError(Exception):
             f"{type(self).__name__}(code={self.code}, message={self.message!r}, data={self.data!r})"
         )
 
+    def __str__(self) -> str:
+        """One line: message, code, and what the data says (`details`, `message`, or the data)."""
+        text = f"{self.message} ({self.code})"
+        detail = _detail_of(self.data)
+        return f"{text}: {detail}" if detail and detail not in self.message else text
+
     @staticmethod
     def from_wire(error: Any) -> RpcError:
         """The exception for an `error` member received from the peer (a malformed one included)."""
@@ -58,6 +65,21 @@ class RpcError(Exception):
             return InvalidResponse("response error lacks an integer code or a message", error)
         error_class = _CLASS_BY_CODE.get(code, RpcError)
         return error_class(message, error.get("data"), code=code)
+
+
+def _detail_of(data: Any, limit: int = 300) -> str:
+    if data is None:
+        return ""
+    if isinstance(data, dict):
+        for key in ("details", "message", "error"):
+            if isinstance(data.get(key), str) and data[key]:
+                return _one_line(data[key], limit)
+    return _one_line(data if isinstance(data, str) else json.dumps(data, default=str), limit)
+
+
+def _one_line(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 class ParseError(RpcError):

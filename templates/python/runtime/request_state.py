@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from .connection import Connection
 
 
-class CancelSource(enum.Enum):
-    """Why an incoming request's handler was cancelled."""
+class CancelSource(enum.StrEnum):
+    """Why an incoming request's handler was cancelled; a `str`, so `ctx.cancel_source == "peer"`
+    works as well as `is CancelSource.PEER`."""
 
     PEER = "peer"
     """The peer sent the dialect's cancel notification."""

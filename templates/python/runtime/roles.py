@@ -147,6 +147,8 @@ class Router(Generic[PeerT]):
       otherwise `-32601`, and an unknown notification is ignored ("Unknown notifications SHOULD be
       ignored", ACP `extensibility.mdx`). `$/` methods never get here: they are the runtime's.
     - The side's `TurnRule` (ACP `session/cancel`) is applied, see `session_turns`.
+    - `finish(method, result)`, when given, may complete a handler's checked result (the generated
+      agent advertises `sessionCapabilities.list` when it has a `session_store`).
     """
 
     def __init__(
@@ -159,7 +161,9 @@ class Router(Generic[PeerT]):
         context_type: Callable[..., HandlerContext[PeerT]],
         peer_type: Callable[[Sender], PeerT],
         turn_rule: TurnRule | None = None,
+        finish: Callable[[str, Any], Any] | None = None,
     ) -> None:
+        self._finish = finish
         self._context_type = context_type
         self._peer_type = peer_type
         self._requests: dict[str, Route] = {}
@@ -209,10 +213,13 @@ class Router(Generic[PeerT]):
             session_id = session_id_of(params)
             if session_id is not None:
                 call = partial(route.handler, typed, handler_context)
-                return _checked_result(
-                    route.spec, await turns.run(session_id, context.request_id, call)
-                )
-        return _checked_result(route.spec, await route.handler(typed, handler_context))
+                result = await turns.run(session_id, context.request_id, call)
+                return self._finished(method, _checked_result(route.spec, result))
+        result = await route.handler(typed, handler_context)
+        return self._finished(method, _checked_result(route.spec, result))
+
+    def _finished(self, method: str, result: Any) -> Any:
+        return result if self._finish is None else self._finish(method, result)
 
     def _context(self, request: RequestContext) -> HandlerContext[PeerT]:
         make_peer = partial(self._peer_for, request)

@@ -22,11 +22,14 @@ from .errors import (
     RequestCancelled,
     RpcError,
 )
+from .file_service import FileAccessError, FileService
 from .frames import RequestId
 from .handler import Handler, MethodHandlers
 from .process import ProcessTransport, spawn_process
 from .request_state import CancelSource, RequestContext
 from .roles import HandlerContext, Peer, RoleConnection, Router
+from .session_backends import SessionRecord
+from .session_store import SessionStore
 from .session_turns import TurnRule
 from .transport import (
     DEFAULT_FRAME_LIMIT,
@@ -48,6 +51,8 @@ __all__ = [
     "CancelSource",
     "Connection",
     "ConnectionClosed",
+    "FileAccessError",
+    "FileService",
     "Handler",
     "HandlerContext",
     "InternalError",
@@ -66,6 +71,8 @@ __all__ = [
     "RoleConnection",
     "Router",
     "RpcError",
+    "SessionRecord",
+    "SessionStore",
     "StreamTransport",
     "Transport",
     "TurnRule",

@@ -3,11 +3,12 @@
 
 """A session store behind `session/list` and `session_info_update`, with two faces.
 
-Agent side: `create()` records a session; `change()` applies a change and returns the
-`session_info_update` to send (only the changed fields, `null` for cleared ones, `updatedAt`
-stamped in RFC 3339 UTC unless given); `list_sessions()` answers `session/list` with cursor
-pagination. Client side: `apply_update()` keeps the mirror of a session from the updates received,
-so a UI shows live titles without polling.
+Agent side: `new_session()` records a session under a fresh id (`create()` under the caller's);
+`change()` applies a change and returns the `session_info_update` to send (only the changed
+fields, `null` for cleared ones, `updatedAt` stamped in RFC 3339 UTC unless given);
+`list_sessions()` answers `session/list` with cursor pagination. Client side: `apply_update()`
+keeps the mirror of a session from the updates received, so a UI shows live titles without
+polling.
 
 The `_meta` policy is one explicit setting per store (see `session_meta`): `"merge"` (the default)
 or `"replace"`. Guards: a title longer than `title_limit` (500, the RFD's advice) is truncated
@@ -24,6 +25,7 @@ import datetime
 import json
 import logging
 import os
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -76,6 +78,14 @@ class SessionStore:
         return self.backend.load(session_id)
 
     # -- agent side ---------------------------------------------------------------------------
+
+    def new_session(self, cwd: str, *, title: str | None = None) -> SessionRecord:
+        """Record a session under a new id (`sess_` + a random UUID) that this store has never
+        handed out, so ids never repeat across processes or restarts of a persistent store."""
+        while True:
+            session_id = f"sess_{uuid.uuid4().hex}"
+            if self.backend.load(session_id) is None:
+                return self.create(session_id, cwd, title=title)
 
     def create(self, session_id: str, cwd: str, *, title: str | None = None) -> SessionRecord:
         """Record a new session (or return the one recorded under that id)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from types import MappingProxyType
 from typing import Any
 
@@ -193,6 +194,17 @@ class Agent:
         raise MethodNotFound(data={"method": method})
 
 
+def _advertise_session_list(agent: Agent, method: str, result: Any) -> Any:
+    """With a `session_store`, `initialize` advertises `sessionCapabilities.list` (clients call
+    `session/list` only when it is advertised), whatever the handler returned."""
+    if method != "initialize" or agent.session_store is None:
+        return result
+    wire = result.to_wire() if hasattr(result, "to_wire") else dict(result)
+    capabilities = wire.setdefault("agentCapabilities", {})
+    capabilities.setdefault("sessionCapabilities", {}).setdefault("list", {})
+    return type(result).model_validate(wire) if hasattr(result, "to_wire") else wire
+
+
 class AgentConnection(RoleConnection[ClientPeer]):
     """A connection serving a `Agent`; `.client` is the client as a typed handle."""
 
@@ -211,6 +223,7 @@ def connect_agent(agent: Agent, transport: Transport, **options: Any) -> AgentCo
         context_type=AgentContext,
         peer_type=ClientPeer,
         turn_rule=TURN_RULE,
+        finish=partial(_advertise_session_list, agent),
     )
     return AgentConnection(Connection(transport, router, **options), router)
 

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from types import MappingProxyType
 from typing import Any
 
 from ...runtime.connection import Connection
 from ...runtime.errors import MethodNotFound
-from ...runtime.roles import HandlerContext, RoleConnection, Router
+from ...runtime.roles import HandlerContext, RoleConnection, Router, provided
+from ...runtime.file_service import FileService
 from ...runtime.session_turns import TurnRule
 from ...runtime.process import spawn_process
 from ...runtime.transport import Transport, open_stdio
@@ -53,6 +55,10 @@ class ClientContext(HandlerContext[AgentPeer]):
 class Client:
     """Base class of an ACP client: one async method per method clients handle."""
 
+    file_service: FileService | None = None
+    """Set it (`FileService([cwd])`) and `fs/read_text_file` and `fs/write_text_file` are answered
+    from it, only under its roots (advertise them in `clientCapabilities.fs`)."""
+
     async def elicitation_create(
         self, params: models.CreateElicitationRequest, ctx: ClientContext
     ) -> models.CreateElicitationResponse:
@@ -64,6 +70,7 @@ class Client:
         """
         raise MethodNotFound(data={"method": "elicitation/create"})
 
+    @provided
     async def fs_read_text_file(
         self, params: models.ReadTextFileRequest, ctx: ClientContext
     ) -> models.ReadTextFileResponse:
@@ -71,8 +78,12 @@ class Client:
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
+        if self.file_service is not None:
+            content = await self.file_service.read_text_file(params.path, params.line, params.limit)
+            return models.ReadTextFileResponse(content=content)
         raise MethodNotFound(data={"method": "fs/read_text_file"})
 
+    @provided
     async def fs_write_text_file(
         self, params: models.WriteTextFileRequest, ctx: ClientContext
     ) -> models.WriteTextFileResponse:
@@ -80,6 +91,9 @@ class Client:
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
+        if self.file_service is not None:
+            await self.file_service.write_text_file(params.path, params.content)
+            return models.WriteTextFileResponse()
         raise MethodNotFound(data={"method": "fs/write_text_file"})
 
     async def mcp_message(

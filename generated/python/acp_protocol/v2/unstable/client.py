@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from types import MappingProxyType
 from typing import Any
 
 from ...runtime.connection import Connection
 from ...runtime.errors import MethodNotFound
-from ...runtime.roles import HandlerContext, RoleConnection, Router
+from ...runtime.roles import HandlerContext, RoleConnection, Router, provided
+from ...runtime.file_service import FileService
 from ...runtime.session_turns import TurnRule
 from ...runtime.process import spawn_process
 from ...runtime.transport import Transport, open_stdio
@@ -52,6 +54,10 @@ class ClientContext(HandlerContext[AgentPeer]):
 
 class Client:
     """Base class of an ACP client: one async method per method clients handle."""
+
+    file_service: FileService | None = None
+    """Set it (`FileService([cwd])`) and `fs/read_text_file` and `fs/write_text_file` are answered
+    from it, only under its roots (advertise them in `clientCapabilities.fs`)."""
 
     async def elicitation_create(
         self, params: models.CreateElicitationRequest, ctx: ClientContext
