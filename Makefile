@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 NODE_PEERS := tests/interop/node
 NODE_STAMP := $(NODE_PEERS)/node_modules/.package-lock.json
+PRODUCTION_PEERS := tests/interop/production
+PRODUCTION_STAMP := $(PRODUCTION_PEERS)/node_modules/.package-lock.json
 OFFICIAL_VENV := .venv-official
 OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
@@ -21,6 +23,10 @@ $(STAMP): pyproject.toml
 # The official TypeScript SDK for the interop tests, exactly as locked.
 $(NODE_STAMP): $(NODE_PEERS)/package.json $(NODE_PEERS)/package-lock.json
 	npm ci --prefix $(NODE_PEERS) --ignore-scripts --no-audit --no-fund
+
+# Production ACP agents (codex-acp, claude-agent-acp) for the interop tests, exactly as locked.
+$(PRODUCTION_STAMP): $(PRODUCTION_PEERS)/package.json $(PRODUCTION_PEERS)/package-lock.json
+	npm ci --prefix $(PRODUCTION_PEERS) --ignore-scripts --no-audit --no-fund
 
 # The official ACP Python SDK in an environment of its own, for `make bench` only.
 $(OFFICIAL_STAMP): bench/official-requirements.txt
@@ -44,7 +50,7 @@ lint: $(STAMP)
 	$(BIN)/mypy codegen generated/python/acp_protocol $$($(BIN)/python -m tests.surface)
 
 ## test: everything CI runs
-test: $(STAMP) $(NODE_STAMP) lint check
+test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) lint check
 	$(BIN)/pytest -q
 
 ## bench: ours vs the official SDK vs the NDJSON floor; writes docs/benchmarks.{md,png} (never part of `make test`)
@@ -57,4 +63,4 @@ update-schema: $(STAMP)
 	$(BIN)/acp-codegen update-schema --version $(VERSION)
 
 clean:
-	rm -rf $(VENV) $(OFFICIAL_VENV) $(NODE_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OFFICIAL_VENV) $(NODE_PEERS)/node_modules $(PRODUCTION_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis
