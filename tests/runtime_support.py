@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import textwrap
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from acp_protocol.runtime import (
@@ -155,3 +157,28 @@ async def tapped(
         Connection(tap.wrap("right", b), right, **options) as two,
     ):
         yield one, two, tap
+
+
+FORKING_AGENT = textwrap.dedent("""
+    import os, signal, sys, time
+    pid = os.fork()
+    if pid == 0:
+        if sys.argv[2] == "ignore-term":
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        time.sleep(120)  # ignores EOF; holds the stdout pipe
+        os._exit(0)
+    with open(sys.argv[1], "w") as out:
+        out.write(str(pid))
+    if sys.argv[3] == "exit-now":
+        sys.exit(0)
+    sys.stdin.readline()  # the direct child exits on EOF
+""")
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` runs (a zombie waiting for a reaper does not run)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in (b"Z", b"X")

@@ -18,29 +18,7 @@ from pathlib import Path
 import pytest
 from acp_protocol.runtime import Connection, ConnectionClosed, ProcessTransport, spawn_process
 
-FORKING_AGENT = textwrap.dedent("""
-    import os, signal, sys, time
-    pid = os.fork()
-    if pid == 0:
-        if sys.argv[2] == "ignore-term":
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        time.sleep(120)  # ignores EOF; holds the stdout pipe
-        os._exit(0)
-    with open(sys.argv[1], "w") as out:
-        out.write(str(pid))
-    if sys.argv[3] == "exit-now":
-        sys.exit(0)
-    sys.stdin.readline()  # the direct child exits on EOF
-""")
-
-
-def running(pid: int) -> bool:
-    """Whether `pid` runs (a zombie waiting for a reaper does not run)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in (b"Z", b"X")
+from tests.runtime_support import FORKING_AGENT, running
 
 
 async def spawn_forking(

@@ -7,8 +7,10 @@ so what is asserted is exactly what another implementation would receive.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,10 +18,10 @@ from acp_protocol.runtime import CancelSignal, CancelSource, InvalidResponse, me
 from acp_protocol.v1 import methods, models
 from acp_protocol.v1 import unstable as unstable_package
 from acp_protocol.v1.agent import Agent, AgentContext, connect_agent
-from acp_protocol.v1.client import Client, ClientContext, connect_client
+from acp_protocol.v1.client import Client, ClientContext, connect_client, spawn_agent
 from acp_protocol.v1.unstable import agent as unstable_agent
 
-from tests.runtime_support import RawPeer, eventually
+from tests.runtime_support import FORKING_AGENT, RawPeer, eventually, running
 
 SESSION = "s-1"
 PROMPT = {"sessionId": SESSION, "prompt": [{"type": "text", "text": "hi"}]}
@@ -405,3 +407,13 @@ async def test_agent_and_client_from_the_generated_bases_talk_to_each_other() ->
         response = await client.agent.session_prompt(request)
     assert response.stop_reason == "end_turn"
     assert received == ["contents of /a"]
+
+
+async def test_nothing_survives_leaving_spawn_agent(tmp_path: Path) -> None:
+    """ "a child process must never outlive its parent's interest in it": an agent whose own child
+    ignores EOF and SIGTERM (like an npm wrapper's native agent) is gone, group and all."""
+    pid_file = tmp_path / "grandchild.pid"
+    arguments = ("-c", FORKING_AGENT, str(pid_file), "ignore-term", "wait")
+    async with spawn_agent(Client(), sys.executable, *arguments):
+        await eventually(lambda: pid_file.exists() and pid_file.read_text() != "")
+    assert not running(int(pid_file.read_text()))
