@@ -10,8 +10,14 @@ import textwrap
 from typing import Any
 
 import pytest
-from acp_protocol.runtime import Connection, RequestContext, open_fds, spawn_process
-from acp_protocol.runtime.transport import FrameReader
+from acp_protocol.runtime import (
+    Connection,
+    InvalidResponse,
+    RequestContext,
+    open_fds,
+    spawn_process,
+)
+from acp_protocol.runtime.transport import FrameReader, OversizedFrame
 
 from .runtime_support import connected, handlers
 
@@ -25,8 +31,8 @@ def chunks(*parts: bytes) -> Any:
     return read
 
 
-async def all_lines(reader: FrameReader) -> list[bytes]:
-    lines: list[bytes] = []
+async def all_lines(reader: FrameReader) -> list[bytes | OversizedFrame]:
+    lines: list[bytes | OversizedFrame] = []
     while (batch := await reader.next_lines()) is not None:
         lines.extend(batch)
     return lines
@@ -47,8 +53,47 @@ async def test_frame_over_the_limit_is_dropped_with_a_logged_error(
         chunks(b"ok1\n" + big + b"\nok2\n", big[:20], big[20:] + b"tail\nok3\n"), 32
     )
     with caplog.at_level(logging.ERROR, logger="acp_protocol.runtime"):
-        assert await all_lines(reader) == [b"ok1", b"ok2", b"ok3"]
+        lines = await all_lines(reader)
+    assert [line for line in lines if isinstance(line, bytes)] == [b"ok1", b"ok2", b"ok3"]
+    assert lines[1] == OversizedFrame(big, 40)  # reported in order, its head kept
+    assert lines[3] == OversizedFrame(big[:20] + big[20:] + b"tail", 44)
     assert caplog.text.count("frame size limit") == 2
+
+
+async def test_a_long_frame_in_many_chunks_is_joined_once() -> None:
+    """The pending part of a line is a list of chunks joined when its newline comes: a 20 MB
+    frame in 64 KiB chunks arrives whole (the time is linear; `make bench` measures it)."""
+    frame = b'{"blob":"' + b"z" * (20 * 1024 * 1024) + b'"}'
+    pieces = [frame[i : i + 65536] for i in range(0, len(frame), 65536)]
+    reader = FrameReader(chunks(*pieces, b"\nnext\n"))
+    assert await all_lines(reader) == [frame, b"next"]
+
+
+async def test_an_oversized_request_is_answered_invalid_request_with_the_limit() -> None:
+    """No sender waits forever: a request too large to read is answered -32600 when its id can
+    be read from its start; the connection stays up."""
+
+    async def echo(params: Any, ctx: RequestContext) -> Any:
+        return params
+
+    async with connected(handlers({"echo": echo}), frame_limit=1024) as (_, peer):
+        peer.send({"jsonrpc": "2.0", "id": 7, "method": "echo", "params": {"blob": "y" * 5000}})
+        answer = await peer.receive()
+        assert answer["id"] == 7
+        assert answer["error"]["code"] == -32600
+        assert answer["error"]["data"]["limit"] == 1024
+        peer.request(8, "ping")
+        assert (await peer.receive())["id"] == 8
+
+
+async def test_an_oversized_response_fails_our_waiting_caller() -> None:
+    async with connected(frame_limit=1024) as (connection, peer):
+        call = asyncio.create_task(connection.request("session/prompt", {}))
+        await peer.receive()
+        peer.send({"jsonrpc": "2.0", "id": 1, "result": {"blob": "y" * 5000}})
+        with pytest.raises(InvalidResponse) as caught:
+            await asyncio.wait_for(call, 5)
+        assert caught.value.data["limit"] == 1024
 
 
 async def test_oversized_request_does_not_stop_the_connection() -> None:
@@ -58,6 +103,7 @@ async def test_oversized_request_does_not_stop_the_connection() -> None:
     async with connected(handlers({"echo": echo}), frame_limit=1024) as (_, peer):
         peer.request(1, "echo", {"blob": "y" * 5000})
         peer.request(2, "echo", {"small": True})
+        assert (await peer.receive())["error"]["code"] == -32600  # id 1, too large
         assert await peer.receive() == {"jsonrpc": "2.0", "id": 2, "result": {"small": True}}
 
 

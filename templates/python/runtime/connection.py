@@ -25,8 +25,10 @@ from typing import Any
 
 from .cancellation import ACP, CancelDialect, CancelSignal
 from .errors import (
+    INVALID_REQUEST,
     PARSE_ERROR,
     ConnectionClosed,
+    InvalidResponse,
     MethodNotFound,
     RequestCancelled,
     RpcError,
@@ -43,6 +45,7 @@ from .frames import (
     error_frame,
     invalid_request_error,
     notification_frame,
+    oversized_frame_id,
     request_frame,
     result_frame,
 )
@@ -50,7 +53,7 @@ from .handler import Handler
 from .json_codec import decode, encode
 from .request_state import CancelSource, InFlight, Pending, RequestContext, current_request
 from .trace_context import trace_context_of, with_trace_context
-from .transport import DEFAULT_FRAME_LIMIT, FrameReader, Transport
+from .transport import DEFAULT_FRAME_LIMIT, FrameReader, OversizedFrame, Transport
 
 log = logging.getLogger("acp_protocol.runtime")
 
@@ -317,7 +320,10 @@ class Connection:
         try:
             while (lines := await frames.next_lines()) is not None:
                 for line in lines:
-                    self._receive_line(line)
+                    if type(line) is bytes:
+                        self._receive_line(line)
+                    else:
+                        self._on_oversized(line)  # type: ignore[arg-type]
         except asyncio.CancelledError:
             raise
         except Exception:  # a transport failure ends the connection like EOF
@@ -352,6 +358,23 @@ class Connection:
             log.warning("invalid frame: %s", frame.reason)
             if frame.answer:
                 self._write_answer(error_frame(frame.id, invalid_request_error(frame.reason)))
+
+    def _on_oversized(self, frame: OversizedFrame) -> None:
+        """A frame over the limit was dropped unread. When its start shows an id, no one waits
+        forever: a request is answered -32600 with the limit, a response fails our caller."""
+        request_id = oversized_frame_id(frame.head)
+        if request_id is None:
+            return
+        data = {"limit": self._frames.limit, "size": frame.size}
+        if b'"method"' in frame.head:
+            error = {"code": INVALID_REQUEST, "message": "Frame too large", "data": data}
+            self._write_answer(error_frame(request_id, error))
+            return
+        entry = self._pending.pop(request_id, None) if type(request_id) is int else None
+        if entry is not None and not entry.future.done():
+            entry.future.set_exception(
+                InvalidResponse("the response exceeds the frame size limit", data)
+            )
 
     def _on_response(self, frame: Response) -> None:
         # Our ids are integers; anything else cannot match a pending request.

@@ -19,6 +19,7 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .errors import ConnectionClosed
@@ -26,7 +27,8 @@ from .errors import ConnectionClosed
 log = logging.getLogger("acp_protocol.runtime")
 
 DEFAULT_FRAME_LIMIT = 50 * 1024 * 1024
-"""Longest accepted line, in bytes (50 MiB). A longer frame is dropped; the connection stays up."""
+"""Longest accepted line, in bytes (50 MiB). A longer frame is dropped (a request among them is
+answered -32600 when its id can be read); the connection stays up."""
 
 _CHUNK = 256 * 1024
 _COALESCE_LIMIT = 64 * 1024
@@ -57,57 +59,103 @@ class Transport(Protocol):
         ...
 
 
-class FrameReader:
-    """Splits a transport's chunks into lines, dropping any line longer than `limit` bytes.
+@dataclass(frozen=True, slots=True)
+class OversizedFrame:
+    """A frame longer than the limit, dropped without ever being held whole: its first bytes
+    (`head`, where a frame's `"id"` usually is) and how many bytes it had."""
 
-    An oversized line is discarded up to its newline without ever being held whole in memory, and
-    logged; the lines after it are read normally.
+    head: bytes
+    size: int
+
+
+_HEAD = 4096
+
+
+class FrameReader:
+    """Splits a transport's chunks into lines, in time linear in the bytes read.
+
+    A partial line is kept as a list of chunks, joined once when its newline arrives, so a long
+    frame costs its length, not its length squared. A line longer than `limit` bytes is never held
+    whole: once its pending part passes the limit it is discarded up to its newline and reported as
+    one `OversizedFrame` (its head kept for the dispatcher to answer it); the lines after it are
+    read normally.
     """
 
-    __slots__ = ("_discarding", "_limit", "_partial", "_read")
+    __slots__ = ("_discarding", "_head", "_limit", "_pieces", "_read", "_size")
 
     def __init__(self, read: Callable[[], Awaitable[bytes]], limit: int = DEFAULT_FRAME_LIMIT):
         self._read = read
         self._limit = limit
-        self._partial = b""
+        self._pieces: list[bytes] = []
+        self._size = 0  # bytes of the pending line (kept, or discarded so far)
         self._discarding = False
+        self._head = b""
 
-    async def next_lines(self) -> list[bytes] | None:
+    @property
+    def limit(self) -> int:
+        """The longest line accepted, in bytes."""
+        return self._limit
+
+    async def next_lines(self) -> list[bytes | OversizedFrame] | None:
         """The complete lines that came with the next chunk (maybe none); None at end of stream."""
         chunk = await self._read()
         if not chunk:
-            if self._partial and not self._discarding:
-                partial, self._partial = self._partial, b""
-                return self._accept([partial])
+            if self._discarding:
+                return [self._end_discard(0)]
+            if self._pieces:
+                line = b"".join(self._pieces)
+                self._pieces, self._size = [], 0
+                return self._checked([line])
             return None
-        if self._discarding:
-            newline = chunk.find(b"\n")
-            if newline < 0:
-                return []
-            self._discarding = False
-            chunk = chunk[newline + 1 :]
-        data = self._partial + chunk if self._partial else chunk
-        lines = data.split(b"\n")
-        self._partial = lines.pop()
-        if len(self._partial) > self._limit:
-            log.error("dropped a frame longer than %d bytes (frame size limit)", self._limit)
-            self._partial = b""
-            self._discarding = True
-        if len(data) <= self._limit:
-            return lines  # no line can be over the limit
-        return self._accept(lines)
+        parts: list[bytes] = chunk.split(b"\n")
+        tail = parts.pop()
+        out: list[bytes | OversizedFrame] = []
+        if parts:
+            first = parts[0]
+            if self._discarding:
+                out.append(self._end_discard(len(first)))
+                del parts[0]
+            elif self._pieces:
+                self._pieces.append(first)
+                parts[0] = b"".join(self._pieces)
+                self._pieces, self._size = [], 0
+            # Only a line longer than the chunk, or a joined first line, can be over the limit.
+            if len(chunk) > self._limit or (parts and len(parts[0]) > self._limit):
+                out += self._checked(parts)
+            else:
+                out += parts
+        self._keep(tail)
+        return out
 
-    def _accept(self, lines: list[bytes]) -> list[bytes]:
+    def _keep(self, tail: bytes) -> None:
+        """The start of a line whose newline has not come yet."""
+        if not tail:
+            return
+        self._size += len(tail)
+        if self._discarding:
+            return
+        self._pieces.append(tail)
+        if self._size > self._limit:
+            self._head = b"".join(self._pieces)[:_HEAD]
+            self._pieces = []
+            self._discarding = True
+
+    def _end_discard(self, last: int) -> OversizedFrame:
+        frame = OversizedFrame(self._head, self._size + last)
+        self._discarding, self._head, self._size = False, b"", 0
+        log.error("dropped a frame of %d bytes (frame size limit %d)", frame.size, self._limit)
+        return frame
+
+    def _checked(self, lines: list[bytes]) -> list[bytes | OversizedFrame]:
         limit = self._limit
-        if all(len(line) <= limit for line in lines):
-            return lines
-        kept = []
+        out: list[bytes | OversizedFrame] = []
         for line in lines:
             if len(line) > limit:
                 log.error("dropped a frame of %d bytes (frame size limit %d)", len(line), limit)
+                out.append(OversizedFrame(line[:_HEAD], len(line)))
             else:
-                kept.append(line)
-        return kept
+                out.append(line)
+        return out
 
 
 class StreamTransport:

@@ -11,6 +11,8 @@ invalid request like any other non-object value.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -68,6 +70,25 @@ class Invalid:
 
 
 Frame: TypeAlias = Request | Notification | Response | Invalid
+
+
+_ID_AT_START = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,256}")\s*[,}]')
+
+
+def oversized_frame_id(head: bytes) -> RequestId | None:
+    """The `id` of a frame too large to parse, read from its first bytes, or None.
+
+    A top-level `"id"` can only be told from one nested in params by parsing; ACP messages put
+    `id` before `params`/`result` (`{"jsonrpc":"2.0","id":7,"method":…}`), so the first `"id"`
+    member is taken. A wrong guess costs an error answer to an id that has none pending."""
+    found = _ID_AT_START.search(head)
+    if found is None:
+        return None
+    token = found.group(1)
+    try:
+        return as_request_id(json.loads(token))
+    except ValueError:
+        return None
 
 
 def classify(message: Any) -> Frame:
