@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import time
 from typing import Any
@@ -13,6 +14,7 @@ from acp_protocol.runtime import (
     ConnectionClosed,
     RequestCancelled,
     RequestContext,
+    open_fds,
     spawn_process,
 )
 
@@ -137,3 +139,34 @@ async def test_request_arriving_during_shutdown_is_answered_request_cancelled() 
         release.set()
         await closing
         assert (await peer.receive())["id"] == 1
+
+
+async def test_every_notification_sent_before_eof_reaches_its_handler() -> None:
+    """A peer that writes 1,000 updates and exits: all 1,000 are handled before the connection
+    reports closed (they were 9 of 1,000 when the worker was cancelled with its queue full)."""
+    seen: list[int] = []
+
+    async def update(params: Any) -> None:
+        await asyncio.sleep(0)
+        seen.append(params["n"])
+
+    async with connected(handlers(notifications={"session/update": update})) as (connection, peer):
+        for n in range(1000):
+            peer.notify("session/update", {"n": n})
+        await peer.close()
+        await asyncio.wait_for(connection.wait_closed(), 10)
+        assert seen == list(range(1000))
+
+
+async def test_a_closed_output_pipe_closes_the_connection_promptly() -> None:
+    """The peer stopped reading (our stdout closed: EPIPE): the connection closes at once instead
+    of running on unheard, so `run_agent` returns."""
+    our_read, their_write = os.pipe()
+    their_read, our_write = os.pipe()
+    connection = Connection(await open_fds(our_read, our_write))
+    connection.start()
+    os.close(their_read)  # nobody will ever read what we write
+    started = time.perf_counter()
+    await asyncio.wait_for(connection.wait_closed(), 5)
+    assert time.perf_counter() - started < 1
+    os.close(their_write)

@@ -96,6 +96,8 @@ class Connection:
         # A deque and a wake-up future rather than an asyncio.Queue: half the cost per message.
         self._notifications: deque[tuple[str, Any]] = deque()
         self._notifications_waiter: asyncio.Future[None] | None = None
+        self._notifications_idle = asyncio.Event()  # set while nothing is queued or running
+        self._notifications_idle.set()
         self._reader_task: asyncio.Task[None] | None = None
         self._notifier_task: asyncio.Task[None] | None = None
         self._closing = False
@@ -336,7 +338,17 @@ class Connection:
             self._closing = True
             reason = ConnectionClosed("the peer closed the connection")
             self._fail_pending(reason)
+            await self._deliver_queued_notifications()
             await self._shutdown(reason)
+
+    async def _deliver_queued_notifications(self) -> None:
+        """What the peer sent before it left is handled before the connection reports closed
+        (within `shutdown_timeout`): its last `session/update`s are not lost."""
+        try:
+            await asyncio.wait_for(self._notifications_idle.wait(), self._shutdown_timeout)
+        except TimeoutError:
+            left = len(self._notifications)
+            log.warning("%d notifications not handled within the shutdown timeout", left)
 
     def _receive_line(self, line: bytes) -> None:
         try:
@@ -400,6 +412,7 @@ class Connection:
             self._on_peer_cancel(frame.params)
         elif self._handler is not None:
             self._notifications.append((frame.method, frame.params))
+            self._notifications_idle.clear()
             waiter = self._notifications_waiter
             if waiter is not None and not waiter.done():
                 waiter.set_result(None)
@@ -411,6 +424,7 @@ class Connection:
         loop = asyncio.get_running_loop()
         while True:
             if not queue:
+                self._notifications_idle.set()
                 self._notifications_waiter = waiter = loop.create_future()
                 await waiter
                 continue

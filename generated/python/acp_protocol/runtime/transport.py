@@ -252,6 +252,11 @@ class _WritePipeProtocol(asyncio.streams.FlowControlMixin):
         if not self._closed.done():
             self._closed.set_result(None)
 
+    @property
+    def closed(self) -> asyncio.Future[None]:
+        """Done when the pipe is gone (the peer closed its end, or we closed ours)."""
+        return self._closed
+
     def _get_close_waiter(self, stream: asyncio.StreamWriter) -> asyncio.Future[None]:
         return self._closed
 
@@ -267,6 +272,9 @@ async def connect_pipes(
         lambda: asyncio.StreamReaderProtocol(reader), read_file
     )
     write_transport, write_protocol = await loop.connect_write_pipe(_WritePipeProtocol, write_file)
+    # A peer that stops reading (our stdout closed: EPIPE) is gone: end the reading side too, so
+    # the connection closes at once instead of running on, unheard.
+    write_protocol.closed.add_done_callback(lambda _: read_transport.close())
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
     return reader, writer, read_transport
 
