@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import logging
 import sqlite3
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -282,3 +284,73 @@ async def test_an_agent_with_a_store_advertises_session_list() -> None:
         client = RawPeer(theirs)
         client.request(1, "initialize", {"protocolVersion": 1})
         assert "agentCapabilities" not in (await client.receive())["result"]
+
+
+WRITER = """
+import sys
+from acp_protocol.runtime.session_store import SessionStore
+store = SessionStore(sys.argv[1])
+for i in range(int(sys.argv[3])):
+    store.change("shared", meta={f"{sys.argv[2]}-{i}": i})
+store.close()
+"""
+
+
+def test_two_processes_sharing_a_sqlite_store_lose_no_acknowledged_change(tmp_path: Path) -> None:
+    """Each change is read, merged and written in one `BEGIN IMMEDIATE` transaction: two times 300
+    `_meta` changes from two processes at once all survive (1,448 of 4,000 were lost when the
+    read was outside the write)."""
+    path = tmp_path / "shared.db"
+    SessionStore(path).create("shared", "/w")
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(path), name, "300"])
+        for name in ("a", "b")
+    ]
+    assert [w.wait(timeout=120) for w in writers] == [0, 0]
+    meta = SessionStore(path).get("shared").meta  # type: ignore[union-attr]
+    assert meta is not None and len(meta) == 600
+
+
+@pytest.mark.parametrize("content", [b"", b"SQLite format 3\x00"])
+def test_an_empty_or_foreign_file_is_refused_untouched(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "store.db"
+    if content:
+        sqlite3.connect(path).close()  # a real SQLite file with no table of ours
+        path.write_bytes(path.read_bytes())
+    else:
+        path.write_bytes(b"")
+    before = path.read_bytes()
+    with pytest.raises(SessionStoreError):
+        SessionStore(path)
+    assert path.read_bytes() == before
+
+
+def test_a_locked_database_surfaces_as_a_session_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    store = SessionStore(path, busy_timeout=0.1)
+    store.create("s", "/w")
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(SessionStoreError, match="locked"):
+            store.change("s", title="t")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert store.change("s", title="t") is not None
+
+
+def test_the_client_mirror_enforces_the_agent_side_guards(store: SessionStore) -> None:
+    """A peer's 5,000,000-character title is cut to the limit; a `_meta` nested 2,000 deep is
+    refused (no RecursionError) and the mirror is unchanged."""
+    record = store.apply_update(
+        "s", {"sessionUpdate": "session_info_update", "title": "t" * 5_000_000}
+    )
+    assert record is not None and record.title is not None and len(record.title) == 500
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(2000):
+        node["x"] = {}
+        node = node["x"]
+    assert store.apply_update("s", {"sessionUpdate": "session_info_update", "_meta": deep}) is None
+    assert store.get("s") == record

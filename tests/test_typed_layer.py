@@ -7,6 +7,7 @@ so what is asserted is exactly what another implementation would receive.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -417,3 +418,16 @@ async def test_nothing_survives_leaving_spawn_agent(tmp_path: Path) -> None:
     async with spawn_agent(Client(), sys.executable, *arguments):
         await eventually(lambda: pid_file.exists() and pid_file.read_text() != "")
     assert not running(int(pid_file.read_text()))
+
+
+async def test_logs_never_carry_parameter_values(caplog: pytest.LogCaptureFixture) -> None:
+    """A notification with invalid params is logged by method and error location only: a secret
+    in its params never reaches the log (pydantic's text would quote it as `input_value=`)."""
+    secret = "sk-live-do-not-log"
+    async with serving_client(Client()) as (agent, _):
+        with caplog.at_level(logging.DEBUG, logger="acp_protocol"):
+            agent.notify("session/update", {"sessionId": 5, "update": {"token": secret}})
+            agent.request(1, "fs/read_text_file", {"sessionId": SESSION, "path": 7, "x": secret})
+            await agent.receive()
+    assert "session/update" in caplog.text
+    assert secret not in caplog.text

@@ -38,6 +38,8 @@ UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()
 
 TITLE_LIMIT = 500
 META_LIMIT = 64 * 1024
+META_DEPTH = 64
+"""Deepest `_meta` nesting accepted: deeper would exhaust the recursion of JSON encoders."""
 
 
 def utc_now() -> str:
@@ -58,10 +60,13 @@ class SessionStore:
         meta_limit: int = META_LIMIT,
         page_size: int = 50,
         clock: Callable[[], str] = utc_now,
+        busy_timeout: float = 10.0,
     ) -> None:
         if policy not in ("merge", "replace"):
             raise ValueError(f"unknown _meta policy {policy!r}: 'merge' or 'replace'")
-        self.backend: SessionBackend = MemoryBackend() if path is None else SqliteBackend(path)
+        self.backend: SessionBackend = (
+            MemoryBackend() if path is None else SqliteBackend(path, busy_timeout=busy_timeout)
+        )
         self.policy: MetaPolicy = policy
         self.title_limit = title_limit
         self.meta_limit = meta_limit
@@ -80,18 +85,18 @@ class SessionStore:
         """Record a session under a new id (`sess_` + a random UUID) that this store has never
         handed out, so ids never repeat across processes or restarts of a persistent store."""
         while True:
-            session_id = f"sess_{uuid.uuid4().hex}"
-            if self.backend.load(session_id) is None:
-                return self.create(session_id, cwd, title=title)
+            record = SessionRecord(
+                f"sess_{uuid.uuid4().hex}", cwd, self._title(title), self._clock()
+            )
+            if self.backend.insert(record):
+                return record
 
     def create(self, session_id: str, cwd: str, *, title: str | None = None) -> SessionRecord:
         """Record a new session (or return the one recorded under that id)."""
-        found = self.backend.load(session_id)
-        if found is not None:
-            return found
         record = SessionRecord(session_id, cwd, self._title(title), self._clock())
-        self.backend.save(record)
-        return record
+        stored = self.backend.update(session_id, lambda found: found or record)
+        assert stored is not None
+        return stored
 
     def change(
         self,
@@ -103,12 +108,36 @@ class SessionStore:
     ) -> dict[str, Any] | None:
         """Apply a change; the `session_info_update` to send, or None when nothing changed or
         the change was rejected (logged). UNSET leaves a field; None clears it."""
-        stored = self._require(session_id)
+        sent: dict[str, Any] = {}
+
+        def apply(stored: SessionRecord | None) -> SessionRecord | None:
+            if stored is None:
+                raise KeyError(f"unknown session {session_id!r}: create() it first")
+            update = self._changed_fields(stored, title, meta, updated_at)
+            after = None if update is None else self._applied(stored, update)
+            if after is None or update is None:
+                return stored
+            sent.update(update)
+            return after
+
+        # Read, compute and write in one transaction: a change from another process in between
+        # can neither be lost nor make this one send a stale update.
+        self.backend.update(session_id, apply)
+        return {"sessionUpdate": "session_info_update", **sent} if sent else None
+
+    def _changed_fields(
+        self,
+        stored: SessionRecord,
+        title: str | None,
+        meta: Mapping[str, Any] | None,
+        updated_at: str | None,
+    ) -> dict[str, Any] | None:
+        """The `session_info_update` fields of a change (None: nothing to send)."""
         update: dict[str, Any] = {}
         if title is not UNSET and self._title(title) != stored.title:
             update["title"] = self._title(title)
         if meta is not UNSET:
-            if meta is not None and not self._meta_fits(session_id, meta):
+            if meta is not None and not self._meta_fits(stored.session_id, meta):
                 return None
             patch = {"_meta": None if meta is None else dict(meta)}
             info = SessionInfo(meta=stored.meta)
@@ -119,11 +148,7 @@ class SessionStore:
                 update["updatedAt"] = updated_at
         elif update:
             update["updatedAt"] = self._clock()
-        if not update:
-            return None
-        if not self._save_applied(stored, update):
-            return None
-        return {"sessionUpdate": "session_info_update", **update}
+        return update or None
 
     def list_sessions(self, cwd: str | None = None, cursor: str | None = None) -> dict[str, Any]:
         """A `ListSessionsResponse` (wire form): one page, and `nextCursor` when more follow."""
@@ -143,26 +168,38 @@ class SessionStore:
 
         A session not recorded yet is recorded (with an empty `cwd` until `create` gives one).
         """
-        stored = self.backend.load(session_id) or SessionRecord(session_id, "")
         if isinstance(update.get("_meta"), Mapping) and not self._meta_fits(
             session_id, update["_meta"]
         ):
             return None
-        return self._save_applied(stored, update)
+        if isinstance(update.get("title"), str):  # the agent side's guard, kept here too
+            update = {**update, "title": self._title(update["title"])}
+        applied: list[SessionRecord] = []
+
+        def apply(stored: SessionRecord | None) -> SessionRecord | None:
+            after = self._applied(stored or SessionRecord(session_id, ""), update)
+            applied.extend([after] if after is not None else [])
+            return after if after is not None else stored
+
+        self.backend.update(session_id, apply)
+        return applied[0] if applied else None
 
     # -- internals ----------------------------------------------------------------------------
-
-    def _require(self, session_id: str) -> SessionRecord:
-        stored = self.backend.load(session_id)
-        if stored is None:
-            raise KeyError(f"unknown session {session_id!r}: create() it first")
-        return stored
 
     def _title(self, title: str | None) -> str | None:
         # "Agents should validate title length (recommend 500 chars max)" (session-info RFD).
         return title if title is None else title[: self.title_limit]
 
     def _meta_fits(self, session_id: str, meta: Mapping[str, Any]) -> bool:
+        depth = _depth(meta)
+        if depth > META_DEPTH:
+            log.error(
+                "session %s: _meta nested %d deep rejected (limit %d); state unchanged",
+                session_id,
+                depth,
+                META_DEPTH,
+            )
+            return False
         size = len(json.dumps(meta, separators=(",", ":")).encode())
         if size > self.meta_limit:
             log.error(
@@ -174,16 +211,13 @@ class SessionStore:
             return False
         return True
 
-    def _save_applied(
-        self, stored: SessionRecord, update: Mapping[str, Any]
-    ) -> SessionRecord | None:
+    def _applied(self, stored: SessionRecord, update: Mapping[str, Any]) -> SessionRecord | None:
+        """`stored` with `update` applied; None when the result breaks a guard."""
         info = SessionInfo(stored.title, stored.updated_at, stored.meta)
         after = apply_session_info_update(info, update, self.policy)
         if after.meta is not None and not self._meta_fits(stored.session_id, after.meta):
             return None
-        record = replace(stored, title=after.title, updated_at=after.updated_at, meta=after.meta)
-        self.backend.save(record)
-        return record
+        return replace(stored, title=after.title, updated_at=after.updated_at, meta=after.meta)
 
 
 def _encode_cursor(position: int) -> str:
@@ -201,3 +235,22 @@ def _decode_cursor(cursor: str | None) -> int:
     if type(after) is not int or after < 0:
         raise InvalidParams("Invalid cursor", {"cursor": cursor})
     return after
+
+
+def _depth(value: Any) -> int:
+    """How deeply objects and arrays nest in `value`, without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Mapping):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if depth > META_DEPTH:
+            return depth
+        stack.extend((child, depth + 1) for child in children)
+    return deepest

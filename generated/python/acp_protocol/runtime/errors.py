@@ -174,6 +174,19 @@ def error_for_exception(error: BaseException, *, include_traceback: bool = False
     return {"code": INTERNAL_ERROR, "message": InternalError.default_message, "data": data}
 
 
+def validation_summary(error: Exception) -> str:
+    """A pydantic `ValidationError` for a log line: locations and error types, never the values
+    (a peer's params may carry secrets; pydantic's own text quotes them as `input_value=`)."""
+    errors = getattr(error, "errors", None)
+    if errors is None:
+        return type(error).__name__
+    items = errors(include_url=False, include_input=False, include_context=False)
+    return "; ".join(
+        f"{'.'.join(str(part) for part in item['loc']) or '(root)'}: {item['type']}"
+        for item in items[:10]
+    ) + (f"; and {len(items) - 10} more" if len(items) > 10 else "")
+
+
 def validation_details(error: Exception) -> dict[str, Any]:
     """A pydantic `ValidationError` as JSON: `{"errors": [{loc, msg, type}, …]}`, no inputs."""
     errors = getattr(error, "errors", None)

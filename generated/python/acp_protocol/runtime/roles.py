@@ -30,6 +30,7 @@ from .errors import (
     InvalidResponse,
     MethodNotFound,
     validation_details,
+    validation_summary,
 )
 from .frames import RequestId
 from .method_spec import MethodSpec
@@ -251,7 +252,9 @@ class Router(Generic[PeerT]):
             typed = validator_for(route.spec.params_type)(params)
         except ValidationError as error:
             # A notification cannot be answered: log it and keep the connection.
-            log.warning("dropped %s notification, invalid params: %s", method, error)
+            log.warning(
+                "dropped %s notification, invalid params: %s", method, validation_summary(error)
+            )
             return
         await route.handler(typed, self._notification_context())
 
@@ -300,7 +303,7 @@ def _checked_result(spec: MethodSpec, result: Any) -> Any:
         return validator_for(result_type)(result)
     except ValidationError as error:
         detail = f"the handler of {spec.name} returned {type(result).__name__}, not a valid result"
-        log.error("%s: %s", detail, error)
+        log.error("%s: %s", detail, validation_summary(error))
         raise InternalError(data={"details": detail, **validation_details(error)}) from None
 
 
