@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 from typing import Any
 
 import pytest
-from acp_protocol.runtime import Connection, RequestContext, RpcError, memory_pair
+from acp_protocol.runtime import Connection, RequestContext, RpcError, memory_pair, open_fds
 from acp_protocol.runtime.model import ProtocolModel
 
 from .runtime_support import RawPeer, connected, eventually, handlers, linked, settle
@@ -208,3 +210,55 @@ async def test_notification_handler_crash_is_contained_and_later_ones_still_arri
         assert seen == [0, 2]
         assert "bad update" in caplog.text
         await peer.expect_silence()
+
+
+async def test_reading_pauses_while_the_in_flight_bound_is_reached_and_resumes() -> None:
+    """Flow control: a flood of requests cannot grow our memory without bound; nothing is lost,
+    every request is answered once work completes."""
+    release = asyncio.Event()
+
+    async def slow(params: Any, ctx: RequestContext) -> Any:
+        await release.wait()
+        return params
+
+    bounded = connected(handlers({"slow": slow}), max_queued=100, max_concurrent_requests=10)
+    async with bounded as (connection, peer):
+        for n in range(1000):
+            peer.request(n, "slow", {"n": n})
+        await eventually(lambda: connection.in_flight_count == 100)
+        await asyncio.sleep(0.05)
+        assert connection.in_flight_count == 100  # read no further
+        release.set()
+        answers = await peer.receive_all(1000)
+        assert sorted(a["result"]["n"] for a in answers) == list(range(1000))
+
+
+async def test_reading_pauses_while_the_peer_does_not_read_our_answers() -> None:
+    """A peer that sends requests and never reads the answers: our output pipe fills, so we stop
+    reading its requests (1.8 GB for 200k unread prompts before)."""
+    handled = 0
+
+    async def big(params: Any, ctx: RequestContext) -> Any:
+        nonlocal handled
+        handled += 1
+        return "x" * 4096
+
+    our_read, their_write = os.pipe()
+    their_read, our_write = os.pipe()
+    connection = Connection(await open_fds(our_read, our_write), handlers({"big": big}))
+    connection.start()
+    os.set_blocking(their_write, False)
+    sent = 0
+    with contextlib.suppress(BlockingIOError):
+        for _ in range(20_000):
+            os.write(their_write, b'{"jsonrpc":"2.0","id":%d,"method":"big"}\n' % sent)
+            sent += 1
+            if sent % 500 == 0:
+                await asyncio.sleep(0.01)
+    await asyncio.sleep(0.5)
+    paused_at = handled
+    await asyncio.sleep(0.3)
+    assert handled == paused_at < sent  # bounded by what one read admitted, then paused
+    os.close(their_read)
+    os.close(their_write)
+    await asyncio.wait_for(connection.close(), 10)

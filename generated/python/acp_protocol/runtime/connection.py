@@ -74,7 +74,8 @@ class Connection:
         handler: Handler | None = None,
         *,
         dialect: CancelDialect = ACP,
-        max_concurrent_requests: int | None = None,
+        max_concurrent_requests: int | None = 256,
+        max_queued: int = 10_000,
         frame_limit: int = DEFAULT_FRAME_LIMIT,
         send_tracebacks: bool = False,
         shutdown_timeout: float = 5.0,
@@ -87,6 +88,11 @@ class Connection:
         self._request_slots = (
             asyncio.Semaphore(max_concurrent_requests) if max_concurrent_requests else None
         )
+        # Flow control: reading pauses while this many requests are in flight or notifications
+        # queued, and resumes below half; it also waits for our output to drain.
+        self._max_queued = max_queued
+        self._room = asyncio.Event()
+        self._room.set()
         self._send_tracebacks = send_tracebacks
         self._shutdown_timeout = shutdown_timeout
         self._cascade_wait = cascade_wait
@@ -329,8 +335,11 @@ class Connection:
                         self._receive_line(line)
                     else:
                         self._on_oversized(line)  # type: ignore[arg-type]
+                await self._flow_control()
         except asyncio.CancelledError:
             raise
+        except ConnectionClosed:
+            log.debug("the peer stopped reading: closing")
         except Exception:  # a transport failure ends the connection like EOF
             log.exception("reading from the peer failed")
         if not self._closing:
@@ -340,6 +349,22 @@ class Connection:
             self._fail_pending(reason)
             await self._deliver_queued_notifications()
             await self._shutdown(reason)
+
+    async def _flow_control(self) -> None:
+        """Read on only when there is room: a peer that floods us, or stops reading our answers,
+        cannot make our memory grow without bound."""
+        await self._transport.drain()  # the peer reads what we wrote (ConnectionClosed: gone)
+        limit = self._max_queued
+        if len(self._in_flight) >= limit or len(self._notifications) >= limit:
+            self._room.clear()
+            log.debug("reading paused: %d requests in flight", len(self._in_flight))
+            await self._room.wait()
+
+    def _free_room(self) -> None:
+        """Called as work completes: wake the paused reader once below half the bound."""
+        half = self._max_queued // 2
+        if len(self._in_flight) <= half and len(self._notifications) <= half:
+            self._room.set()
 
     async def _deliver_queued_notifications(self) -> None:
         """What the peer sent before it left is handled before the connection reports closed
@@ -429,6 +454,8 @@ class Connection:
                 await waiter
                 continue
             method, params = queue.popleft()
+            if not self._room.is_set():
+                self._free_room()
             if handler is None:
                 continue
             try:
@@ -523,6 +550,8 @@ class Connection:
         if self._in_flight.get(entry.id) is not entry:
             return  # already answered
         del self._in_flight[entry.id]
+        if not self._room.is_set():
+            self._free_room()
         if error is None:
             frame = result_frame(entry.id, result)
         elif isinstance(error, asyncio.CancelledError | RequestCancelled | TimeoutError) or (
