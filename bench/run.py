@@ -24,6 +24,7 @@ from typing import Any
 
 import generation
 import report
+import robustness
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -155,6 +156,25 @@ def goals(results: dict[str, Any]) -> list[dict[str, Any]]:
             "at_most": True,
         }
     )
+    lines = results["robustness"]["long_lines"]
+    rows.append(
+        {
+            "workload": "lines",
+            "measure": "split 40 MB line / split 10 MB line (time)",
+            "value": lines["40mb"] / lines["10mb"],
+            "goal": 5.0,
+            "at_most": True,
+        }
+    )
+    rows.append(
+        {
+            "workload": "flood",
+            "measure": "peak RSS (MB), 200k prompts, answers unread",
+            "value": results["robustness"]["flood"]["peak_rss_mb"],
+            "goal": 200.0,
+            "at_most": True,
+        }
+    )
     for row in rows:
         at_most = row.setdefault("at_most", False)
         row["met"] = row["value"] <= row["goal"] if at_most else row["value"] >= row["goal"]
@@ -235,6 +255,11 @@ def main() -> None:
         for name in IMPLEMENTATIONS
     }
     results["imports"] = imports(runner, args.imports)
+    flood_count, flood_seconds = (2_000, 2.0) if args.smoke else (200_000, 10.0)
+    results["robustness"] = {
+        "long_lines": robustness.long_lines(runs=1 if args.smoke else 3),
+        "flood": robustness.flood(flood_count, flood_seconds),
+    }
     regeneration = generation.measure(args.regenerations, args.regenerations * 2)
     results["generation"] = {name: stats(samples) for name, samples in regeneration.items()}
     results["goals"] = goals(results)

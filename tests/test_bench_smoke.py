@@ -39,12 +39,14 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert results["imports"]["official_acp"]["cost"] is not None
     assert results["generation"]["noop"]["median"] > 0
     goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
-    assert len(goals) == 6
+    assert len(goals) == 8
+    assert results["robustness"]["flood"]["peak_rss_mb"] > 0
+    assert results["robustness"]["long_lines"]["40mb"] > 0
 
     report = (tmp_path / "benchmarks.md").read_text()
     assert "![ours vs official vs floor, per workload](benchmarks.png)" in report
     assert "| (d) cancel → holding the -32800 answer, p50 / p99 |" in report
-    assert report.count("| met |") + report.count("| **not met** |") == 6
+    assert report.count("| met |") + report.count("| **not met** |") == 8
     assert (tmp_path / "benchmarks.png").read_bytes().startswith(PNG_SIGNATURE)
     summary = completed.stdout.splitlines()
     assert [line.split()[0] for line in summary] == [
@@ -54,4 +56,6 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         "cancel",
         "cancel",
         "import",
+        "lines",
+        "flood",
     ]

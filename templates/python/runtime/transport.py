@@ -32,6 +32,8 @@ answered -32600 when its id can be read); the connection stays up."""
 
 _CHUNK = 256 * 1024
 _COALESCE_LIMIT = 64 * 1024
+_HIGH_WATER = 64 * 1024
+"""asyncio's default write high-water mark: above it `drain()` waits."""
 """Frames collected in one event-loop turn are written together once they reach this size."""
 
 
@@ -52,6 +54,11 @@ class Transport(Protocol):
 
     async def drain(self) -> None:
         """Wait until the write buffer is below its high-water mark."""
+        ...
+
+    def writing_paused(self) -> bool:
+        """Whether the write buffer is over its high-water mark (the peer reads slower than we
+        write): a cheap check before `drain`."""
         ...
 
     async def close(self) -> None:
@@ -107,6 +114,9 @@ class FrameReader:
                 self._pieces, self._size = [], 0
                 return self._checked([line])
             return None
+        if (self._pieces or self._discarding) and b"\n" not in chunk:
+            self._keep(chunk)  # the middle of a long line: kept as it is, never copied
+            return []
         parts: list[bytes] = chunk.split(b"\n")
         tail = parts.pop()
         out: list[bytes | OversizedFrame] = []
@@ -217,6 +227,10 @@ class StreamTransport:
         self._write_batch()
         self._batch = None
 
+    def writing_paused(self) -> bool:
+        transport = self._writer.transport
+        return transport.is_closing() or transport.get_write_buffer_size() > _HIGH_WATER
+
     async def drain(self) -> None:
         try:
             await self._writer.drain()
@@ -310,6 +324,9 @@ class MemoryTransport:
         if self._closed or self._peer is None or self._peer._closed:
             raise ConnectionClosed("the in-memory transport is closed")
         self._peer._inbox.put_nowait(data)
+
+    def writing_paused(self) -> bool:
+        return False  # an unbounded in-memory queue
 
     async def drain(self) -> None:
         return None

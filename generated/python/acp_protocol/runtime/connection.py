@@ -74,7 +74,7 @@ class Connection:
         handler: Handler | None = None,
         *,
         dialect: CancelDialect = ACP,
-        max_concurrent_requests: int | None = 256,
+        max_concurrent_requests: int | None = None,
         max_queued: int = 10_000,
         frame_limit: int = DEFAULT_FRAME_LIMIT,
         send_tracebacks: bool = False,
@@ -88,8 +88,9 @@ class Connection:
         self._request_slots = (
             asyncio.Semaphore(max_concurrent_requests) if max_concurrent_requests else None
         )
-        # Flow control: reading pauses while this many requests are in flight or notifications
-        # queued, and resumes below half; it also waits for our output to drain.
+        # Flow control: reading pauses while `max_queued` requests are in flight (this bounds the
+        # handlers running at once too) or notifications queued, and resumes below half; it also
+        # waits while our output is over the transport's high-water mark.
         self._max_queued = max_queued
         self._room = asyncio.Event()
         self._room.set()
@@ -335,7 +336,12 @@ class Connection:
                         self._receive_line(line)
                     else:
                         self._on_oversized(line)  # type: ignore[arg-type]
-                await self._flow_control()
+                if (
+                    len(self._in_flight) >= self._max_queued
+                    or len(self._notifications) >= self._max_queued
+                    or self._transport.writing_paused()
+                ):
+                    await self._flow_control()
         except asyncio.CancelledError:
             raise
         except ConnectionClosed:
@@ -353,7 +359,8 @@ class Connection:
     async def _flow_control(self) -> None:
         """Read on only when there is room: a peer that floods us, or stops reading our answers,
         cannot make our memory grow without bound."""
-        await self._transport.drain()  # the peer reads what we wrote (ConnectionClosed: gone)
+        if self._transport.writing_paused():
+            await self._transport.drain()  # the peer reads what we wrote (ConnectionClosed: gone)
         limit = self._max_queued
         if len(self._in_flight) >= limit or len(self._notifications) >= limit:
             self._room.clear()
