@@ -8,7 +8,16 @@ import logging
 from typing import Any
 
 import pytest
-from acp_protocol.runtime import LSP, MCP, CancelSignal, RequestCancelled, RequestContext
+from acp_protocol.runtime import (
+    CONTENT_LENGTH,
+    LSP,
+    MCP,
+    CancelSignal,
+    RequestCancelled,
+    RequestContext,
+)
+from acp_protocol.runtime.framing import ContentLengthReader
+from acp_protocol.runtime.transport import OversizedFrame
 
 from .runtime_support import connected, eventually, handlers, settle
 
@@ -112,3 +121,59 @@ async def test_other_dialects_cancel_notification_is_an_ordinary_notification() 
         await eventually(lambda: seen)
         assert seen == [{"requestId": 1}]
         assert connection.in_flight_count == 1
+
+
+async def test_lsp_never_cancels_initialize() -> None:
+    """LSP 3.17: until the `InitializeResult` "the client must not send any additional requests
+    or notifications": a cancelled `initialize` caller sends no `$/cancelRequest`."""
+    async with connected(dialect=LSP) as (connection, peer):
+        call = asyncio.create_task(connection.request("initialize", {}))
+        await peer.receive()
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await peer.expect_silence()
+
+
+async def test_lsp_request_the_server_cancels_itself_is_answered_server_cancelled() -> None:
+    """`ServerCancelled` (-32802): "The server cancelled the request"; -32800 stays for the
+    client's own `$/cancelRequest`."""
+
+    async def gives_up(params: Any, ctx: RequestContext) -> Any:
+        raise RequestCancelled()
+
+    async with connected(handlers({"slow": gives_up}), dialect=LSP) as (_, peer):
+        peer.request(1, "slow", {})
+        error = (await peer.receive())["error"]
+    assert (error["code"], error["message"]) == (-32802, "Server cancelled")
+
+
+def content_length_chunks(*parts: bytes) -> Any:
+    queue = list(parts)
+
+    async def read() -> bytes:
+        return queue.pop(0) if queue else b""
+
+    return read
+
+
+async def test_content_length_frames_split_anywhere_are_read_whole() -> None:
+    """The LSP base protocol: headers, a blank line, then exactly Content-Length bytes."""
+    one, two = b'{"a":1}', b'{"b":"\xc3\xa9"}'
+    header = b"content-length: %d\r\nContent-Type: x\r\n\r\n" % len(two)
+    stream = CONTENT_LENGTH.wrap(one) + header + two
+    reader = ContentLengthReader(content_length_chunks(stream[:5], stream[5:30], stream[30:]))
+    got: list[Any] = []
+    while (batch := await reader.next_lines()) is not None:
+        got += batch
+    assert got == [one, two]
+
+
+async def test_an_oversized_or_headerless_message_is_dropped_and_the_stream_goes_on() -> None:
+    big = b'{"jsonrpc":"2.0","id":3,"method":"x","params":"' + b"y" * 100 + b'"}'
+    stream = CONTENT_LENGTH.wrap(big) + b"Bogus: 1\r\n\r\n" + CONTENT_LENGTH.wrap(b'{"ok":true}')
+    reader = ContentLengthReader(content_length_chunks(stream[:40], stream[40:]), 64)
+    got: list[Any] = []
+    while (batch := await reader.next_lines()) is not None:
+        got += batch
+    assert got == [OversizedFrame(big, len(big)), b'{"ok":true}']

@@ -21,6 +21,7 @@ from .errors import (
 )
 from .file_service import FileAccessError, FileService
 from .frames import RequestId
+from .framing import CONTENT_LENGTH, NDJSON, Framing
 from .handler import Handler, MethodHandlers
 from .process import ProcessTransport, spawn_process
 from .request_state import CancelSource, RequestContext
@@ -40,9 +41,11 @@ from .transport import (
 
 __all__ = [
     "ACP",
+    "CONTENT_LENGTH",
     "DEFAULT_FRAME_LIMIT",
     "LSP",
     "MCP",
+    "NDJSON",
     "CancelDialect",
     "CancelSignal",
     "CancelSource",
@@ -50,6 +53,7 @@ __all__ = [
     "ConnectionClosed",
     "FileAccessError",
     "FileService",
+    "Framing",
     "Handler",
     "HandlerContext",
     "InternalError",

@@ -49,11 +49,12 @@ from .frames import (
     request_frame,
     result_frame,
 )
+from .framing import NDJSON, Framing
 from .handler import Handler
 from .json_codec import decode, encode
 from .request_state import CancelSource, InFlight, Pending, RequestContext, current_request
 from .trace_context import trace_context_of, with_trace_context
-from .transport import DEFAULT_FRAME_LIMIT, FrameReader, OversizedFrame, Transport
+from .transport import DEFAULT_FRAME_LIMIT, OversizedFrame, Transport
 
 log = logging.getLogger("acp_protocol.runtime")
 
@@ -74,6 +75,7 @@ class Connection:
         max_concurrent_requests: int | None = None,
         max_queued: int = 10_000,
         frame_limit: int = DEFAULT_FRAME_LIMIT,
+        framing: Framing = NDJSON,
         send_tracebacks: bool = False,
         shutdown_timeout: float = 5.0,
         cascade_wait: float = 1.0,
@@ -81,7 +83,8 @@ class Connection:
         self.dialect = dialect
         self._transport = transport
         self._handler = handler
-        self._frames = FrameReader(transport.read, frame_limit)
+        self._frames = framing.reader(transport.read, frame_limit)
+        self._wrap = framing.wrap
         self._request_slots = (
             asyncio.Semaphore(max_concurrent_requests) if max_concurrent_requests else None
         )
@@ -239,7 +242,7 @@ class Connection:
         await self._transport.drain()
 
     def _write(self, frame: dict[str, Any], *, coalesce: bool = False) -> None:
-        self._transport.write(encode(frame) + b"\n", coalesce=coalesce)
+        self._transport.write(self._wrap(encode(frame)), coalesce=coalesce)
 
     def _write_answer(self, frame: dict[str, Any]) -> None:
         """Write a response; one the peer can no longer receive is dropped."""
@@ -250,7 +253,7 @@ class Connection:
             failure = {"code": -32603, "message": "Internal error", "data": {"details": str(error)}}
             data = encode(error_frame(frame["id"], failure))
         try:
-            self._transport.write(data + b"\n")
+            self._transport.write(self._wrap(data))
         except ConnectionClosed:
             log.debug("answer to request %r dropped: the connection is closed", frame["id"])
 
@@ -567,7 +570,10 @@ class Connection:
             if entry.cancel_source is None:
                 entry.cancel_source = CancelSource.INTERNAL
             given = error if isinstance(error, RequestCancelled) else None
-            frame = error_frame(entry.id, cancelled_error(entry.id, given))
+            cancelled = cancelled_error(entry.id, given)
+            if entry.cancel_source is not CancelSource.PEER and self.dialect.self_cancel:
+                cancelled["code"], cancelled["message"] = self.dialect.self_cancel
+            frame = error_frame(entry.id, cancelled)
         else:
             if not isinstance(error, RpcError):
                 log.error("handler of %s crashed", entry.method, exc_info=error)

@@ -39,6 +39,9 @@ class CancelDialect:
     """The params member carrying a human-readable reason, if the dialect has one."""
     uncancellable: frozenset[str] = frozenset()
     """Methods that must never be cancelled."""
+    self_cancel: tuple[int, str] | None = None
+    """The error (code, message) of a request the receiver cancels on its own (its timeout,
+    shutdown), when the dialect tells it from the peer's cancel; None: `-32800` like any."""
 
     def notification_params(self, request_id: RequestId, reason: str | None) -> dict[str, Any]:
         params: dict[str, Any] = {self.id_key: request_id}
@@ -66,9 +69,19 @@ ACP = CancelDialect(
 response with appropriate data (such as partial results or cancellation marker) / An error response
 with code `-32800`" (`docs/protocol/v1/cancellation.mdx`)."""
 
-LSP = CancelDialect(name="lsp", method="$/cancelRequest", id_key="id", answers_cancelled=True)
+LSP = CancelDialect(
+    name="lsp",
+    method="$/cancelRequest",
+    id_key="id",
+    answers_cancelled=True,
+    uncancellable=frozenset({"initialize"}),
+    self_cancel=(-32802, "Server cancelled"),
+)
 """LSP 3.17: "A request that got canceled still needs to return from the server and send a response
-back. It can not be left open / hanging." """
+back. It can not be left open / hanging."; before the `InitializeResult` "the client must not send
+any additional requests or notifications to the server", so `initialize` is never cancelled; and
+`ServerCancelled` (-32802) "The server cancelled the request. This error code should only be used
+for requests that explicitly support being server cancellable." """
 
 MCP = CancelDialect(
     name="mcp",
