@@ -1,6 +1,6 @@
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
 """The three cancellation dialects, and the signal a caller uses to cancel a request gracefully.
+
+Layer: dispatcher.
 
 One cancellation core (in `connection.py`) and a small policy object per dialect:
 

@@ -1,6 +1,6 @@
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
 """Classifying a decoded line as a JSON-RPC request, notification or response, and building frames.
+
+Layer: dispatcher.
 
 ACP does not use batches ("ACP does not use JSON-RPC batches", schema v2), so a JSON array is an
 invalid request like any other non-object value.

@@ -1,6 +1,7 @@
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
-"""The entry type of the generated method tables (`acp_protocol.v1.methods`)."""
+"""The entry type of the generated method tables (`acp_protocol.v1.methods`).
+
+Layer: typed layer.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
 """Base class of every generated ACP model, and the open-union discriminator.
+
+Layer: typed layer (the base of every generated model).
 
 What the base adds to plain pydantic:
 - `_meta` and camelCase wire names are aliases; Python attributes are snake_case and either name

@@ -1,5 +1,3 @@
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
 """A child process as a transport (transport layer): its stdin/stdout, and its whole lifetime.
 
 A client starts its agent with `spawn_process` (through `spawn_agent`). The child never outlives

@@ -1,6 +1,6 @@
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
 """Per-request state: one small slotted record per outgoing (pending) and incoming (in-flight)
+
+Layer: dispatcher.
 request, and the context a handler receives.
 """
 

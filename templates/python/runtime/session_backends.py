@@ -1,5 +1,7 @@
 """Where a `SessionStore` keeps its records: in memory, or in a SQLite file that survives restarts.
 
+Layer: typed layer (storage of `SessionStore`).
+
 Both keep sessions in the order they were first saved (the order `session/list` pages through).
 A change is read, computed and written in one step (`update`): on SQLite one `BEGIN IMMEDIATE`
 transaction with the read inside it, so two processes sharing a file never lose each other's

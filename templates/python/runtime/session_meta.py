@@ -1,6 +1,6 @@
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
 """`session_info_update` semantics: tri-state fields and the `_meta` merge, as pure functions.
+
+Layer: typed layer (pure helpers of `SessionStore`).
 
 For each of `title`, `updatedAt` and `_meta`: absent means unchanged, `null` clears it, a value
 sets it ("Only include fields that have changed — omitted fields are left unchanged"; "Set to

@@ -1,5 +1,7 @@
 """ACP's feature-level cancellation: `session/cancel` ends a session's turns with a result.
 
+Layer: typed layer.
+
 Besides the protocol-level `$/cancel_request` (answered `-32800`, see `connection`), ACP cancels a
 prompt turn with the `session/cancel` notification, and the requests that make up the turn are then
 answered with a *result* that says "cancelled", never an error:

@@ -1,5 +1,7 @@
 """W3C trace context carried in `params._meta`, propagated to nested requests.
 
+Layer: dispatcher.
+
 "The following root-level keys in `_meta` SHOULD be reserved for W3C trace context …
 `traceparent`, `tracestate`, `baggage`" (ACP `extensibility.mdx`); the meta-propagation RFD makes
 `params._meta` the carrier, with the keys at its root. The connection copies them from the request

@@ -1,9 +1,9 @@
 # Copied by acp-codegen from templates/python/runtime/connection.py. Do not edit here:
 # edit the source, then run `make generate`.
 
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
 """The JSON-RPC dispatcher: request ids, the pending and in-flight tables, and cancellation.
+
+Layer: dispatcher.
 
 Layers: a `Transport` moves bytes; this `Connection` owns ids, the two tables, cancel scopes and
 the one mapping from a handler's outcome to a response; the generated typed layer sits on top and
@@ -59,7 +59,7 @@ from .request_state import CancelSource, InFlight, Pending, RequestContext, curr
 from .trace_context import trace_context_of, with_trace_context
 from .transport import DEFAULT_FRAME_LIMIT, OversizedFrame, Transport
 
-log = logging.getLogger("acp_protocol.runtime")
+log = logging.getLogger(__name__)
 
 
 class Connection:

@@ -1,9 +1,9 @@
 # Copied by acp-codegen from templates/python/runtime/errors.py. Do not edit here:
 # edit the source, then run `make generate`.
 
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
 """JSON-RPC errors as exceptions, and the one place that turns a handler's outcome into an error.
+
+Layer: dispatcher.
 
 Codes (JSON-RPC 2.0 §5.1, plus ACP's `ErrorCode` `-32800` "Request cancelled", taken from the range
 LSP reserves):

@@ -1,9 +1,9 @@
 # Copied by acp-codegen from templates/python/runtime/file_service.py. Do not edit here:
 # edit the source, then run `make generate`.
 
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
 """The client side of `fs/read_text_file` and `fs/write_text_file`, safe against the agent.
+
+Layer: typed layer (a helper a client sets on `Client.file_service`).
 
 An agent is a program the user did not write; what it asks to read or write is checked here
 before any byte moves (typed layer helper: set `Client.file_service` and both methods are

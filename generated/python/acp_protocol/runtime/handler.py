@@ -1,9 +1,9 @@
 # Copied by acp-codegen from templates/python/runtime/handler.py. Do not edit here:
 # edit the source, then run `make generate`.
 
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
 """The interface between the dispatcher and whatever answers incoming messages.
+
+Layer: the protocol between the dispatcher and the typed layer.
 
 The dispatcher is method-agnostic: method names are strings, params and results are JSON values
 (or objects with a `to_wire()` method). The generated typed layer implements `Handler`; tests and

@@ -1,9 +1,9 @@
 # Copied by acp-codegen from templates/python/runtime/json_codec.py. Do not edit here:
 # edit the source, then run `make generate`.
 
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
 """JSON encoding of frames: orjson when it is installed, the standard library otherwise.
+
+Layer: dispatcher.
 
 Both paths produce one line of compact UTF-8 JSON without a trailing newline. Values that are not
 plain JSON (a generated model, anything with a `to_wire()` method) are encoded through `to_wire()`.

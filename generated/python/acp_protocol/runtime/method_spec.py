@@ -1,9 +1,10 @@
 # Copied by acp-codegen from templates/python/runtime/method_spec.py. Do not edit here:
 # edit the source, then run `make generate`.
 
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
-"""The entry type of the generated method tables (`acp_protocol.v1.methods`)."""
+"""The entry type of the generated method tables (`acp_protocol.v1.methods`).
+
+Layer: typed layer.
+"""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ from .request_state import CancelSource, RequestContext
 from .session_turns import SessionTurns, TurnRule, session_id_of
 from .validators import validator_for
 
-log = logging.getLogger("acp_protocol.runtime")
+log = logging.getLogger(__name__)
 
 
 class Sender(Protocol):

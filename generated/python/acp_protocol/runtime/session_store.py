@@ -3,6 +3,8 @@
 
 """A session store behind `session/list` and `session_info_update`, with two faces.
 
+Layer: typed layer (a helper an agent sets on `Agent.session_store`).
+
 Agent side: `new_session()` records a session under a fresh id (`create()` under the caller's);
 `change()` applies a change and returns the `session_info_update` to send (only the changed
 fields, `null` for cleared ones, `updatedAt` stamped in RFC 3339 UTC unless given);
@@ -34,7 +36,7 @@ from .errors import InvalidParams
 from .session_backends import MemoryBackend, SessionBackend, SessionRecord, SqliteBackend
 from .session_meta import MetaPolicy, SessionInfo, apply_session_info_update
 
-log = logging.getLogger("acp_protocol.runtime")
+log = logging.getLogger(__name__)
 
 UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()
 """A field `change()` leaves as it is (None would clear it)."""

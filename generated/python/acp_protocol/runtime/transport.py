@@ -1,9 +1,9 @@
 # Copied by acp-codegen from templates/python/runtime/transport.py. Do not edit here:
 # edit the source, then run `make generate`.
 
-# Hand-written runtime module, copied into `acp_protocol.runtime` by
-# `codegen/targets/python.py`. Edit it here, in templates/python/runtime/, then run `make generate`.
 """Byte transports for newline-delimited JSON, and the line splitter with its frame size limit.
+
+Layer: transport.
 
 A transport moves bytes; it knows nothing of JSON-RPC. Constructors:
 
@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from .errors import ConnectionClosed
 
-log = logging.getLogger("acp_protocol.runtime")
+log = logging.getLogger(__name__)
 
 DEFAULT_FRAME_LIMIT = 50 * 1024 * 1024
 """Longest accepted line, in bytes (50 MiB). A longer frame is dropped (a request among them is

@@ -3,6 +3,8 @@
 
 """Validating a wire value as a generated type: a strict fast path, the lenient rules on failure.
 
+Layer: typed layer.
+
 Every generated model runs a Python wrap validator (`ProtocolModel._decode_leniently`, the schema's
 `x-deserialize-*` rules) and every open union a Python discriminator (`OpenDiscriminator`): about
 half of the cost of validating a `session/update`, spent on messages that need neither. So each
