@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -55,6 +54,7 @@ from .frames import (
 from .framing import NDJSON, Framing
 from .handler import Handler
 from .json_codec import decode, encode
+from .notifications import NotificationQueue
 from .request_state import CancelSource, InFlight, Pending, RequestContext, current_request
 from .trace_context import trace_context_of, with_trace_context
 from .transport import DEFAULT_FRAME_LIMIT, OversizedFrame, Transport
@@ -103,11 +103,9 @@ class Connection:
         self._next_id = 1
         self._pending: dict[int, Pending] = {}
         self._in_flight: dict[RequestId, InFlight] = {}
-        # A deque and a wake-up future rather than an asyncio.Queue: half the cost per message.
-        self._notifications: deque[tuple[str, Any]] = deque()
-        self._notifications_waiter: asyncio.Future[None] | None = None
-        self._notifications_idle = asyncio.Event()  # set while nothing is queued or running
-        self._notifications_idle.set()
+        self._notifications: NotificationQueue | None = (
+            None if handler is None else NotificationQueue(handler, self._after_progress)
+        )
         self._reader_task: asyncio.Task[None] | None = None
         self._notifier_task: asyncio.Task[None] | None = None
         self._closing = False
@@ -119,9 +117,10 @@ class Connection:
         """Start reading; idempotent."""
         if self._reader_task is None and not self._closing:
             self._reader_task = asyncio.create_task(self._receive_loop(), name="jsonrpc-receive")
-            self._notifier_task = asyncio.create_task(
-                self._deliver_notifications(), name="jsonrpc-notifications"
-            )
+            if self._notifications is not None:
+                self._notifier_task = asyncio.create_task(
+                    self._notifications.run(), name="jsonrpc-notifications"
+                )
 
     async def __aenter__(self) -> Connection:
         self.start()
@@ -341,7 +340,7 @@ class Connection:
                         self._on_oversized(line)  # type: ignore[arg-type]
                 if (
                     len(self._in_flight) >= self._max_queued
-                    or len(self._notifications) >= self._max_queued
+                    or self._queued() >= self._max_queued
                     or self._transport.writing_paused()
                 ):
                     await self._flow_control()
@@ -365,25 +364,27 @@ class Connection:
         if self._transport.writing_paused():
             await self._transport.drain()  # the peer reads what we wrote (ConnectionClosed: gone)
         limit = self._max_queued
-        if len(self._in_flight) >= limit or len(self._notifications) >= limit:
+        if len(self._in_flight) >= limit or self._queued() >= limit:
             self._room.clear()
             log.debug("reading paused: %d requests in flight", len(self._in_flight))
             await self._room.wait()
 
-    def _free_room(self) -> None:
-        """Called as work completes: wake the paused reader once below half the bound."""
-        half = self._max_queued // 2
-        if len(self._in_flight) <= half and len(self._notifications) <= half:
-            self._room.set()
+    def _queued(self) -> int:
+        return 0 if self._notifications is None else len(self._notifications)
+
+    def _after_progress(self) -> None:
+        """Work completed: wake the paused reader once below half the bound."""
+        if not self._room.is_set():
+            half = self._max_queued // 2
+            if len(self._in_flight) <= half and self._queued() <= half:
+                self._room.set()
 
     async def _deliver_queued_notifications(self) -> None:
         """What the peer sent before it left is handled before the connection reports closed
         (within `shutdown_timeout`): its last `session/update`s are not lost."""
-        try:
-            await asyncio.wait_for(self._notifications_idle.wait(), self._shutdown_timeout)
-        except TimeoutError:
-            left = len(self._notifications)
-            log.warning("%d notifications not handled within the shutdown timeout", left)
+        queue = self._notifications
+        if queue is not None and not await queue.drained(self._shutdown_timeout):
+            log.warning("%d notifications not handled within the shutdown timeout", len(queue))
 
     def _receive_line(self, line: bytes) -> None:
         try:
@@ -445,35 +446,8 @@ class Connection:
     def _on_notification(self, frame: Notification) -> None:
         if frame.method == self.dialect.method:
             self._on_peer_cancel(frame.params)
-        elif self._handler is not None:
-            self._notifications.append((frame.method, frame.params))
-            self._notifications_idle.clear()
-            waiter = self._notifications_waiter
-            if waiter is not None and not waiter.done():
-                waiter.set_result(None)
-
-    async def _deliver_notifications(self) -> None:
-        """The one worker handling notifications, in arrival order."""
-        queue = self._notifications
-        handler = self._handler
-        loop = asyncio.get_running_loop()
-        while True:
-            if not queue:
-                self._notifications_idle.set()
-                self._notifications_waiter = waiter = loop.create_future()
-                await waiter
-                continue
-            method, params = queue.popleft()
-            if not self._room.is_set():
-                self._free_room()
-            if handler is None:
-                continue
-            try:
-                await handler.handle_notification(method, params)
-            except MethodNotFound:
-                log.debug("ignored unknown notification %s", method)
-            except Exception:
-                log.exception("handler of notification %s failed", method)
+        elif self._notifications is not None:
+            self._notifications.put(frame.method, frame.params)
 
     def _on_request(self, frame: Request) -> None:
         if frame.method.startswith("$/") or self._handler is None:
@@ -561,7 +535,7 @@ class Connection:
             return  # already answered
         del self._in_flight[entry.id]
         if not self._room.is_set():
-            self._free_room()
+            self._after_progress()
         if error is None:
             frame = result_frame(entry.id, result)
         elif isinstance(error, asyncio.CancelledError | RequestCancelled | TimeoutError) or (
