@@ -19,10 +19,7 @@ one whole line, so frames never interleave.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from .cancellation import ACP, CancelDialect, CancelSignal
@@ -48,15 +45,14 @@ from .frames import (
     invalid_request_error,
     notification_frame,
     oversized_frame_id,
-    request_frame,
     result_frame,
 )
 from .framing import NDJSON, Framing
 from .handler import Handler
 from .json_codec import decode, encode
 from .notifications import NotificationQueue
-from .request_state import CancelSource, InFlight, Pending, RequestContext, current_request
-from .trace_context import trace_context_of, with_trace_context
+from .outgoing import OutgoingRequests
+from .request_state import CancelSource, InFlight, RequestContext, current_request
 from .transport import DEFAULT_FRAME_LIMIT, OversizedFrame, Transport
 
 log = logging.getLogger(__name__)
@@ -99,9 +95,7 @@ class Connection:
         self._room.set()
         self._send_tracebacks = send_tracebacks
         self._shutdown_timeout = shutdown_timeout
-        self._cascade_wait = cascade_wait
-        self._next_id = 1
-        self._pending: dict[int, Pending] = {}
+        self._outgoing = OutgoingRequests(self, cascade_wait)
         self._in_flight: dict[RequestId, InFlight] = {}
         self._notifications: NotificationQueue | None = (
             None if handler is None else NotificationQueue(handler, self._after_progress)
@@ -134,9 +128,14 @@ class Connection:
         return self._closing
 
     @property
+    def closing(self) -> bool:
+        """Closed or closing: no new request is sent (`Outbound`)."""
+        return self._closing
+
+    @property
     def pending_count(self) -> int:
         """Outgoing requests still waiting for an answer (abandoned ones included)."""
-        return len(self._pending)
+        return len(self._outgoing)
 
     @property
     def in_flight_count(self) -> int:
@@ -167,19 +166,13 @@ class Connection:
             _, stuck = await asyncio.wait(handlers, timeout=self._shutdown_timeout)
             if stuck:
                 log.warning("%d handlers ignored cancellation at shutdown", len(stuck))
-        self._fail_pending(reason)
+        self._outgoing.fail_all(reason)
         for task in (self._notifier_task, self._reader_task):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
         await self._transport.close()
         self._closed.set()
-
-    def _fail_pending(self, reason: ConnectionClosed) -> None:
-        pending, self._pending = self._pending, {}
-        for entry in pending.values():
-            if not entry.abandoned and not entry.future.done():
-                entry.future.set_exception(ConnectionClosed(str(reason)))
 
     # -- outgoing ----------------------------------------------------------------------------
 
@@ -192,58 +185,28 @@ class Connection:
         cascade: bool = True,
         parent: InFlight | None = None,
     ) -> Any:
-        """Send a request and return its result, or raise the peer's error as `RpcError`.
+        """Send a request and return its result, or raise the peer's error as `RpcError`; see
+        `OutgoingRequests.request` for ambient, graceful and cascaded cancellation."""
+        return await self._outgoing.request(
+            method, params, cancel=cancel, cascade=cascade, parent=parent
+        )
 
-        Ambient cancellation: if the awaiting task is cancelled (`task.cancel()`, `asyncio.timeout`,
-        `wait_for`), the dialect's cancel notification is sent once, the id is kept so the late
-        answer is dropped silently, and `CancelledError` propagates. Graceful cancellation: see
-        `CancelSignal`. Made from inside a handler, the request is a child of the one being handled
-        and is cancelled with it, unless `cascade=False`; it also carries that request's W3C trace
-        context (`trace_context`).
-        """
-        if self._closing:
-            raise ConnectionClosed("the connection is closed")
-        if parent is None:
-            parent = current_request.get()
-        if parent is not None and (trace := trace_context_of(parent.params)) is not None:
-            params = with_trace_context(params, trace)
-        scope = parent if cascade else None  # the parent whose cancellation reaches this one
-        if cancel is not None and cancel.cancelled:
-            raise RequestCancelled("Request cancelled before it was sent", {"sent": False})
-        if scope is not None and scope.cancel_source is not None:
-            raise RequestCancelled("The parent request was cancelled", {"sent": False})
-        request_id = self._next_id
-        self._next_id = request_id + 1
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        entry = Pending(self, request_id, method, future, parent, cascade)
-        self._write(request_frame(request_id, method, params))
-        self._pending[request_id] = entry
-        if scope is not None:
-            scope.children.add(entry)
-        on_cancel: Callable[[], None] | None = None
-        if cancel is not None:
-            on_cancel = partial(self._cancel_outgoing, entry, cancel)
-            cancel.subscribe(on_cancel)
-        try:
-            await self._transport.drain()
-            return await future
-        except asyncio.CancelledError:
-            if scope is not None and scope.cancel_source is not None:
-                await self._await_cancelled_child(entry)
-            self._abandon(entry)
-            raise
-        finally:
-            if on_cancel is not None and cancel is not None:
-                cancel.unsubscribe(on_cancel)
-            if scope is not None:
-                scope.children.discard(entry)
+    def cancel_request(self, request_id: int, reason: str | None = None) -> bool:
+        """Send the dialect's cancel (ACP `$/cancel_request`) for our pending request `request_id`;
+        its caller keeps waiting for the peer's answer (graceful). False when none is pending."""
+        return self._outgoing.cancel_request(request_id, reason)
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (also while closing: a cancelled handler may flush updates)."""
-        self._write(notification_frame(method, params), coalesce=True)
+        self.write_frame(notification_frame(method, params), coalesce=True)
         await self._transport.drain()
 
-    def _write(self, frame: dict[str, Any], *, coalesce: bool = False) -> None:
+    async def drain(self) -> None:
+        """Wait while our output is over the transport's high-water mark (`Outbound`)."""
+        await self._transport.drain()
+
+    def write_frame(self, frame: dict[str, Any], *, coalesce: bool = False) -> None:
+        """Write one frame (`Outbound`): one write of one whole message."""
         self._transport.write(self._wrap(encode(frame)), coalesce=coalesce)
 
     def _write_answer(self, frame: dict[str, Any]) -> None:
@@ -258,74 +221,6 @@ class Connection:
             self._transport.write(self._wrap(data))
         except ConnectionClosed:
             log.debug("answer to request %r dropped: the connection is closed", frame["id"])
-
-    async def _await_cancelled_child(self, entry: Pending) -> None:
-        """The parent handler was cancelled while awaiting this child: cancel the child and give
-        the peer up to `cascade_wait` seconds to answer it, so the answers go out in the order of
-        the spec's diagram (nested requests answered `-32800`, then the parent)."""
-        if self._pending.get(entry.id) is not entry or not self.dialect.answers_cancelled:
-            return
-        self._send_cancel(entry, None)
-        # The task's cancellation cancelled the future it awaited; wait on a fresh one.
-        entry.future = asyncio.get_running_loop().create_future()
-        await asyncio.wait((entry.future,), timeout=self._cascade_wait)
-        if entry.future.done() and not entry.future.cancelled():
-            entry.future.exception()  # retrieved: the caller is cancelled, the answer is moot
-
-    def _abandon(self, entry: Pending) -> None:
-        """The caller stopped waiting (its task was cancelled or timed out)."""
-        if self._pending.get(entry.id) is not entry:
-            return  # already answered, or the connection is gone
-        entry.abandoned = True
-        parent = entry.parent
-        if not entry.cascade and parent is not None and parent.cancel_source is not None:
-            return  # opted out of the cascade: the peer's work goes on, its answer is dropped
-        self._send_cancel(entry, None)
-        if not self.dialect.answers_cancelled and entry.method not in self.dialect.uncancellable:
-            del self._pending[entry.id]  # "SHOULD NOT send any response": nothing left to match
-
-    def cancel_request(self, request_id: int, reason: str | None = None) -> bool:
-        """Send the dialect's cancel (ACP `$/cancel_request`) for our pending request `request_id`;
-        its caller keeps waiting for the peer's answer (graceful). False when none is pending.
-        A request's id is its `CancelSignal`-free handle: prefer `request(..., cancel=signal)`."""
-        entry = self._pending.get(request_id)
-        if entry is None:
-            return False
-        signal = CancelSignal()
-        signal.cancel(reason)
-        self._cancel_outgoing(entry, signal)
-        return True
-
-    def _cancel_outgoing(self, entry: Pending, signal: CancelSignal | None = None) -> None:
-        """Graceful cancellation: send the cancel notification, keep waiting for the answer.
-
-        "The calling side MAY implement graceful cancellation processing by waiting for the
-        response from the remote side" (ACP `cancellation.mdx`). A dialect whose receiver does not
-        answer (MCP) fails the caller with a local `RequestCancelled` instead.
-        """
-        if self._pending.get(entry.id) is not entry:
-            return
-        reason = signal.reason if signal is not None else None
-        self._send_cancel(entry, reason)
-        if self.dialect.answers_cancelled or entry.method in self.dialect.uncancellable:
-            return
-        del self._pending[entry.id]
-        if not entry.future.done():
-            data = {"requestId": entry.id, "sent": True, "reason": reason}
-            entry.future.set_exception(RequestCancelled(data=data))
-
-    def _send_cancel(self, entry: Pending, reason: str | None) -> None:
-        """Write the dialect's cancel notification for `entry`, at most once."""
-        if entry.cancel_sent:
-            return
-        entry.cancel_sent = True
-        if entry.method in self.dialect.uncancellable:
-            # MCP: "The `initialize` request MUST NOT be cancelled by clients".
-            log.debug("%s is never cancelled in the %s dialect", entry.method, self.dialect.name)
-            return
-        params = self.dialect.notification_params(entry.id, reason)
-        with contextlib.suppress(ConnectionClosed):
-            self._write(notification_frame(self.dialect.method, params))
 
     # -- incoming ----------------------------------------------------------------------------
 
@@ -354,7 +249,7 @@ class Connection:
             # The peer is gone: "every pending caller fails promptly".
             self._closing = True
             reason = ConnectionClosed("the peer closed the connection")
-            self._fail_pending(reason)
+            self._outgoing.fail_all(reason)
             await self._deliver_queued_notifications()
             await self._shutdown(reason)
 
@@ -401,7 +296,7 @@ class Connection:
         if frame_type is Notification:
             self._on_notification(frame)  # type: ignore[arg-type]
         elif frame_type is Response:
-            self._on_response(frame)  # type: ignore[arg-type]
+            self._outgoing.on_response(frame)  # type: ignore[arg-type]
         elif frame_type is Request:
             self._on_request(frame)  # type: ignore[arg-type]
         else:
@@ -421,27 +316,9 @@ class Connection:
             error = {"code": INVALID_REQUEST, "message": "Frame too large", "data": data}
             self._write_answer(error_frame(request_id, error))
             return
-        entry = self._pending.pop(request_id, None) if type(request_id) is int else None
-        if entry is not None and not entry.future.done():
-            entry.future.set_exception(
-                InvalidResponse("the response exceeds the frame size limit", data)
-            )
-
-    def _on_response(self, frame: Response) -> None:
-        # Our ids are integers; anything else cannot match a pending request.
-        entry = self._pending.pop(frame.id, None) if type(frame.id) is int else None
-        if entry is None:
-            if frame.id is None and frame.error is not None:
-                log.warning("the peer reported an error: %r", frame.error)
-            else:
-                log.debug("dropped a response to unknown request %r", frame.id)
-            return
-        if entry.abandoned or entry.future.done():
-            return  # the caller stopped waiting: drop the late answer silently
-        if frame.error is not None:
-            entry.future.set_exception(RpcError.from_wire(frame.error))
-        else:
-            entry.future.set_result(frame.result)
+        self._outgoing.fail(
+            request_id, InvalidResponse("the response exceeds the frame size limit", data)
+        )
 
     def _on_notification(self, frame: Notification) -> None:
         if frame.method == self.dialect.method:
@@ -527,7 +404,7 @@ class Connection:
     def _cancel_children(self, entry: InFlight) -> None:
         """Cancel every pending child: "Propagate cancellation to any nested/child requests"."""
         for child in list(entry.children):
-            child.connection._cancel_outgoing(child)
+            child.table.cancel_child(child)
 
     def _answer(self, entry: InFlight, result: Any, error: BaseException | None) -> None:
         """Answer an incoming request exactly once, from its handler's outcome."""

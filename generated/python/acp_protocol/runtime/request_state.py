@@ -20,6 +20,7 @@ from .frames import RequestId
 if TYPE_CHECKING:
     from .cancellation import CancelSignal
     from .connection import Connection
+    from .outgoing import OutgoingRequests
 
 
 class CancelSource(enum.StrEnum):
@@ -40,7 +41,8 @@ class CancelSource(enum.StrEnum):
 class Pending:
     """An outgoing request waiting for its answer."""
 
-    connection: Connection
+    table: OutgoingRequests
+    """The outgoing table of the connection that sent it (a child may be another connection's)."""
     id: int
     method: str
     future: asyncio.Future[Any]
