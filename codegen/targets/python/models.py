@@ -50,16 +50,6 @@ class FieldView:
         }
         return {key: True for key, on in flags.items() if on}
 
-    @property
-    def constraints(self) -> ir.Constraints:
-        """Constraints of the field's own primitive or array, written into its `Field(...)`."""
-        inner = (
-            self.field.type.inner if isinstance(self.field.type, ir.Nullable) else self.field.type
-        )
-        if isinstance(inner, ir.Primitive | ir.Array):
-            return inner.constraints
-        return ir.NO_CONSTRAINTS
-
 
 @dataclass(frozen=True, slots=True)
 class ModelsView:

@@ -180,7 +180,8 @@ class SessionStore:
 
         def apply(stored: SessionRecord | None) -> SessionRecord | None:
             after = self._applied(stored or SessionRecord(session_id, ""), update)
-            applied.extend([after] if after is not None else [])
+            if after is not None:
+                applied.append(after)
             return after if after is not None else stored
 
         self.backend.update(session_id, apply)

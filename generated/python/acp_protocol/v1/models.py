@@ -977,7 +977,6 @@ class ToolCallLocation(ProtocolModel):
         Annotated[int, Field(ge=0)] | None,
         Field(
             description="Optional 1-based line number within the file.",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -1750,14 +1749,12 @@ class UsageUpdate(ProtocolModel):
         Annotated[int, Field(ge=0)],
         Field(
             description="Tokens currently in context.",
-            ge=0,
         ),
     ]
     size: Annotated[
         Annotated[int, Field(ge=0)],
         Field(
             description="Total context window size in tokens.",
-            ge=0,
         ),
     ]
     cost: Annotated[
@@ -1819,7 +1816,6 @@ class Notice(ProtocolModel):
         Annotated[str, Field(min_length=1)],
         Field(
             description="Required non-empty plain-text title that can stand alone.",
-            min_length=1,
         ),
     ]
     description: Annotated[
@@ -2180,14 +2176,12 @@ class ReadTextFileRequest(ProtocolModel):
         Annotated[int, Field(ge=0)] | None,
         Field(
             description="Line number to start reading from (1-based).",
-            ge=0,
         ),
     ] = None
     limit: Annotated[
         Annotated[int, Field(ge=0)] | None,
         Field(
             description="Maximum number of lines to read.",
-            ge=0,
         ),
     ] = None
     meta: Annotated[
@@ -2351,7 +2345,6 @@ class CreateTerminalRequest(ProtocolModel):
         Field(
             alias="outputByteLimit",
             description="Maximum number of output bytes to retain.\n\nWhen the limit is exceeded, the Client truncates from the beginning of the output\nto stay within the limit.\n\nThe Client MUST ensure truncation happens at a character boundary to maintain valid\nstring output, even if this means the retained output is slightly less than the\nspecified limit.",
-            ge=0,
         ),
     ] = None
     meta: Annotated[
@@ -2573,7 +2566,6 @@ class StringPropertySchema(ProtocolModel):
         Field(
             alias="minLength",
             description="Minimum string length.\n\nOptional. Omitted and `null` are equivalent and mean there is no minimum length constraint.",
-            ge=0,
         ),
     ] = None
     max_length: Annotated[
@@ -2581,7 +2573,6 @@ class StringPropertySchema(ProtocolModel):
         Field(
             alias="maxLength",
             description="Maximum string length.\n\nOptional. Omitted and `null` are equivalent and mean there is no maximum length constraint.",
-            ge=0,
         ),
     ] = None
     pattern: Annotated[
@@ -2877,7 +2868,6 @@ class MultiSelectPropertySchema(ProtocolModel):
         Field(
             alias="minItems",
             description="Minimum number of items to select.\n\nOptional. Omitted and `null` are equivalent and mean there is no minimum selection count.",
-            ge=0,
         ),
     ] = None
     max_items: Annotated[
@@ -2885,7 +2875,6 @@ class MultiSelectPropertySchema(ProtocolModel):
         Field(
             alias="maxItems",
             description="Maximum number of items to select.\n\nOptional. Omitted and `null` are equivalent and mean there is no maximum selection count.",
-            ge=0,
         ),
     ] = None
     items: Annotated[
@@ -5017,7 +5006,6 @@ class TerminalExitStatus(ProtocolModel):
         Field(
             alias="exitCode",
             description="The process exit code (may be null if terminated by signal).",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -5092,7 +5080,6 @@ class WaitForTerminalExitResponse(ProtocolModel):
         Field(
             alias="exitCode",
             description="The process exit code (may be null if terminated by signal).",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None

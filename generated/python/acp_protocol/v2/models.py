@@ -409,7 +409,6 @@ class Annotations(ProtocolModel):
         Annotated[float, Field(ge=0, le=1)] | None,
         Field(
             description="Relative importance of this content when clients choose what to surface, from 0 (least\nimportant) to 1 (most important).\n\nOmitted and `null` are equivalent and mean no priority is specified.",
-            ge=0, le=1,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -655,7 +654,6 @@ class ResourceLink(ProtocolModel):
         Annotated[int, Field(ge=0)] | None,
         Field(
             description="Optional size of the linked resource in bytes, if known.\n\nOmitted and `null` are equivalent and mean the size is not known.",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -2272,7 +2270,6 @@ class ToolCallLocation(ProtocolModel):
         Annotated[int, Field(ge=1)] | None,
         Field(
             description="Optional 1-based line number within the file. Omitted and `null` are equivalent and\nmean no specific line. `0` is invalid.",
-            ge=1,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -2496,14 +2493,12 @@ class TerminalSize(ProtocolModel):
         Annotated[int, Field(ge=1, le=65535)],
         Field(
             description="Number of columns.",
-            ge=1, le=65535,
         ),
     ]
     rows: Annotated[
         Annotated[int, Field(ge=1, le=65535)],
         Field(
             description="Number of rows.",
-            ge=1, le=65535,
         ),
     ]
     meta: Annotated[
@@ -3447,14 +3442,12 @@ class UsageUpdate(ProtocolModel):
         Annotated[int, Field(ge=0)],
         Field(
             description="Tokens currently in context.",
-            ge=0,
         ),
     ]
     size: Annotated[
         Annotated[int, Field(ge=0)],
         Field(
             description="Total context window size in tokens.",
-            ge=0,
         ),
     ]
     cost: Annotated[
@@ -3514,7 +3507,6 @@ class Notice(ProtocolModel):
         Annotated[str, Field(min_length=1)],
         Field(
             description="Required non-empty plain-text title that can stand alone.",
-            min_length=1,
         ),
     ]
     description: Annotated[
@@ -4145,7 +4137,6 @@ class StringPropertySchema(ProtocolModel):
         Field(
             alias="minLength",
             description="Minimum string length.\n\nOptional. Omitted and `null` are equivalent and mean there is no minimum length constraint.",
-            ge=0,
         ),
     ] = None
     max_length: Annotated[
@@ -4153,7 +4144,6 @@ class StringPropertySchema(ProtocolModel):
         Field(
             alias="maxLength",
             description="Maximum string length.\n\nOptional. Omitted and `null` are equivalent and mean there is no maximum length constraint.",
-            ge=0,
         ),
     ] = None
     pattern: Annotated[
@@ -4449,7 +4439,6 @@ class MultiSelectPropertySchema(ProtocolModel):
         Field(
             alias="minItems",
             description="Minimum number of items to select.\n\nOptional. Omitted and `null` are equivalent and mean there is no minimum selection count.",
-            ge=0,
         ),
     ] = None
     max_items: Annotated[
@@ -4457,7 +4446,6 @@ class MultiSelectPropertySchema(ProtocolModel):
         Field(
             alias="maxItems",
             description="Maximum number of items to select.\n\nOptional. Omitted and `null` are equivalent and mean there is no maximum selection count.",
-            ge=0,
         ),
     ] = None
     items: Annotated[

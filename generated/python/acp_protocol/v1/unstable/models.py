@@ -1287,7 +1287,6 @@ class ToolCallLocation(ProtocolModel):
         Annotated[int, Field(ge=0)] | None,
         Field(
             description="Optional 1-based line number within the file.",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -2291,14 +2290,12 @@ class UsageUpdate(ProtocolModel):
         Annotated[int, Field(ge=0)],
         Field(
             description="Tokens currently in context.",
-            ge=0,
         ),
     ]
     size: Annotated[
         Annotated[int, Field(ge=0)],
         Field(
             description="Total context window size in tokens.",
-            ge=0,
         ),
     ]
     cost: Annotated[
@@ -2360,7 +2357,6 @@ class Notice(ProtocolModel):
         Annotated[str, Field(min_length=1)],
         Field(
             description="Required non-empty plain-text title that can stand alone.",
-            min_length=1,
         ),
     ]
     description: Annotated[
@@ -2598,7 +2594,6 @@ class Usage(ProtocolModel):
         Field(
             alias="totalTokens",
             description="Sum of all token types across session.",
-            ge=0,
         ),
     ]
     input_tokens: Annotated[
@@ -2606,7 +2601,6 @@ class Usage(ProtocolModel):
         Field(
             alias="inputTokens",
             description="Total input tokens across all turns.",
-            ge=0,
         ),
     ]
     output_tokens: Annotated[
@@ -2614,7 +2608,6 @@ class Usage(ProtocolModel):
         Field(
             alias="outputTokens",
             description="Total output tokens across all turns.",
-            ge=0,
         ),
     ]
     thought_tokens: Annotated[
@@ -2622,7 +2615,6 @@ class Usage(ProtocolModel):
         Field(
             alias="thoughtTokens",
             description="Total thought/reasoning tokens",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -2631,7 +2623,6 @@ class Usage(ProtocolModel):
         Field(
             alias="cachedReadTokens",
             description="Total cache read tokens.",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -2640,7 +2631,6 @@ class Usage(ProtocolModel):
         Field(
             alias="cachedWriteTokens",
             description="Total cache write tokens.",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -3611,14 +3601,12 @@ class ReadTextFileRequest(ProtocolModel):
         Annotated[int, Field(ge=0)] | None,
         Field(
             description="Line number to start reading from (1-based).",
-            ge=0,
         ),
     ] = None
     limit: Annotated[
         Annotated[int, Field(ge=0)] | None,
         Field(
             description="Maximum number of lines to read.",
-            ge=0,
         ),
     ] = None
     meta: Annotated[
@@ -3782,7 +3770,6 @@ class CreateTerminalRequest(ProtocolModel):
         Field(
             alias="outputByteLimit",
             description="Maximum number of output bytes to retain.\n\nWhen the limit is exceeded, the Client truncates from the beginning of the output\nto stay within the limit.\n\nThe Client MUST ensure truncation happens at a character boundary to maintain valid\nstring output, even if this means the retained output is slightly less than the\nspecified limit.",
-            ge=0,
         ),
     ] = None
     meta: Annotated[
@@ -4004,7 +3991,6 @@ class StringPropertySchema(ProtocolModel):
         Field(
             alias="minLength",
             description="Minimum string length.\n\nOptional. Omitted and `null` are equivalent and mean there is no minimum length constraint.",
-            ge=0,
         ),
     ] = None
     max_length: Annotated[
@@ -4012,7 +3998,6 @@ class StringPropertySchema(ProtocolModel):
         Field(
             alias="maxLength",
             description="Maximum string length.\n\nOptional. Omitted and `null` are equivalent and mean there is no maximum length constraint.",
-            ge=0,
         ),
     ] = None
     pattern: Annotated[
@@ -4308,7 +4293,6 @@ class MultiSelectPropertySchema(ProtocolModel):
         Field(
             alias="minItems",
             description="Minimum number of items to select.\n\nOptional. Omitted and `null` are equivalent and mean there is no minimum selection count.",
-            ge=0,
         ),
     ] = None
     max_items: Annotated[
@@ -4316,7 +4300,6 @@ class MultiSelectPropertySchema(ProtocolModel):
         Field(
             alias="maxItems",
             description="Maximum number of items to select.\n\nOptional. Omitted and `null` are equivalent and mean there is no maximum selection count.",
-            ge=0,
         ),
     ] = None
     items: Annotated[
@@ -7283,7 +7266,6 @@ class TerminalExitStatus(ProtocolModel):
         Field(
             alias="exitCode",
             description="The process exit code (may be null if terminated by signal).",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -7358,7 +7340,6 @@ class WaitForTerminalExitResponse(ProtocolModel):
         Field(
             alias="exitCode",
             description="The process exit code (may be null if terminated by signal).",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None

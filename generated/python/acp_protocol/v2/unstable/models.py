@@ -739,7 +739,6 @@ class Annotations(ProtocolModel):
         Annotated[float, Field(ge=0, le=1)] | None,
         Field(
             description="Relative importance of this content when clients choose what to surface, from 0 (least\nimportant) to 1 (most important).\n\nOmitted and `null` are equivalent and mean no priority is specified.",
-            ge=0, le=1,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -985,7 +984,6 @@ class ResourceLink(ProtocolModel):
         Annotated[int, Field(ge=0)] | None,
         Field(
             description="Optional size of the linked resource in bytes, if known.\n\nOmitted and `null` are equivalent and mean the size is not known.",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -1605,7 +1603,6 @@ class Usage(ProtocolModel):
         Field(
             alias="totalTokens",
             description="Sum of all token types for the completed work.",
-            ge=0,
         ),
     ]
     input_tokens: Annotated[
@@ -1613,7 +1610,6 @@ class Usage(ProtocolModel):
         Field(
             alias="inputTokens",
             description="Input tokens for the completed work.",
-            ge=0,
         ),
     ]
     output_tokens: Annotated[
@@ -1621,7 +1617,6 @@ class Usage(ProtocolModel):
         Field(
             alias="outputTokens",
             description="Output tokens for the completed work.",
-            ge=0,
         ),
     ]
     thought_tokens: Annotated[
@@ -1629,7 +1624,6 @@ class Usage(ProtocolModel):
         Field(
             alias="thoughtTokens",
             description="Thought/reasoning tokens for the completed work.\n\nOmitted and `null` are equivalent and mean the count is not reported.",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -1638,7 +1632,6 @@ class Usage(ProtocolModel):
         Field(
             alias="cachedReadTokens",
             description="Cache read tokens for the completed work.\n\nOmitted and `null` are equivalent and mean the count is not reported.",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -1647,7 +1640,6 @@ class Usage(ProtocolModel):
         Field(
             alias="cachedWriteTokens",
             description="Cache write tokens for the completed work.\n\nOmitted and `null` are equivalent and mean the count is not reported.",
-            ge=0,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -2819,7 +2811,6 @@ class ToolCallLocation(ProtocolModel):
         Annotated[int, Field(ge=1)] | None,
         Field(
             description="Optional 1-based line number within the file. Omitted and `null` are equivalent and\nmean no specific line. `0` is invalid.",
-            ge=1,
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
@@ -3043,14 +3034,12 @@ class TerminalSize(ProtocolModel):
         Annotated[int, Field(ge=1, le=65535)],
         Field(
             description="Number of columns.",
-            ge=1, le=65535,
         ),
     ]
     rows: Annotated[
         Annotated[int, Field(ge=1, le=65535)],
         Field(
             description="Number of rows.",
-            ge=1, le=65535,
         ),
     ]
     meta: Annotated[
@@ -4123,14 +4112,12 @@ class UsageUpdate(ProtocolModel):
         Annotated[int, Field(ge=0)],
         Field(
             description="Tokens currently in context.",
-            ge=0,
         ),
     ]
     size: Annotated[
         Annotated[int, Field(ge=0)],
         Field(
             description="Total context window size in tokens.",
-            ge=0,
         ),
     ]
     cost: Annotated[
@@ -4190,7 +4177,6 @@ class Notice(ProtocolModel):
         Annotated[str, Field(min_length=1)],
         Field(
             description="Required non-empty plain-text title that can stand alone.",
-            min_length=1,
         ),
     ]
     description: Annotated[
@@ -5627,7 +5613,6 @@ class StringPropertySchema(ProtocolModel):
         Field(
             alias="minLength",
             description="Minimum string length.\n\nOptional. Omitted and `null` are equivalent and mean there is no minimum length constraint.",
-            ge=0,
         ),
     ] = None
     max_length: Annotated[
@@ -5635,7 +5620,6 @@ class StringPropertySchema(ProtocolModel):
         Field(
             alias="maxLength",
             description="Maximum string length.\n\nOptional. Omitted and `null` are equivalent and mean there is no maximum length constraint.",
-            ge=0,
         ),
     ] = None
     pattern: Annotated[
@@ -5931,7 +5915,6 @@ class MultiSelectPropertySchema(ProtocolModel):
         Field(
             alias="minItems",
             description="Minimum number of items to select.\n\nOptional. Omitted and `null` are equivalent and mean there is no minimum selection count.",
-            ge=0,
         ),
     ] = None
     max_items: Annotated[
@@ -5939,7 +5922,6 @@ class MultiSelectPropertySchema(ProtocolModel):
         Field(
             alias="maxItems",
             description="Maximum number of items to select.\n\nOptional. Omitted and `null` are equivalent and mean there is no maximum selection count.",
-            ge=0,
         ),
     ] = None
     items: Annotated[
