@@ -141,21 +141,22 @@ async def test_cancel_storm_every_request_has_one_outcome_and_nothing_is_left() 
 
     before = asyncio.all_tasks()
     async with linked(right=handlers({"work": work})) as (left, right):
-        original = right._write_answer
+        answer = right.write_answer  # the incoming table's way out (`Inbound`)
 
         def count(frame: dict[str, Any]) -> None:
             answered[frame["id"]] += 1
-            original(frame)
+            answer(frame)
 
-        right._write_answer = count  # type: ignore[method-assign]
-        arrived: Counter[Any] = Counter()
-        route = right._on_request
+        right.write_answer = count  # type: ignore[method-assign]
+        sent: Counter[Any] = Counter()
+        write = left.write_frame  # the outgoing table's way out (`Outbound`)
 
-        def note_arrival(frame: Any) -> None:
-            arrived[frame.id] += 1
-            route(frame)
+        def note_sent(frame: dict[str, Any], *, coalesce: bool = False) -> None:
+            if frame.get("method") == "work":
+                sent[frame["id"]] += 1
+            write(frame, coalesce=coalesce)
 
-        right._on_request = note_arrival  # type: ignore[method-assign]
+        left.write_frame = note_sent  # type: ignore[method-assign]
         outcomes: Counter[str] = Counter()
 
         async def call(n: int, signal: CancelSignal | None) -> None:
@@ -189,8 +190,8 @@ async def test_cancel_storm_every_request_has_one_outcome_and_nothing_is_left() 
             while left.pending_count or right.in_flight_count:
                 await asyncio.sleep(0.01)
         await settle()
-        assert answered == arrived  # exactly one answer per request that was sent
-        assert set(arrived.values()) == {1}
+        assert answered == sent  # exactly one answer per request that was sent
+        assert set(sent.values()) == {1}
         assert all(o in outcomes for o in ("result", "request-cancelled", "cancelled-error"))
         assert outcomes["result"] >= 5_000  # the other half was never cancelled
     await settle()

@@ -1,22 +1,27 @@
-"""The JSON-RPC dispatcher: request ids, the pending and in-flight tables, and cancellation.
+"""The JSON-RPC connection: reads frames, routes them, writes answers, and opens and closes.
 
 Layer: dispatcher.
 
-Layers: a `Transport` moves bytes; this `Connection` owns ids, the two tables, cancel scopes and
-the one mapping from a handler's outcome to a response; the generated typed layer sits on top and
-implements `Handler`. Nothing here knows an ACP method other than the dialect's cancel notification.
+Layers: a `Transport` moves bytes; this `Connection` joins the dispatcher's parts: our requests
+(`OutgoingRequests`, through the `Outbound` protocol), the peer's requests (`IncomingRequests`:
+the in-flight table, handler tasks, the cancel cascade and the one mapping from a handler's outcome
+to a response, through `Inbound`) and the peer's notifications (`NotificationQueue`). The generated
+typed layer sits on top and implements `Handler`. Nothing here knows an ACP method other than the
+dialect's cancel notification.
 
 Scheduling: lines are decoded and routed in the receive loop. Responses and cancel notifications are
 handled there at once; each incoming request gets a task (concurrent, optionally bounded); incoming
 notifications go through one queue to one worker, so they are handled in arrival order (a
-`session/update` stream is never reordered). Every frame is written by one synchronous `write` of
-one whole line, so frames never interleave.
+`session/update` stream is never reordered). Reading pauses while too much is queued (flow
+control). Every frame is written by one synchronous `write` of one whole message, so frames never
+interleave.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from typing import Any
 
 from .cancellation import ACP, CancelDialect, CancelSignal
@@ -25,11 +30,6 @@ from .errors import (
     PARSE_ERROR,
     ConnectionClosed,
     InvalidResponse,
-    MethodNotFound,
-    RequestCancelled,
-    RpcError,
-    cancelled_error,
-    error_for_exception,
 )
 from .frames import (
     Invalid,
@@ -42,14 +42,14 @@ from .frames import (
     invalid_request_error,
     notification_frame,
     oversized_frame_id,
-    result_frame,
 )
 from .framing import NDJSON, Framing
 from .handler import Handler
+from .incoming import IncomingRequests
 from .json_codec import decode, encode
 from .notifications import NotificationQueue
 from .outgoing import OutgoingRequests
-from .request_state import CancelSource, InFlight, RequestContext, current_request
+from .request_state import CancelSource, InFlight, RequestContext
 from .transport import DEFAULT_FRAME_LIMIT, OversizedFrame, Transport
 
 log = logging.getLogger(__name__)
@@ -78,22 +78,24 @@ class Connection:
     ):
         self.dialect = dialect
         self._transport = transport
-        self._handler = handler
         self._frames = framing.reader(transport.read, frame_limit)
         self._wrap = framing.wrap
-        self._request_slots = (
-            asyncio.Semaphore(max_concurrent_requests) if max_concurrent_requests else None
-        )
         # Flow control: reading pauses while `max_queued` requests are in flight (this bounds the
         # handlers running at once too) or notifications queued, and resumes below half; it also
         # waits while our output is over the transport's high-water mark.
         self._max_queued = max_queued
         self._room = asyncio.Event()
         self._room.set()
-        self._send_tracebacks = send_tracebacks
         self._shutdown_timeout = shutdown_timeout
         self._outgoing = OutgoingRequests(self, cascade_wait)
-        self._in_flight: dict[RequestId, InFlight] = {}
+        self._incoming = IncomingRequests(
+            self,
+            handler,
+            partial(RequestContext, self),
+            max_concurrent=max_concurrent_requests,
+            send_tracebacks=send_tracebacks,
+            on_answered=self._after_progress,
+        )
         self._notifications: NotificationQueue | None = (
             None if handler is None else NotificationQueue(handler, self._after_progress)
         )
@@ -137,7 +139,7 @@ class Connection:
     @property
     def in_flight_count(self) -> int:
         """Incoming requests not yet answered."""
-        return len(self._in_flight)
+        return len(self._incoming)
 
     async def wait_closed(self) -> None:
         await self._closed.wait()
@@ -154,15 +156,7 @@ class Connection:
 
     async def _shutdown(self, reason: ConnectionClosed) -> None:
         """Internal cancellation "on shutdown" of every handler, then release everything."""
-        handlers = []
-        for entry in list(self._in_flight.values()):
-            if entry.task is not None and not entry.task.done():
-                self._cancel_in_flight(entry, CancelSource.SHUTDOWN)
-                handlers.append(entry.task)
-        if handlers:
-            _, stuck = await asyncio.wait(handlers, timeout=self._shutdown_timeout)
-            if stuck:
-                log.warning("%d handlers ignored cancellation at shutdown", len(stuck))
+        await self._incoming.cancel_all(self._shutdown_timeout)
         self._outgoing.fail_all(reason)
         for task in (self._notifier_task, self._reader_task):
             if task is not None and task is not asyncio.current_task():
@@ -206,8 +200,8 @@ class Connection:
         """Write one frame (`Outbound`): one write of one whole message."""
         self._transport.write(self._wrap(encode(frame)), coalesce=coalesce)
 
-    def _write_answer(self, frame: dict[str, Any]) -> None:
-        """Write a response; one the peer can no longer receive is dropped."""
+    def write_answer(self, frame: dict[str, Any]) -> None:
+        """Write a response (`Inbound`); one the peer can no longer receive is dropped."""
         try:
             data = encode(frame)
         except (TypeError, ValueError) as error:
@@ -231,7 +225,7 @@ class Connection:
                     else:
                         self._on_oversized(line)  # type: ignore[arg-type]
                 if (
-                    len(self._in_flight) >= self._max_queued
+                    len(self._incoming) >= self._max_queued
                     or self._queued() >= self._max_queued
                     or self._transport.writing_paused()
                 ):
@@ -256,9 +250,9 @@ class Connection:
         if self._transport.writing_paused():
             await self._transport.drain()  # the peer reads what we wrote (ConnectionClosed: gone)
         limit = self._max_queued
-        if len(self._in_flight) >= limit or self._queued() >= limit:
+        if len(self._incoming) >= limit or self._queued() >= limit:
             self._room.clear()
-            log.debug("reading paused: %d requests in flight", len(self._in_flight))
+            log.debug("reading paused: %d requests in flight", len(self._incoming))
             await self._room.wait()
 
     def _queued(self) -> int:
@@ -268,7 +262,7 @@ class Connection:
         """Work completed: wake the paused reader once below half the bound."""
         if not self._room.is_set():
             half = self._max_queued // 2
-            if len(self._in_flight) <= half and self._queued() <= half:
+            if len(self._incoming) <= half and self._queued() <= half:
                 self._room.set()
 
     async def _deliver_queued_notifications(self) -> None:
@@ -286,7 +280,7 @@ class Connection:
                 return  # blank lines between frames are tolerated
             log.warning("unparsable frame (%d bytes): %s", len(line), error)
             parse_error = {"code": PARSE_ERROR, "message": "Parse error", "data": str(error)}
-            self._write_answer(error_frame(None, parse_error))
+            self.write_answer(error_frame(None, parse_error))
             return
         frame = classify(message)
         frame_type = type(frame)
@@ -295,12 +289,12 @@ class Connection:
         elif frame_type is Response:
             self._outgoing.on_response(frame)  # type: ignore[arg-type]
         elif frame_type is Request:
-            self._on_request(frame)  # type: ignore[arg-type]
+            self._incoming.on_request(frame)  # type: ignore[arg-type]
         else:
             assert isinstance(frame, Invalid)
             log.warning("invalid frame: %s", frame.reason)
             if frame.answer:
-                self._write_answer(error_frame(frame.id, invalid_request_error(frame.reason)))
+                self.write_answer(error_frame(frame.id, invalid_request_error(frame.reason)))
 
     def _on_oversized(self, frame: OversizedFrame) -> None:
         """A frame over the limit was dropped unread. When its start shows an id, no one waits
@@ -311,7 +305,7 @@ class Connection:
         data = {"limit": self._frames.limit, "size": frame.size}
         if b'"method"' in frame.head:
             error = {"code": INVALID_REQUEST, "message": "Frame too large", "data": data}
-            self._write_answer(error_frame(request_id, error))
+            self.write_answer(error_frame(request_id, error))
             return
         self._outgoing.fail(
             request_id, InvalidResponse("the response exceeds the frame size limit", data)
@@ -319,119 +313,12 @@ class Connection:
 
     def _on_notification(self, frame: Notification) -> None:
         if frame.method == self.dialect.method:
-            self._on_peer_cancel(frame.params)
+            self._incoming.on_peer_cancel(frame.params)
         elif self._notifications is not None:
             self._notifications.put(frame.method, frame.params)
-
-    def _on_request(self, frame: Request) -> None:
-        if frame.method.startswith("$/") or self._handler is None:
-            # LSP: "If a server or client receives a request starting with '$/' it must error the
-            # request with error code `MethodNotFound`"; the TS SDK does so for `$/cancel_request`.
-            not_found = MethodNotFound(data={"method": frame.method})
-            self._write_answer(error_frame(frame.id, not_found.to_wire()))
-            return
-        if frame.id in self._in_flight:
-            reason = f"request id {frame.id!r} is already in use by a request in flight"
-            self._write_answer(error_frame(frame.id, invalid_request_error(reason)))
-            return
-        if self._closing:  # shutting down: internal cancellation, before any handler runs
-            self._write_answer(error_frame(frame.id, cancelled_error(frame.id)))
-            return
-        entry = InFlight(frame.id, frame.method, frame.params)
-        self._in_flight[frame.id] = entry
-        entry.task = asyncio.get_running_loop().create_task(self._run_request(entry))
-
-    async def _run_request(self, entry: InFlight) -> None:
-        """Run the handler and answer from its outcome, inside its task (no extra loop turn)."""
-        assert self._handler is not None
-        entry.started = True
-        current_request.set(entry)  # this task's nested requests are the entry's children
-        context = RequestContext(self, entry)
-        try:
-            if self._request_slots is None:
-                result = await self._handler.handle_request(entry.method, entry.params, context)
-            else:
-                async with self._request_slots:
-                    result = await self._handler.handle_request(entry.method, entry.params, context)
-        except (Exception, asyncio.CancelledError) as error:  # every outcome is answered
-            self._answer(entry, None, error)
-        else:
-            self._answer(entry, result, None)
-
-    def _on_peer_cancel(self, params: Any) -> None:
-        """`$/cancel_request` (or the dialect's equivalent) received.
-
-        "Unknown, finished or malformed ids are ignored silently"; the notification is never
-        answered. A request whose handler already finished keeps its normal answer ("Send the normal
-        response (not a cancellation error)", ACP request-cancellation RFD).
-        """
-        request_id = self.dialect.cancelled_id(params)
-        reason = self.dialect.reason(params)
-        if reason is not None:
-            log.info("the peer cancelled request %r: %s", request_id, reason)
-        entry = self._in_flight.get(request_id) if request_id is not None else None
-        if entry is not None and entry.method not in self.dialect.uncancellable:
-            self.cancel_incoming(entry.id, CancelSource.PEER)
 
     def cancel_incoming(self, request_id: RequestId, source: CancelSource) -> bool:
         """Cancel the handler of incoming request `request_id` as if `source` asked for it: its
         pending children first, then its task. False when there is nothing left to cancel (unknown
         or answered id, or already cancelled)."""
-        entry = self._in_flight.get(request_id)
-        if entry is None or entry.cancel_source is not None:
-            return False
-        if entry.task is None or entry.task.done():
-            return False
-        self._cancel_in_flight(entry, source)
-        return True
-
-    def _cancel_in_flight(self, entry: InFlight, source: CancelSource) -> None:
-        """Cancel a handler's scope: its pending children first, then its task."""
-        entry.cancel_source = source
-        if entry.cancel_event is not None:
-            entry.cancel_event.set()
-        self._cancel_children(entry)
-        if entry.task is not None:
-            entry.task.cancel()
-            if not entry.started:
-                # Cancelled before its first step, the task never runs `_run_request`: no
-                # handler will answer, so answer here (-32800, or nothing in MCP).
-                self._answer(entry, None, asyncio.CancelledError())
-
-    def _cancel_children(self, entry: InFlight) -> None:
-        """Cancel every pending child: "Propagate cancellation to any nested/child requests"."""
-        for child in list(entry.children):
-            child.table.cancel_child(child)
-
-    def _answer(self, entry: InFlight, result: Any, error: BaseException | None) -> None:
-        """Answer an incoming request exactly once, from its handler's outcome."""
-        if self._in_flight.get(entry.id) is not entry:
-            return  # already answered
-        del self._in_flight[entry.id]
-        if not self._room.is_set():
-            self._after_progress()
-        if error is None:
-            frame = result_frame(entry.id, result)
-        elif isinstance(error, asyncio.CancelledError | RequestCancelled | TimeoutError) or (
-            entry.cancel_source is not None and not isinstance(error, RpcError)
-        ):
-            # Cancelled by the peer or at shutdown; internal cancellation (a `RequestCancelled`
-            # raised inside, "its timeout"); or a handler that failed while being cancelled:
-            # "Ensure consistent behavior regardless of cancellation source".
-            if entry.cancel_source is None:
-                entry.cancel_source = CancelSource.INTERNAL
-            given = error if isinstance(error, RequestCancelled) else None
-            cancelled = cancelled_error(entry.id, given)
-            if entry.cancel_source is not CancelSource.PEER and self.dialect.self_cancel:
-                cancelled["code"], cancelled["message"] = self.dialect.self_cancel
-            frame = error_frame(entry.id, cancelled)
-        else:
-            if not isinstance(error, RpcError):
-                log.error("handler of %s crashed", entry.method, exc_info=error)
-            failure = error_for_exception(error, include_traceback=self._send_tracebacks)
-            frame = error_frame(entry.id, failure)
-        if entry.cancel_source is not None:
-            self._cancel_children(entry)  # children are cancelled before the parent is answered
-            if entry.cancel_source is CancelSource.PEER and not self.dialect.answers_cancelled:
-                return  # MCP: "Not send a response for the cancelled request"
-        self._write_answer(frame)
+        return self._incoming.cancel(request_id, source)

@@ -1,7 +1,7 @@
 """Per-request state: one small slotted record per outgoing (pending) and incoming (in-flight)
+request, and the context a handler receives.
 
 Layer: dispatcher.
-request, and the context a handler receives.
 """
 
 from __future__ import annotations

@@ -1,0 +1,209 @@
+# Copied by acp-codegen from templates/python/runtime/incoming.py. Do not edit here:
+# edit the source, then run `make generate`.
+
+"""Incoming requests (dispatcher layer): the in-flight table, handler tasks, the cancel cascade.
+
+`IncomingRequests` starts one task per request the peer sends, answers it exactly once from the
+handler's outcome (the one exception → error mapping), and cancels handlers: when the peer sends
+the dialect's cancel, when a feature cancels a turn (`session/cancel`), and at shutdown. A
+cancelled handler's own pending requests are cancelled first ("Propagate cancellation to any
+nested/child requests"). It reaches the wire only through the small `Inbound` protocol.
+
+Ownership: each handler task is created here and held by its in-flight entry until it has been
+answered; `cancel_all` cancels and awaits what is left, so no handler outlives its connection.
+That is a task group, kept by hand rather than with `asyncio.TaskGroup`: a task group cancels every
+sibling when one handler fails, while one failing request must only be answered with its error;
+and `TaskGroup` is Python 3.11+, the runtime supports 3.10.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from .cancellation import CancelDialect
+from .errors import (
+    MethodNotFound,
+    RequestCancelled,
+    RpcError,
+    cancelled_error,
+    error_for_exception,
+)
+from .frames import Request, RequestId, error_frame, invalid_request_error, result_frame
+from .handler import Handler
+from .request_state import CancelSource, InFlight, RequestContext, current_request
+
+log = logging.getLogger(__name__)
+
+
+class Inbound(Protocol):
+    """What the incoming table needs from its connection."""
+
+    @property
+    def dialect(self) -> CancelDialect: ...
+
+    @property
+    def closing(self) -> bool: ...
+
+    def write_answer(self, frame: dict[str, Any]) -> None: ...
+
+
+class IncomingRequests:
+    """The peer's requests being handled, by id, and the tasks handling them."""
+
+    def __init__(
+        self,
+        out: Inbound,
+        handler: Handler | None,
+        context: Callable[[InFlight], RequestContext],
+        *,
+        max_concurrent: int | None,
+        send_tracebacks: bool,
+        on_answered: Callable[[], None],
+    ) -> None:
+        self._out = out
+        self._handler = handler
+        self._context = context
+        self._slots = asyncio.Semaphore(max_concurrent) if max_concurrent else None
+        self._send_tracebacks = send_tracebacks
+        self._on_answered = on_answered  # the connection's flow control: room was made
+        self._in_flight: dict[RequestId, InFlight] = {}
+
+    def __len__(self) -> int:
+        return len(self._in_flight)
+
+    # -- starting ----------------------------------------------------------------------------
+
+    def on_request(self, frame: Request) -> None:
+        """Start handling a request, or answer it at once when it cannot be handled."""
+        if frame.method.startswith("$/") or self._handler is None:
+            # LSP: "If a server or client receives a request starting with '$/' it must error the
+            # request with error code `MethodNotFound`"; the TS SDK does so for `$/cancel_request`.
+            not_found = MethodNotFound(data={"method": frame.method})
+            self._out.write_answer(error_frame(frame.id, not_found.to_wire()))
+            return
+        if frame.id in self._in_flight:
+            reason = f"request id {frame.id!r} is already in use by a request in flight"
+            self._out.write_answer(error_frame(frame.id, invalid_request_error(reason)))
+            return
+        if self._out.closing:  # shutting down: internal cancellation, before any handler runs
+            self._out.write_answer(error_frame(frame.id, cancelled_error(frame.id)))
+            return
+        entry = InFlight(frame.id, frame.method, frame.params)
+        self._in_flight[frame.id] = entry
+        entry.task = asyncio.get_running_loop().create_task(self._run(entry))
+
+    async def _run(self, entry: InFlight) -> None:
+        """Run the handler and answer from its outcome, inside its task (no extra loop turn)."""
+        handler = self._handler
+        assert handler is not None
+        entry.started = True
+        current_request.set(entry)  # this task's nested requests are the entry's children
+        context = self._context(entry)
+        try:
+            if self._slots is None:
+                result = await handler.handle_request(entry.method, entry.params, context)
+            else:
+                async with self._slots:
+                    result = await handler.handle_request(entry.method, entry.params, context)
+        except (Exception, asyncio.CancelledError) as error:  # every outcome is answered
+            self._answer(entry, None, error)
+        else:
+            self._answer(entry, result, None)
+
+    # -- cancelling --------------------------------------------------------------------------
+
+    def on_peer_cancel(self, params: Any) -> None:
+        """`$/cancel_request` (or the dialect's equivalent) received.
+
+        "Unknown, finished or malformed ids are ignored silently"; the notification is never
+        answered. A request whose handler already finished keeps its normal answer ("Send the normal
+        response (not a cancellation error)", ACP request-cancellation RFD).
+        """
+        dialect = self._out.dialect
+        request_id = dialect.cancelled_id(params)
+        reason = dialect.reason(params)
+        if reason is not None:
+            log.info("the peer cancelled request %r: %s", request_id, reason)
+        entry = self._in_flight.get(request_id) if request_id is not None else None
+        if entry is not None and entry.method not in dialect.uncancellable:
+            self.cancel(entry.id, CancelSource.PEER)
+
+    def cancel(self, request_id: RequestId, source: CancelSource) -> bool:
+        """Cancel the handler of `request_id` as if `source` asked for it. False when there is
+        nothing left to cancel (unknown or answered id, or already cancelled)."""
+        entry = self._in_flight.get(request_id)
+        if entry is None or entry.cancel_source is not None:
+            return False
+        if entry.task is None or entry.task.done():
+            return False
+        self._cancel(entry, source)
+        return True
+
+    async def cancel_all(self, timeout: float) -> None:
+        """Shutdown: cancel every running handler and wait up to `timeout` for them to answer."""
+        handlers = []
+        for entry in list(self._in_flight.values()):
+            if entry.task is not None and not entry.task.done():
+                self._cancel(entry, CancelSource.SHUTDOWN)
+                handlers.append(entry.task)
+        if handlers:
+            _, stuck = await asyncio.wait(handlers, timeout=timeout)
+            if stuck:
+                log.warning("%d handlers ignored cancellation at shutdown", len(stuck))
+
+    def _cancel(self, entry: InFlight, source: CancelSource) -> None:
+        """Cancel a handler's scope: its pending children first, then its task."""
+        entry.cancel_source = source
+        if entry.cancel_event is not None:
+            entry.cancel_event.set()
+        _cancel_children(entry)
+        if entry.task is not None:
+            entry.task.cancel()
+            if not entry.started:
+                # Cancelled before its first step, the task never runs `_run`: no handler will
+                # answer, so answer here (-32800, or nothing in MCP).
+                self._answer(entry, None, asyncio.CancelledError())
+
+    # -- answering ---------------------------------------------------------------------------
+
+    def _answer(self, entry: InFlight, result: Any, error: BaseException | None) -> None:
+        """Answer an incoming request exactly once, from its handler's outcome."""
+        if self._in_flight.get(entry.id) is not entry:
+            return  # already answered
+        del self._in_flight[entry.id]
+        self._on_answered()
+        dialect = self._out.dialect
+        if error is None:
+            frame = result_frame(entry.id, result)
+        elif isinstance(error, asyncio.CancelledError | RequestCancelled | TimeoutError) or (
+            entry.cancel_source is not None and not isinstance(error, RpcError)
+        ):
+            # Cancelled by the peer or at shutdown; internal cancellation (a `RequestCancelled`
+            # raised inside, "its timeout"); or a handler that failed while being cancelled:
+            # "Ensure consistent behavior regardless of cancellation source".
+            if entry.cancel_source is None:
+                entry.cancel_source = CancelSource.INTERNAL
+            given = error if isinstance(error, RequestCancelled) else None
+            cancelled = cancelled_error(entry.id, given)
+            if entry.cancel_source is not CancelSource.PEER and dialect.self_cancel:
+                cancelled["code"], cancelled["message"] = dialect.self_cancel
+            frame = error_frame(entry.id, cancelled)
+        else:
+            if not isinstance(error, RpcError):
+                log.error("handler of %s crashed", entry.method, exc_info=error)
+            failure = error_for_exception(error, include_traceback=self._send_tracebacks)
+            frame = error_frame(entry.id, failure)
+        if entry.cancel_source is not None:
+            _cancel_children(entry)  # children are cancelled before the parent is answered
+            if entry.cancel_source is CancelSource.PEER and not dialect.answers_cancelled:
+                return  # MCP: "Not send a response for the cancelled request"
+        self._out.write_answer(frame)
+
+
+def _cancel_children(entry: InFlight) -> None:
+    """Cancel every pending child: "Propagate cancellation to any nested/child requests"."""
+    for child in list(entry.children):
+        child.table.cancel_child(child)
