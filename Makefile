@@ -13,11 +13,11 @@ VERSION ?=
 
 .PHONY: generate test check lint bench update-schema clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints/dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	mkdir -p generated/python/acp_protocol
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -c constraints/dev.txt -e '.[dev]'
 	touch $(STAMP)
 
 # The official TypeScript SDK for the interop tests, exactly as locked.
@@ -45,9 +45,9 @@ check: $(STAMP)
 ## lint: black, ruff and mypy --strict (generated code included; tests/surface.py leaves out the
 ## files written for a protocol surface the pinned schemas lack, saying so)
 lint: $(STAMP)
-	$(BIN)/black --check --quiet codegen templates/python/runtime tests bench examples
-	$(BIN)/ruff check codegen templates/python/runtime tests bench examples
-	$(BIN)/mypy codegen generated/python/acp_protocol $$($(BIN)/python -m tests.surface)
+	$(BIN)/black --check --quiet acp_codegen templates/python/runtime tests bench examples
+	$(BIN)/ruff check acp_codegen templates/python/runtime tests bench examples
+	$(BIN)/mypy acp_codegen generated/python/acp_protocol $$($(BIN)/python -m tests.surface)
 
 ## test: everything CI runs
 test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) lint check
@@ -58,8 +58,9 @@ bench: $(STAMP) $(OFFICIAL_STAMP)
 	$(BIN)/python bench/run.py
 
 ## update-schema VERSION=x.y.z: pin the schemas of another @agentclientprotocol/sdk version
-update-schema: $(STAMP)
+update-schema:
 	@test -n "$(VERSION)" || (echo "usage: make update-schema VERSION=x.y.z" >&2; exit 2)
+	@$(MAKE) --no-print-directory $(STAMP)
 	$(BIN)/acp-codegen update-schema --version $(VERSION)
 
 clean:

@@ -1,7 +1,7 @@
 """Workload (g): full and no-op regeneration time.
 
 Runs the real CLI in fresh processes against a scratch copy of the project (schemas and the
-committed `generated/`; `codegen/` and `templates/` linked), so the checkout is never touched:
+committed `generated/`; `acp_codegen/` and `templates/` linked), so the checkout is never touched:
 - full: `acp-codegen generate --force` of every pinned edition (v1 and v2, stable and unstable);
 - full_v1: the same with the lock cut down to the v1 stable and unstable files (the figure the
   earlier runs measured, when only those were pinned);
@@ -38,7 +38,7 @@ def measure(full_runs: int, noop_runs: int) -> dict[str, list[float]]:
     with tempfile.TemporaryDirectory() as tmp:
         root = _scratch(Path(tmp) / "project")
         v1_root = _scratch(Path(tmp) / "project-v1", protocol="v1")
-        cli = [sys.executable, "-m", "codegen.cli", "--root"]
+        cli = [sys.executable, "-m", "acp_codegen.cli", "--root"]
         return {
             "full": timed([*cli, str(root), "generate", "--force"], full_runs),
             "full_v1": timed([*cli, str(v1_root), "generate", "--force"], full_runs),
@@ -51,8 +51,6 @@ def _scratch(root: Path, protocol: str | None = None) -> Path:
     root.mkdir()
     shutil.copytree(ROOT / "schema", root / "schema")
     shutil.copytree(ROOT / "generated", root / "generated")
-    for name in ("codegen", "templates"):
-        (root / name).symlink_to(ROOT / name)
     if protocol is not None:
         lock_path = root / "schema" / "lock.json"
         lock = json.loads(lock_path.read_text())

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from codegen.ir import Stability
-from codegen.lowering import lower_edition
-from codegen.pipeline import ROOT
-from codegen.schema_lock import LockedFile, read_lock, repo_path, sha256_of, write_lock
-from codegen.targets.python import render_models
-from codegen.targets.python.format import format_source
+from acp_codegen.ir import Stability
+from acp_codegen.lowering import lower_edition
+from acp_codegen.pipeline import ROOT
+from acp_codegen.schema_lock import LockedFile, read_lock, repo_path, sha256_of, write_lock
+from acp_codegen.targets.python import render_models
+from acp_codegen.targets.python.format import format_source
 from tests.surface import missing_surface, surface_files
 
 _counter = itertools.count()
@@ -38,15 +38,14 @@ def models_path(locked: LockedFile) -> str:
 
 @pytest.fixture
 def project_root(tmp_path: Path) -> Path:
-    """A copy of this project's schema/ and generated/ with codegen/ and templates/ linked in."""
+    """A copy of this project's schema/ and generated/ (the generator reads its templates from
+    its own install)."""
     root = tmp_path / "project"
     root.mkdir()
     shutil.copytree(ROOT / "schema", root / "schema")
     shutil.copytree(
         ROOT / "generated", root / "generated", ignore=shutil.ignore_patterns("__pycache__")
     )
-    for name in ("codegen", "templates"):
-        (root / name).symlink_to(ROOT / name)
     return root
 
 

@@ -85,7 +85,7 @@ def missing_surface() -> str | None:
                 missing.append(f"{module_name}.{attribute}")
     if not missing:
         return None
-    from codegen.schema_lock import read_lock
+    from acp_codegen.schema_lock import read_lock
 
     names = sorted(set(missing))
     shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
@@ -96,7 +96,7 @@ def missing_surface() -> str | None:
 
 
 def typecheck_paths() -> list[str]:
-    """What mypy checks besides codegen/ and the generated package."""
+    """What mypy checks besides acp_codegen/ and the generated package."""
     if missing_surface() is None:
         return list(CHECKED_DIRS)
     skipped = set(surface_files())

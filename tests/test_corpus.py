@@ -17,7 +17,7 @@ from acp_protocol.v1 import methods, models
 from acp_protocol.v1.unstable import methods as unstable_methods
 from pydantic import BaseModel, TypeAdapter
 
-from codegen.pipeline import ROOT
+from acp_codegen.pipeline import ROOT
 from tests.conftest import STABLE_SCHEMA
 
 CORPUS = Path(__file__).parent / "corpus" / "v1"

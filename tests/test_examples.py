@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from codegen.pipeline import ROOT
+from acp_codegen.pipeline import ROOT
 
 CLIENT = str(ROOT / "examples" / "client.py")
 AGENT = str(ROOT / "examples" / "agent.py")

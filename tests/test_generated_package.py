@@ -15,7 +15,7 @@ from acp_protocol.v1.unstable import methods as unstable_methods
 from acp_protocol.v1.unstable import models as unstable_models
 from pydantic import TypeAdapter
 
-from codegen.pipeline import ROOT
+from acp_codegen.pipeline import ROOT
 from tests.conftest import STABLE_SCHEMA, UNSTABLE_SCHEMA
 
 EDITIONS = [(STABLE_SCHEMA, models, methods), (UNSTABLE_SCHEMA, unstable_models, unstable_methods)]

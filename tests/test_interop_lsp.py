@@ -20,7 +20,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 from pygls.lsp.client import LanguageClient
 
-from codegen.pipeline import ROOT
+from acp_codegen.pipeline import ROOT
 
 PYGLS_SERVER = str(ROOT / "tests" / "interop" / "pygls_server.py")
 OUR_SERVER = str(ROOT / "tests" / "interop" / "lsp_server.py")

@@ -23,7 +23,7 @@ from acp_protocol.runtime import RpcError
 from acp_protocol.v1 import PROTOCOL_VERSION, models
 from acp_protocol.v1.client import Client, spawn_agent
 
-from codegen.pipeline import ROOT
+from acp_codegen.pipeline import ROOT
 
 BIN = ROOT / "tests" / "interop" / "production" / "node_modules" / ".bin"
 CODEX, CLAUDE = str(BIN / "codex-acp"), str(BIN / "claude-agent-acp")

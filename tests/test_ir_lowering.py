@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from codegen import ir
-from codegen.lowering import lower_edition
-from codegen.lowering.naming import OVERRIDES, Overrides
-from codegen.problems import SchemaProblems
+from acp_codegen import ir
+from acp_codegen.lowering import lower_edition
+from acp_codegen.lowering.naming import OVERRIDES, Overrides
+from acp_codegen.problems import SchemaProblems
 
 STRING = {"type": "string"}
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from codegen import cli
-from codegen.drift import compare_trees
-from codegen.pipeline import ROOT, generate, tree_hash
-from codegen.problems import GenerationError
+from acp_codegen import cli
+from acp_codegen.drift import compare_trees
+from acp_codegen.pipeline import ROOT, generate, tree_hash
+from acp_codegen.problems import GenerationError
 from tests.conftest import PINNED, models_path, rewrite_schema
 
 

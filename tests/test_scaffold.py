@@ -12,8 +12,8 @@ from acp_protocol.v1 import methods
 from acp_protocol.v1.unstable import methods as unstable_methods
 from mypy import api as mypy_api
 
-from codegen.cli import main
-from codegen.pipeline import ROOT
+from acp_codegen.cli import main
+from acp_codegen.pipeline import ROOT
 
 ROLES = ("agent", "client")
 
@@ -56,7 +56,7 @@ def test_starter_has_every_handler_of_its_role_with_the_schema_docstring(
 def test_scaffold_refuses_to_overwrite_a_file_without_force(tmp_path: Path) -> None:
     out = tmp_path / "mine.py"
     out.write_text("# my own agent\n")
-    assert main(["scaffold", "agent", "--out", str(out)]) == 1
+    assert main(["scaffold", "agent", "--out", str(out)]) == 2  # bad input
     assert out.read_text() == "# my own agent\n"
     assert main(["scaffold", "agent", "--out", str(out), "--force"]) == 0
     assert "class StarterAgent(Agent)" in out.read_text()

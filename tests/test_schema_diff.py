@@ -1,6 +1,6 @@
 """`acp-codegen diff`: changes computed on the IR, each marked breaking per role by the rule of
-`codegen.schema_diff.changes` (a sender breaks on what it must now send, a receiver on what it may
-now get)."""
+`acp_codegen.schema_diff.changes` (a sender breaks on what it must now send, a receiver on what it
+may now get)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from codegen import cli, ir
-from codegen.lowering import lower_edition
-from codegen.pipeline import ROOT
-from codegen.schema_diff.changes import Change, compare
+from acp_codegen import cli, ir
+from acp_codegen.lowering import lower_edition
+from acp_codegen.pipeline import ROOT
+from acp_codegen.schema_diff.changes import Change, compare
 from tests.conftest import PINNED
 
 STRING = {"type": "string"}

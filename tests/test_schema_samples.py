@@ -15,8 +15,8 @@ import jsonschema
 import pytest
 from pydantic import BaseModel, TypeAdapter
 
-from codegen.pipeline import ROOT
-from codegen.schema_lock import LockedFile, read_lock
+from acp_codegen.pipeline import ROOT
+from acp_codegen.schema_lock import LockedFile, read_lock
 from tests.schema_samples import branch_samples, instance
 
 LOCKED = read_lock(ROOT).files

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from codegen.loader import load_schema
-from codegen.problems import SchemaProblems
-from codegen.validation import validate_schema
+from acp_codegen.loader import load_schema
+from acp_codegen.problems import SchemaProblems
+from acp_codegen.validation import validate_schema
 
 SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 
@@ -124,7 +124,7 @@ def test_syntax_error_names_its_line(tmp_path: Path) -> None:
 
 
 def test_the_pinned_schemas_validate_cleanly() -> None:
-    from codegen.pipeline import ROOT
+    from acp_codegen.pipeline import ROOT
     from tests.conftest import PINNED
 
     for locked in PINNED:

@@ -46,7 +46,7 @@ META_DEPTH = 64
 
 def utc_now() -> str:
     """Now, as RFC 3339 UTC with a `Z` (`2026-11-21T12:00:00Z`)."""
-    now = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     return now.isoformat().replace("+00:00", "Z")
 
 

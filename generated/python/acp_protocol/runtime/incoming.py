@@ -37,6 +37,9 @@ from .request_state import CancelSource, InFlight, RequestContext, current_reque
 
 log = logging.getLogger(__name__)
 
+_CANCELLED = (asyncio.CancelledError, RequestCancelled, TimeoutError, asyncio.TimeoutError)
+"""Outcomes answered as cancellation (`asyncio.TimeoutError` is `TimeoutError` from 3.11 only)."""
+
 
 class Inbound(Protocol):
     """What the incoming table needs from its connection."""
@@ -178,7 +181,7 @@ class IncomingRequests:
         dialect = self._out.dialect
         if error is None:
             frame = result_frame(entry.id, result)
-        elif isinstance(error, asyncio.CancelledError | RequestCancelled | TimeoutError) or (
+        elif isinstance(error, _CANCELLED) or (
             entry.cancel_source is not None and not isinstance(error, RpcError)
         ):
             # Cancelled by the peer or at shutdown; internal cancellation (a `RequestCancelled`

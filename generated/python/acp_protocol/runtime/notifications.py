@@ -70,6 +70,6 @@ class NotificationQueue:
         """Wait until everything queued was handled; False when `timeout` ran out first."""
         try:
             await asyncio.wait_for(self._idle.wait(), timeout)
-        except TimeoutError:
+        except asyncio.TimeoutError:  # `TimeoutError` itself only from Python 3.11
             return False
         return True

@@ -78,7 +78,7 @@ class ProcessTransport(StreamTransport):
     async def _wait_exit(self, timeout: float) -> bool:
         try:
             await asyncio.wait_for(asyncio.shield(self._exited), timeout)
-        except TimeoutError:
+        except asyncio.TimeoutError:  # `TimeoutError` itself only from Python 3.11
             return False
         return True
 

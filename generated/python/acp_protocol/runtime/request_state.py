@@ -23,9 +23,12 @@ if TYPE_CHECKING:
     from .outgoing import OutgoingRequests
 
 
-class CancelSource(enum.StrEnum):
+class CancelSource(str, enum.Enum):
     """Why an incoming request's handler was cancelled; a `str`, so `ctx.cancel_source == "peer"`
-    works as well as `is CancelSource.PEER`."""
+    works as well as `is CancelSource.PEER` (`str, Enum` rather than 3.11's `StrEnum`)."""
+
+    def __str__(self) -> str:
+        return self.value
 
     PEER = "peer"
     """The peer sent the dialect's cancel notification."""

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -335,6 +335,9 @@ class _CancelAfterSending:
             self._router.cancel_turns(params)
 
 
+RoleConnectionT = TypeVar("RoleConnectionT", bound="RoleConnection[Any]")
+
+
 class RoleConnection(Generic[PeerT]):
     """A typed connection: the dispatcher, the router in front of the handler object, and the
     peer's typed handle. An async context manager, like `Connection`."""
@@ -346,7 +349,7 @@ class RoleConnection(Generic[PeerT]):
     def start(self) -> None:
         self.connection.start()
 
-    async def __aenter__(self) -> Self:
+    async def __aenter__(self: RoleConnectionT) -> RoleConnectionT:
         self.connection.start()
         return self
 

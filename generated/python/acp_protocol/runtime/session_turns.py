@@ -15,7 +15,7 @@ answered with a *result* that says "cancelled", never an error:
 - Client, same section: the Client "MUST respond to all pending `session/request_permission`
   requests with the `cancelled` outcome" after it sends `session/cancel`.
 
-The rules are data of the typed IR (`codegen.lowering.surface.TURN_RULES`, kept for an edition
+The rules are data of the typed IR (`acp_codegen.lowering.surface.TURN_RULES`, kept for an edition
 only where its own types accept the rule's result); each generated role module holds its side's
 rule as `TURN_RULE`, which it hands to the router. The router (`roles.Router`) tracks the
 in-flight requests of a rule's method by session; the cancel notification (received, or sent by

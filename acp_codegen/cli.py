@@ -1,0 +1,227 @@
+"""The `acp-codegen` command line: parse, run one command, print one line per outcome.
+
+Every failure is one line on stderr naming the file or the command that failed (a list of schema
+problems adds one line per problem), never a traceback. Exit statuses are documented in `EPILOG`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from acp_codegen import __version__, drift, pipeline, resources, schema_diff
+from acp_codegen.problems import GenerationError, MissingTool, SchemaProblems
+from acp_codegen.schema_lock import update_schema
+from acp_codegen.targets.python.scaffold import render_scaffold, write_scaffold
+
+DESCRIPTION = """\
+Generate typed SDK code for the Agent Client Protocol (ACP) from its JSON schemas.
+
+The pinned schemas (schema/lock.json) are validated, lowered to a typed intermediate
+representation, and rendered: in a source checkout into generated/ (`make generate`);
+anywhere with --out DIR --package NAME, as a package to vendor into your project."""
+
+EPILOG = """\
+exit status:
+  0  success (diff: no breaking change)
+  1  generated code is stale (check), or diff found breaking changes
+  2  bad schema or bad input (each problem is printed with its file and JSON pointer)
+  3  a tool the command needs is missing (npm)
+
+examples:
+  acp-codegen generate --out src --package myapp._acp   vendor the package as myapp._acp
+  acp-codegen check --out src --package myapp._acp      is that copy still current?
+  acp-codegen scaffold agent --out my_agent.py         a runnable starter agent
+  acp-codegen diff 2.3.0 2.4.0                         what changed, and whom it breaks
+  acp-codegen update-schema --version 2.4.0            pin another release (needs npm)"""
+
+OK, STALE, BAD_INPUT, MISSING_TOOL = 0, 1, 2, 3
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except SchemaProblems as exc:
+        _fail(str(exc))
+        return BAD_INPUT
+    except MissingTool as exc:
+        _fail(str(exc))
+        return MISSING_TOOL
+    except GenerationError as exc:
+        _fail(str(exc))
+        return BAD_INPUT
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        _fail(f"{args.command}:{where}: {exc.strerror or exc}")
+        return BAD_INPUT
+    except KeyboardInterrupt:
+        _fail("interrupted")
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="acp-codegen",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"acp-codegen {__version__}")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=pipeline.ROOT,
+        help="the project whose schema/ to read (default: the pinned schemas shipped with "
+        "acp-codegen, or this checkout's)",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    generate = commands.add_parser(
+        "generate", help="write the generated code", description=_generate.__doc__
+    )
+    _output_options(generate)
+    generate.add_argument("--force", action="store_true", help="regenerate even if current")
+    generate.set_defaults(run=_generate)
+
+    check = commands.add_parser(
+        "check", help="fail when generated code differs from a fresh generation"
+    )
+    _output_options(check)
+    check.set_defaults(run=_check)
+
+    scaffold = commands.add_parser("scaffold", help="write a runnable starter agent or client")
+    scaffold.add_argument("role", choices=("agent", "client"))
+    scaffold.add_argument("--out", type=Path, required=True, help="the file to write")
+    scaffold.add_argument("--unstable", action="store_true", help="use the unstable schema")
+    scaffold.add_argument("--force", action="store_true", help="overwrite an existing file")
+    scaffold.set_defaults(run=_scaffold)
+
+    compare = commands.add_parser(
+        "diff", help="the changes between two schemas and whom they break (exit 1: breaking)"
+    )
+    compare.add_argument("old", help="a schema file or an @agentclientprotocol/sdk version")
+    compare.add_argument("new", help="a schema file or an @agentclientprotocol/sdk version")
+    compare.add_argument(
+        "--edition", default="v1", help="which file of a version: v1 (default), v1/unstable, v2…"
+    )
+    compare.add_argument("--json", action="store_true", help="JSON instead of Markdown")
+    compare.set_defaults(run=_diff)
+
+    update = commands.add_parser(
+        "update-schema", help="pin the schemas of another @agentclientprotocol/sdk release"
+    )
+    update.add_argument("--version", required=True, help="the release, such as 2.4.0")
+    update.set_defaults(run=_update_schema)
+    return parser
+
+
+def _output_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--out",
+        type=Path,
+        help="the folder the package goes into (default: generated/ of a source checkout)",
+    )
+    command.add_argument(
+        "--package",
+        help="the import name to write the Python package under, such as myapp._acp "
+        "(with --out; imports inside it are relative)",
+    )
+
+
+def _generate(args: argparse.Namespace) -> int:
+    """Write the generated code: in a source checkout, every target into generated/ (a no-op
+    when nothing changed); with --out DIR --package NAME, the Python package as DIR/NAME. A
+    failed run leaves the previous output as it was."""
+    started = time.perf_counter()
+    if args.package is not None:
+        destination = pipeline.generate_package(
+            args.root, _out(args), args.package, _command("generate", args)
+        )
+        state = "written"
+    else:
+        outcome = pipeline.generate(args.root, _generated(args), force=args.force)
+        destination = outcome.out_root
+        state = "regenerated" if outcome.changed else "up to date, nothing to do"
+    print(f"acp-codegen: {destination} {state} ({time.perf_counter() - started:.2f} s)")
+    return OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    if args.package is not None:
+        report = drift.stale_package_report(
+            args.root, _out(args), args.package, _command("generate", args)
+        )
+        label = str(_out(args).joinpath(*args.package.split(".")))
+    else:
+        report = drift.stale_report(args.root, _generated(args))
+        label = "generated/"
+    if report is not None:
+        print(report, file=sys.stderr)
+        return STALE
+    print(f"acp-codegen: {label} matches a fresh generation")
+    return OK
+
+
+def _scaffold(args: argparse.Namespace) -> int:
+    spec = pipeline.load_specification(args.root)
+    source = render_scaffold(spec, args.role, unstable=args.unstable)
+    write_scaffold(source, args.out, force=args.force)
+    print(f"acp-codegen: wrote a starter {args.role} to {args.out}")
+    return OK
+
+
+def _diff(args: argparse.Namespace) -> int:
+    try:
+        report = schema_diff.diff(args.old, args.new, args.edition)
+    except ValueError as exc:  # an --edition that names no edition
+        raise GenerationError(f"diff: {exc}") from exc
+    if args.json:
+        print(json.dumps(schema_diff.to_json(report), indent=2))
+    else:
+        print(schema_diff.to_markdown(report), end="")
+    return STALE if report.breaking else OK
+
+
+def _update_schema(args: argparse.Namespace) -> int:
+    lock = update_schema(args.root, args.version)
+    print(f"acp-codegen: pinned {lock.origin}; run `make generate` next")
+    return OK
+
+
+def _out(args: argparse.Namespace) -> Path:
+    if args.out is None:
+        raise GenerationError(f"{args.command} --package needs --out DIR, the folder to write into")
+    return Path(args.out)
+
+
+def _generated(args: argparse.Namespace) -> Path:
+    """Where the whole generated tree goes: --out, or generated/ of a source checkout."""
+    if args.out is not None:
+        return Path(args.out)
+    if resources.INSTALLED and args.root == pipeline.ROOT:
+        raise GenerationError(
+            f"{args.command} outside a source checkout needs --out DIR --package NAME "
+            "(the folder and the import name to write the Python package under)"
+        )
+    return Path(args.root) / "generated"
+
+
+def _command(name: str, args: argparse.Namespace) -> str:
+    """The command line that regenerates a vendored package, for its files' headers (the same
+    wherever it is run from: the folder is named by what it holds)."""
+    top = args.package.split(".")[0]
+    return " ".join(
+        ["acp-codegen", name, "--out", f"<the folder of {top}/>", "--package", args.package]
+    )
+
+
+def _fail(message: str) -> None:
+    print(f"acp-codegen: {message}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

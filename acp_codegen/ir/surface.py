@@ -1,0 +1,137 @@
+"""The IR's protocol surface and root: methods, roles, turn rules, error codes, editions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from acp_codegen.ir.definitions import Definition, Stability
+
+
+class MethodKind(StrEnum):
+    REQUEST = "request"
+    NOTIFICATION = "notification"
+
+
+class Side(StrEnum):
+    """`x-side`: the side that handles a method. `both`: either; `protocol`: every side's
+    dispatcher (`$/cancel_request`); `proxy`: the proxy-chain role of the unstable schemas."""
+
+    AGENT = "agent"
+    CLIENT = "client"
+    BOTH = "both"
+    PROTOCOL = "protocol"
+    PROXY = "proxy"
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    """One JSON-RPC method. A request and a notification of one name are two `Method`s."""
+
+    name: str
+    kind: MethodKind
+    side: Side
+    params: str
+    result: str | None
+    stability: Stability
+    doc: str
+
+    @property
+    def key(self) -> tuple[str, MethodKind]:
+        return (self.name, self.kind)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRule:
+    """ACP's feature-level cancellation: `cancel` (a notification with a `sessionId`) ends the
+    session's in-flight `method` requests with `result`, never an error. `received`: the role
+    handling `method` receives `cancel` (the agent's prompt); otherwise it sends it (the client's
+    pending permission requests)."""
+
+    method: str
+    cancel: str
+    received: bool
+    result: Mapping[str, Any]
+    spec: str
+    """The rule's source, quoted."""
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    """One side of the protocol as data: the methods it handles and the one it talks to."""
+
+    name: str
+    peer: str
+    requests: tuple[Method, ...]
+    notifications: tuple[Method, ...]
+    turn_rule: TurnRule | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorCode:
+    code: int
+    name: str
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class Edition:
+    """One schema file: protocol `v1`/`v2`, stable or unstable, lowered."""
+
+    protocol: str
+    channel: Stability
+    source: str
+    sha256: str
+    definitions: tuple[Definition, ...]
+    methods: tuple[Method, ...]
+    roles: tuple[Role, ...]
+    error_codes: tuple[ErrorCode, ...]
+    def_names: frozenset[str] = field(default_factory=frozenset)
+    """The schema's own `$defs` names (every other definition was named by a rule)."""
+
+    @property
+    def protocol_version(self) -> int:
+        """The `protocolVersion` number this edition speaks (`v2` → 2)."""
+        return int(self.protocol.removeprefix("v"))
+
+    @property
+    def key(self) -> str:
+        """`v1`, `v1/unstable`, …: where the edition lives in a target's output."""
+        return self.protocol + ("" if self.channel is Stability.STABLE else "/unstable")
+
+    def definition(self, name: str) -> Definition:
+        for definition in self.definitions:
+            if definition.name == name:
+                return definition
+        raise KeyError(name)
+
+    def requests(self) -> tuple[Method, ...]:
+        return tuple(m for m in self.methods if m.kind is MethodKind.REQUEST)
+
+    def notifications(self) -> tuple[Method, ...]:
+        return tuple(m for m in self.methods if m.kind is MethodKind.NOTIFICATION)
+
+    def role(self, name: str) -> Role:
+        return next(r for r in self.roles if r.name == name)
+
+
+@dataclass(frozen=True, slots=True)
+class Specification:
+    """The IR root: every pinned edition of one upstream release (`origin`)."""
+
+    origin: str
+    """The upstream package and version the schemas come from (`@agentclientprotocol/sdk@2.4.0`)."""
+    version: str
+    """The upstream release's version alone (`2.4.0`)."""
+    editions: tuple[Edition, ...]
+
+    def edition(self, protocol: str, channel: Stability) -> Edition | None:
+        return next(
+            (e for e in self.editions if e.protocol == protocol and e.channel is channel), None
+        )
+
+    @property
+    def protocols(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(e.protocol for e in self.editions))

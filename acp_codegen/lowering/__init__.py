@@ -1,0 +1,63 @@
+"""Lowering: a validated JSON Schema document → one typed IR `Edition` (see `acp_codegen.ir`).
+
+The only code that reads JSON Schema after validation. Every `$defs` entry is lowered
+(`definitions`), inline objects and unions get definitions named by rule (`naming`), then the
+protocol surface is read (`surface`). Problems are collected over the whole document and raised
+together as `SchemaProblems`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from acp_codegen.ir import Edition, Stability
+from acp_codegen.lowering.context import Lowering, def_pointer
+from acp_codegen.lowering.definitions import lower_definition
+from acp_codegen.lowering.naming import OVERRIDES, Overrides
+from acp_codegen.lowering.nodes import JsonObject
+from acp_codegen.lowering.surface import lower_error_codes, lower_methods, lower_roles
+from acp_codegen.problems import SchemaProblems
+
+
+def lower_edition(
+    doc: JsonObject,
+    *,
+    protocol: str,
+    channel: Stability,
+    source: str,
+    sha256: str,
+    stable: Edition | None = None,
+    overrides: Overrides = OVERRIDES,
+) -> Edition:
+    """Lower one validated document. With `stable` (the stable edition of the same protocol),
+    what only this edition has is marked `UNSTABLE`; without it everything gets `channel`."""
+    defs: JsonObject = doc["$defs"]
+    stability_of = _stability_rule(channel, stable)
+    ctx = Lowering(defs=defs, source=source, stability_of=stability_of, overrides=overrides)
+    for name in defs:
+        ctx.claim(name, def_pointer(name))
+    for name, node in defs.items():
+        lower_definition(ctx, name, node, def_pointer(name))
+    if ctx.problems:
+        raise SchemaProblems(ctx.problems)
+    methods = lower_methods(defs, stability_of)
+    return Edition(
+        protocol=protocol,
+        channel=channel,
+        source=source,
+        sha256=sha256,
+        definitions=tuple(sorted(ctx.definitions.values(), key=lambda d: d.name)),
+        methods=methods,
+        roles=lower_roles(doc, methods),
+        error_codes=lower_error_codes(ctx.definitions),
+        def_names=frozenset(defs),
+    )
+
+
+def _stability_rule(channel: Stability, stable: Edition | None) -> Callable[[str], Stability]:
+    if stable is None:
+        return lambda name: channel
+    known = (
+        stable.def_names | {d.name for d in stable.definitions} | {m.name for m in stable.methods}
+    )
+    return lambda name: Stability.STABLE if name in known else Stability.UNSTABLE

@@ -1,0 +1,198 @@
+"""The generation pipeline: lock → load → validate → lower (IR) → targets → swap into `generated/`.
+
+Targets render into a staging folder beside `generated/`, which replaces it only when every target
+succeeded: a failed run leaves `generated/` as it was. `generated/.fingerprint.json` records a hash
+of the inputs (schemas, lock, generator, templates, tool versions) and of the output tree, so a run
+with nothing changed returns at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from acp_codegen.ir import Edition, Specification, Stability
+from acp_codegen.loader import load_schema
+from acp_codegen.lowering import lower_edition
+from acp_codegen.problems import GenerationError, SchemaProblem, SchemaProblems
+from acp_codegen.resources import DATA_ROOT, PACKAGE_DIR, TEMPLATES
+from acp_codegen.schema_lock import read_lock, verify_lock
+from acp_codegen.targets import TARGETS, Options, load_target
+from acp_codegen.validation import validate_schema
+
+ROOT = DATA_ROOT
+"""The default project root: `schema/` (and, in a source checkout, `generated/`)."""
+FINGERPRINT = ".fingerprint.json"
+# Tools whose version shapes the output: a change of any of them is a change of input.
+OUTPUT_SHAPING_TOOLS = ("black", "jinja2")
+
+
+def load_specification(root: Path = ROOT) -> Specification:
+    """Verify the lock, then load, validate and lower every pinned edition; every problem of
+    every edition and stage is reported at once (`SchemaProblems`)."""
+    lock = read_lock(root)
+    verify_lock(root, lock)
+    paths = [root / locked.path for locked in lock.files]
+    # The metaschema check dominates; the documents are checked in parallel.
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(_load_and_validate, paths))
+    problems = [problem for _, found in results for problem in found]
+    editions: list[Edition] = []
+    stable: dict[str, Edition] = {}
+    ordered = sorted(
+        zip(lock.files, results, strict=True),
+        key=lambda item: (item[0].protocol, item[0].stability is Stability.UNSTABLE),
+    )
+    for locked, (doc, found) in ordered:
+        if found:
+            continue
+        try:
+            edition = lower_edition(
+                doc,
+                protocol=locked.protocol,
+                channel=locked.stability,
+                source=Path(locked.path).name,
+                sha256=locked.sha256,
+                stable=stable.get(locked.protocol),
+            )
+        except SchemaProblems as exc:
+            problems += exc.problems
+            continue
+        if edition.channel is Stability.STABLE:
+            stable[edition.protocol] = edition
+        editions.append(edition)
+    if problems:
+        raise SchemaProblems(problems)
+    return Specification(lock.origin, lock.version, tuple(editions))
+
+
+def _load_and_validate(path: Path) -> tuple[dict[str, Any], list[SchemaProblem]]:
+    try:
+        doc = load_schema(path)
+    except SchemaProblems as exc:
+        return {}, exc.problems
+    return doc, validate_schema(doc, path.name)
+
+
+def render(spec: Specification, out_root: Path, targets: tuple[str, ...] = TARGETS) -> None:
+    """Render every target into `out_root/<target>` (an empty or missing folder)."""
+    for target in targets:
+        target_dir = out_root / target
+        target_dir.mkdir(parents=True, exist_ok=True)
+        load_target(target)(spec, target_dir, Options())
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    changed: bool
+    out_root: Path
+
+
+def generate(root: Path = ROOT, out_root: Path | None = None, *, force: bool = False) -> Outcome:
+    """Regenerate `out_root` (default root/generated) unless its fingerprint says it is current."""
+    out_root = out_root or root / "generated"
+    inputs = input_fingerprint(root)
+    if not force and _recorded_fingerprint(out_root) == {
+        "inputs": inputs,
+        "outputs": tree_hash(out_root),
+    }:
+        return Outcome(False, out_root)
+    spec = load_specification(root)
+    out_root.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out_root.parent, prefix=".generated-staging-"))
+    try:
+        render(spec, staging)
+        fingerprint = {"inputs": inputs, "outputs": tree_hash(staging)}
+        (staging / FINGERPRINT).write_text(json.dumps(fingerprint, indent=2) + "\n")
+        _swap(staging, out_root)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return Outcome(True, out_root)
+
+
+def generate_package(
+    root: Path, out: Path, package: str, command: str, target: str = "python"
+) -> Path:
+    """Write `target`'s package under the import name `package` into `out` (vendoring: `out` is
+    the folder its top-level package sits in). Only the package's own folder is replaced, and
+    only when rendering succeeded. Returns that folder."""
+    destination = out.joinpath(*package_parts(package))
+    spec = load_specification(root)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=destination.parent, prefix=".acp-codegen-staging-"))
+    try:
+        load_target(target)(spec, staging, Options(package=package, command=command))
+        _swap(staging.joinpath(*package_parts(package)), destination)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return destination
+
+
+def package_parts(package: str) -> list[str]:
+    """The folders of a dotted import name; a `GenerationError` when it is not one."""
+    parts = package.split(".")
+    if not all(part.isidentifier() for part in parts):
+        raise GenerationError(f"--package {package!r} is not a dotted Python import name")
+    return parts
+
+
+def input_fingerprint(root: Path) -> str:
+    digest = hashlib.sha256()
+    files = [root / "schema" / "lock.json"] + [root / f.path for f in read_lock(root).files]
+    _hash_files(digest, root, files)
+    sources = sorted(PACKAGE_DIR.rglob("*.py")) + sorted(
+        p for p in TEMPLATES.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    )
+    _hash_files(digest, PACKAGE_DIR.parent, sources)
+    for tool in OUTPUT_SHAPING_TOOLS:
+        digest.update(f"{tool}=={metadata.version(tool)}\0".encode())
+    return digest.hexdigest()
+
+
+def output_files(out_root: Path) -> list[Path]:
+    """The files of a generated tree, sorted, without caches and the fingerprint itself."""
+    if not out_root.is_dir():
+        return []
+    return sorted(
+        p
+        for p in out_root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.name != FINGERPRINT
+    )
+
+
+def tree_hash(out_root: Path) -> str:
+    digest = hashlib.sha256()
+    _hash_files(digest, out_root, output_files(out_root))
+    return digest.hexdigest()
+
+
+def _hash_files(digest: hashlib._Hash, base: Path, files: list[Path]) -> None:
+    """Feed each file's path (relative to `base`) and bytes into `digest`, in the given order."""
+    for path in files:
+        digest.update(
+            path.relative_to(base).as_posix().encode() + b"\0" + path.read_bytes() + b"\0"
+        )
+
+
+def _recorded_fingerprint(out_root: Path) -> dict[str, str] | None:
+    try:
+        recorded = json.loads((out_root / FINGERPRINT).read_text())
+    except (OSError, ValueError):
+        return None
+    return recorded if isinstance(recorded, dict) else None
+
+
+def _swap(staging: Path, out_root: Path) -> None:
+    backup = out_root.with_name(out_root.name + ".previous")
+    shutil.rmtree(backup, ignore_errors=True)
+    if out_root.exists():
+        out_root.rename(backup)
+    staging.rename(out_root)
+    shutil.rmtree(backup, ignore_errors=True)

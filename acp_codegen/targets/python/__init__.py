@@ -1,0 +1,205 @@
+"""Python target: the package `acp_protocol` of pydantic v2 models, a typed layer and its runtime.
+
+Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from the IR only:
+  pyproject.toml                         the distribution `acp-protocol-sdk` (not with --package)
+  acp_protocol/__init__.py, py.typed     (under `options.package`'s path with --package)
+  acp_protocol/runtime/…                 hand-written, copied from templates/python/runtime/
+  acp_protocol/<v>/{__init__,models,methods,peers,agent,client}.py   each stable edition (v1, v2)
+  acp_protocol/<v>/unstable/…                                        each unstable edition
+
+One template per output-file kind (templates/python/*.jinja). The models modules are written in
+their final layout by their template; black formats the smaller modules.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from acp_codegen import __version__, ir, resources, templating
+from acp_codegen.targets import Options
+from acp_codegen.targets.python.format import format_source
+from acp_codegen.targets.python.models import models_view
+from acp_codegen.targets.python.roles import method_handler_names, role_views
+from acp_codegen.targets.python.types import JINJA_TESTS, PRIMITIVES, attribute_name
+
+PACKAGE = "acp_protocol"
+"""The import name of the package written as a distribution (without `--package`)."""
+DISTRIBUTION = "acp-protocol-sdk"
+"""Its distribution name: free on PyPI (`acp-protocol` is another project's)."""
+PYDANTIC = ">=2.10,<3"
+"""The pydantic versions the generated package supports: 2.7-2.9 fail on the first request
+(`SchemaError: definition ... was never filled`); the lowest is tested by `make test-matrix`."""
+TEMPLATES = resources.TEMPLATES / "python"
+RUNTIME_SOURCES = TEMPLATES / "runtime"
+# (role, method) → the base-class method answers it from a runtime helper when the user sets one
+# (`Agent.session_store`, `Client.file_service`); see templates/python/role.py.jinja.
+PROVIDED_METHODS = frozenset(
+    {("agent", "session/list"), ("client", "fs/read_text_file"), ("client", "fs/write_text_file")}
+)
+
+
+def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
+    """Write the Python package for `spec` into `out_dir` (which the caller has made empty): as
+    the distribution `DISTRIBUTION` (pyproject.toml + `acp_protocol/`), or, with
+    `options.package`, only the package, under that import name."""
+    env = template_environment()
+    header = env.get_template("header.py.jinja").render(origin=spec.origin, command=options.command)
+    package = options.package or PACKAGE
+    package_dir = out_dir.joinpath(*package.split("."))
+    editions = [(e, package_dir / e.key, _runtime_import(e)) for e in spec.editions]
+    models = [render_models(e, header, r) for e, _, r in editions]
+
+    if options.package is None:
+        _write_text(
+            out_dir / "pyproject.toml",
+            env.get_template("pyproject.toml.jinja").render(
+                header=header,
+                name=DISTRIBUTION,
+                version=distribution_version(spec),
+                origin=spec.origin,
+                package=PACKAGE,
+                pydantic=PYDANTIC,
+            ),
+        )
+    _write(
+        package_dir / "__init__.py",
+        env.get_template("package_init.py.jinja"),
+        header=header,
+        package=package,
+        spec=spec,
+        generator_version=__version__,
+    )
+    (package_dir / "py.typed").write_text("")
+    for source in sorted(RUNTIME_SOURCES.glob("*.py")):
+        copy_header = env.get_template("runtime_copy_header.py.jinja").render(
+            file_name=source.name, command=options.command
+        )
+        _write_text(package_dir / "runtime" / source.name, copy_header + "\n" + source.read_text())
+
+    for protocol in spec.protocols:
+        if spec.edition(protocol, ir.Stability.STABLE) is None:
+            # Only an unstable edition is pinned (schemas before 2.0): the protocol's package
+            # holds just `unstable`.
+            _write(
+                package_dir / protocol / "__init__.py",
+                env.get_template("edition_init.py.jinja"),
+                header=header,
+                protocol=protocol,
+                edition=None,
+                has_unstable=True,
+                submodules=["unstable"],
+            )
+    for (edition, directory, runtime_import), models_text in zip(editions, models, strict=True):
+        has_unstable = (
+            edition.channel is ir.Stability.STABLE
+            and spec.edition(edition.protocol, ir.Stability.UNSTABLE) is not None
+        )
+        roles = role_views(edition)
+        submodules = sorted(["methods", "models", "peers", *(role.name for role in roles)])
+        submodules += ["unstable"] if has_unstable else []
+        context = {
+            "header": header,
+            "protocol": edition.protocol,
+            "edition": edition,
+            "runtime_import": runtime_import,
+            "roles": roles,
+            "handler_names": method_handler_names(edition),
+            "provided_methods": PROVIDED_METHODS,
+        }
+        init = env.get_template("edition_init.py.jinja")
+        _write(
+            directory / "__init__.py",
+            init,
+            has_unstable=has_unstable,
+            submodules=submodules,
+            **context,
+        )
+        _write_text(directory / "models.py", models_text, formatted=True)
+        _write(directory / "methods.py", env.get_template("methods.py.jinja"), **context)
+        _write(directory / "peers.py", env.get_template("peers.py.jinja"), **context)
+        for role in roles:
+            _write(
+                directory / f"{role.name}.py",
+                env.get_template("role.py.jinja"),
+                role=role,
+                **context,
+            )
+
+
+def template_environment() -> jinja2.Environment:
+    env = templating.template_environment(TEMPLATES)
+    env.filters["pyrepr"] = _pyrepr
+    env.filters["docstring"] = _docstring
+    env.filters["attribute_name"] = attribute_name
+    env.filters["constant_name"] = _constant_name
+    env.tests.update(JINJA_TESTS)
+    env.globals["primitives"] = PRIMITIVES
+    return env
+
+
+def render_models(edition: ir.Edition, header: str, runtime_import: str) -> str:
+    """The models module of one edition, laid out by its template (no formatter pass)."""
+    template = template_environment().get_template("models.py.jinja")
+    return template.render(
+        header=header,
+        edition=edition,
+        view=models_view(edition),
+        runtime_import=runtime_import,
+    )
+
+
+def distribution_version(spec: ir.Specification) -> str:
+    """The schema release, then the generator's version as a local label: `2.4.0+codegen.0.2.0`.
+    `pip install "acp-protocol-sdk==2.4.0"` matches any generator version of that schema."""
+    return f"{spec.version}+codegen.{__version__}"
+
+
+def _runtime_import(edition: ir.Edition) -> str:
+    """The relative import of `acp_protocol.runtime` from the edition's package."""
+    return "." * (1 + edition.key.count("/") + 1) + "runtime"
+
+
+def _constant_name(method: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in method).strip("_").upper()
+
+
+def _pyrepr(value: object) -> str:
+    """A JSON value as Python source: strings double-quoted (a JSON string literal is a valid
+    Python one), mappings as dicts, lists as lists."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_pyrepr(k)}: {_pyrepr(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_pyrepr(v) for v in value) + "]"
+    return repr(value)
+
+
+def _docstring(text: str, indent: int) -> str:
+    """A schema description as a docstring literal whose lines after the first are indented by
+    `indent` spaces; backslashes and triple quotes are escaped."""
+    text = text.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    if text.endswith('"'):
+        text = text[:-1] + '\\"'  # a closing quote would merge with the docstring's
+    lines = text.splitlines() or ["(The schema gives no description.)"]
+    if len(lines) == 1:
+        return '"""' + lines[0] + '"""'
+    pad = " " * indent
+    rest = [pad + line if line.strip() else "" for line in lines[1:]]
+    return '"""' + "\n".join([lines[0], *rest, pad + '"""'])
+
+
+def _write(path: Path, template: jinja2.Template, **context: Any) -> None:
+    _write_text(path, template.render(**context))
+
+
+def _write_text(path: Path, text: str, *, formatted: bool = False) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".py" and not formatted:
+        text = format_source(text)
+    path.write_text(text)

@@ -1,0 +1,104 @@
+"""The IR's roles as the Python typed layer names them: classes, handler methods, peers.
+
+Roles are data in the IR (`ir.Role`: the methods a side handles, its turn rule). This module only
+names them for Python. One rule names handlers: non-alphanumeric runs of the method name become
+`_`, outer `_` dropped (`session/prompt` → `session_prompt`, `$/cancel_request` →
+`cancel_request`); where an edition has a request and a notification of one name (`mcp/message`
+with `x-side: both` in 1.5.x schemas, the unstable `proxy/successor`), the notification's handler
+gets `_notification`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from acp_codegen import ir
+from acp_codegen.problems import GenerationError
+
+RESERVED_HANDLERS = frozenset({"extension_request", "extension_notification"})
+
+
+def handler_name(method: str) -> str:
+    return re.sub(r"[^0-9A-Za-z]+", "_", method).strip("_")
+
+
+@dataclass(frozen=True, slots=True)
+class HandlerView:
+    method: ir.Method
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoleView:
+    """One side: its handler class, its context, its connection and its typed peer."""
+
+    role: ir.Role
+    requests: tuple[HandlerView, ...]
+    notifications: tuple[HandlerView, ...]
+
+    @property
+    def name(self) -> str:
+        return self.role.name
+
+    @property
+    def peer_name(self) -> str:
+        return self.role.peer
+
+    @property
+    def turn_rule(self) -> ir.TurnRule | None:
+        return self.role.turn_rule
+
+    @property
+    def class_name(self) -> str:
+        return self.name.capitalize()
+
+    @property
+    def peer_class(self) -> str:
+        """The typed handle on this role, used by the other side (`ClientPeer`)."""
+        return self.class_name + "Peer"
+
+    @property
+    def other_peer_class(self) -> str:
+        return self.peer_name.capitalize() + "Peer"
+
+    @property
+    def context_class(self) -> str:
+        return self.class_name + "Context"
+
+    @property
+    def connection_class(self) -> str:
+        return self.class_name + "Connection"
+
+
+def method_handler_names(edition: ir.Edition) -> dict[tuple[str, ir.MethodKind], str]:
+    """The Python handler name of every method of the edition, by (name, kind)."""
+    requests = {m.name for m in edition.requests()}
+    return {
+        m.key: handler_name(m.name)
+        + ("_notification" if m.kind is ir.MethodKind.NOTIFICATION and m.name in requests else "")
+        for m in edition.methods
+    }
+
+
+def role_views(edition: ir.Edition) -> tuple[RoleView, ...]:
+    """The edition's roles named for Python; fails when two handlers would share a name."""
+    names = method_handler_names(edition)
+    return tuple(_view(role, names, edition.source) for role in edition.roles)
+
+
+def _view(role: ir.Role, names: dict[tuple[str, ir.MethodKind], str], source: str) -> RoleView:
+    requests = tuple(HandlerView(m, names[m.key]) for m in role.requests)
+    notifications = tuple(HandlerView(m, names[m.key]) for m in role.notifications)
+    seen: dict[str, str] = {}
+    for handler in (*requests, *notifications):
+        clash = seen.get(handler.name) or (
+            handler.name if handler.name in RESERVED_HANDLERS else None
+        )
+        if clash is not None:
+            raise GenerationError(
+                f"{source}: {role.name} methods {clash!r} and {handler.method.name!r} both map "
+                f"to the Python name {handler.name!r}"
+            )
+        seen[handler.name] = handler.method.name
+    return RoleView(role, requests, notifications)

@@ -1,0 +1,56 @@
+"""`acp-codegen scaffold agent|client [--unstable] --out FILE`: a runnable starter implementation.
+
+The starter subclasses the generated base class of the role (`acp_protocol.v1.agent.Agent`, …)
+with every handler's real signature and schema docstring; a few bodies show the patterns (checking
+for cancellation, streaming `session/update`, a nested request), the rest call `super()`, which
+answers `-32601`. It is the user's file: written once, never regenerated, never overwritten
+unless `force`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from acp_codegen.ir import Specification, Stability
+from acp_codegen.problems import GenerationError
+from acp_codegen.targets.python import PACKAGE, template_environment
+from acp_codegen.targets.python.format import format_source
+from acp_codegen.targets.python.roles import role_views
+
+
+def render_scaffold(
+    spec: Specification, role_name: str, *, unstable: bool, protocol: str = "v1"
+) -> str:
+    """The starter module for `role_name` ("agent" or "client"), formatted."""
+    channel = Stability.UNSTABLE if unstable else Stability.STABLE
+    edition = spec.edition(protocol, channel)
+    if edition is None:
+        raise GenerationError(
+            f"{spec.origin} pins no {channel.value} {protocol} schema to scaffold from"
+        )
+    roles = {role.name: role for role in role_views(edition)}
+    if role_name not in roles:
+        raise GenerationError(f"unknown role {role_name!r}; choose one of {sorted(roles)}")
+    package = ".".join([PACKAGE, *edition.key.split("/")])
+    command = " ".join(["acp-codegen scaffold", role_name, *(["--unstable"] if unstable else [])])
+    template = template_environment().get_template("scaffold.py.jinja")
+    source = template.render(
+        role=roles[role_name],
+        package=package,
+        command=command,
+        protocol_version=edition.protocol_version,
+        runtime_package=f"{PACKAGE}.runtime",
+    )
+    return format_source(source)
+
+
+def write_scaffold(source: str, out: Path, *, force: bool) -> None:
+    """Write `source` to `out` atomically; an existing file is kept unless `force`."""
+    if out.exists() and not force:
+        raise GenerationError(f"{out} exists; pass --force to overwrite it")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=out.parent, delete=False, suffix=".tmp") as file:
+        file.write(source)
+    os.replace(file.name, out)
