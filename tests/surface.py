@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import sys
 from functools import cache
 from pathlib import Path
@@ -85,14 +86,17 @@ def missing_surface() -> str | None:
                 missing.append(f"{module_name}.{attribute}")
     if not missing:
         return None
-    from acp_codegen.schema_lock import read_lock
-
     names = sorted(set(missing))
     shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
     return (
         f"written against the ACP v1 surface of the 2.x releases; the pinned "
-        f"{read_lock(ROOT).origin} lacks {shown}"
+        f"{_pinned_origin()} lacks {shown}"
     )
+
+
+def _pinned_origin() -> str:
+    lock = json.loads((ROOT / "schema" / "lock.json").read_text())
+    return f"{lock['package']}@{lock['version']}"
 
 
 def typecheck_paths() -> list[str]:

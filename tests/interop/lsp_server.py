@@ -1,6 +1,6 @@
 """Our runtime as an LSP server on stdio (LSP dialect, Content-Length framing): `initialize`,
-`acp/slow` (waits until cancelled), `shutdown` and `exit`. Run by tests/test_interop_lsp.py under
-a pygls client."""
+`acp/slow` (waits until cancelled), `shutdown` and `exit`. Run by
+tests/interop/test_interop_lsp.py under a pygls client."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A pygls 2.x language server (a real LSP peer): `acp/echo` answers at once, `acp/slow` waits
-until cancelled. Run by tests/test_interop_lsp.py over stdio (Content-Length framing)."""
+until cancelled. Run by tests/interop/test_interop_lsp.py over stdio (Content-Length framing)."""
 
 from __future__ import annotations
 

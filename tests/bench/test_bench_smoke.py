@@ -1,0 +1,61 @@
+"""A tiny run of `make bench`: it must run end to end and write the report, the chart and the
+results (no thresholds; speed is measured by `make bench` as ratios, never asserted in tests).
+
+The official SDK comes from this environment (the dev extra pins the same 0.12.1 that
+`make bench` installs into .venv-official), so the test needs no second environment.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "run.py"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None:
+    command = [
+        sys.executable,
+        str(BENCH),
+        "--smoke",
+        "--official-python",
+        sys.executable,
+        "--out-dir",
+        str(tmp_path),
+    ]
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+
+    results = json.loads((tmp_path / "results.json").read_text())
+    for kind in ("notify", "rt1", "rt64"):
+        for name in ("ours", "official", "floor"):
+            assert results["throughput"][kind][name]["median"] > 0
+    assert results["latency"]["ours"]["cancel_p99_ms"] > 0
+    assert results["latency"]["official"]["cancel_p50_ms"] is None  # unsupported
+    assert set(results["memory"]) == {"ours", "official", "floor"}
+    assert results["imports"]["official_acp"]["cost"] is not None
+    assert results["generation"]["noop"]["median"] > 0
+    goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
+    assert len(goals) == 8
+    assert results["robustness"]["flood"]["peak_rss_mb"] > 0
+    assert results["robustness"]["long_lines"]["40mb"] > 0
+
+    report = (tmp_path / "benchmarks.md").read_text()
+    assert "![ours vs official vs floor, per workload](benchmarks.png)" in report
+    assert "| (d) cancel → holding the -32800 answer, p50 / p99 |" in report
+    assert report.count("| met |") + report.count("| **not met** |") == 8
+    assert (tmp_path / "benchmarks.png").read_bytes().startswith(PNG_SIGNATURE)
+    summary = completed.stdout.splitlines()
+    assert [line.split()[0] for line in summary] == [
+        "notify",
+        "rt1",
+        "rt64",
+        "cancel",
+        "cancel",
+        "import",
+        "lines",
+        "flood",
+    ]

@@ -1,0 +1,54 @@
+"""Running the real peers of the interop tests: the official TypeScript SDK (node) and the official
+Python SDK, each as a stdio subprocess. `make test` installs both (`npm ci`, the dev extra)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+INTEROP = Path(__file__).resolve().parent
+NODE_PEERS = INTEROP / "node"
+OUR_AGENT = (sys.executable, str(INTEROP / "our_agent.py"))
+PEER_TIMEOUT = 30.0
+
+
+def node() -> str:
+    """The node binary, with the pinned SDK installed; fails (never skips) if either is missing."""
+    program = shutil.which("node")
+    if program is None:
+        pytest.fail("node is not on PATH; the interop tests need node 20+")
+    if not (NODE_PEERS / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
+        pytest.fail(
+            f"the TypeScript SDK is not installed: run `make test` (npm ci in {NODE_PEERS})"
+        )
+    return program
+
+
+async def run_json_peer(*command: str) -> dict[str, Any]:
+    """Run a peer program that prints one JSON report on stdout; fail on a non-zero exit."""
+    process = await asyncio.create_subprocess_exec(
+        *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(), PEER_TIMEOUT)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        pytest.fail(f"{command[:2]} did not finish within {PEER_TIMEOUT} s")
+    if process.returncode != 0:
+        pytest.fail(f"{command} exited {process.returncode}:\n{stderr.decode(errors='replace')}")
+    report: dict[str, Any] = json.loads(stdout.decode().strip().splitlines()[-1])
+    return report
+
+
+def read_events(path: Path) -> list[dict[str, Any]]:
+    """The JSON-lines event log a peer wrote ($ACP_INTEROP_EVENTS)."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line]

@@ -1,0 +1,182 @@
+"""End to end against the official TypeScript SDK (@agentclientprotocol/sdk 2.4.0, run with node).
+
+Both directions over real stdio subprocesses:
+- their client (tests/interop/node/ts_client.mjs) ↔ our agent (tests/interop/our_agent.py);
+- our generated client ↔ their agent (tests/interop/node/ts_agent.mjs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp_protocol.runtime import CancelSignal, RequestCancelled
+from acp_protocol.v1 import models
+from acp_protocol.v1.client import Client, ClientConnection, ClientContext, spawn_agent
+
+from tests.interop.support import NODE_PEERS, OUR_AGENT, node, read_events, run_json_peer
+from tests.runtime.support import eventually
+
+
+async def ts_client(scenario: str) -> dict[str, Any]:
+    """Run the TypeScript client's `scenario` against our agent; its JSON report."""
+    return await run_json_peer(node(), str(NODE_PEERS / "ts_client.mjs"), scenario, *OUR_AGENT)
+
+
+def chunks(updates: list[dict[str, Any]]) -> list[str]:
+    return [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
+
+
+# -- their client, our agent -------------------------------------------------------------------
+
+
+async def test_ts_client_prompts_our_agent_and_receives_the_streamed_updates() -> None:
+    """initialize → session/new → session/prompt, three chunks streamed before the answer."""
+    report = await ts_client("prompt")
+    assert report["initialize"]["protocolVersion"] == 1
+    assert report["initialize"]["agentInfo"]["name"] == "acp-codegen-interop-agent"
+    assert report["response"] == {"stopReason": "end_turn"}
+    assert chunks(report["updates"]) == ["one ", "two ", "three"]
+
+
+async def test_ts_client_cancel_request_on_a_slow_prompt_gets_request_cancelled() -> None:
+    """The TS client aborts its request: `$/cancel_request` → our agent answers -32800 with the
+    request id in `data`, the TS SDK's own shape."""
+    report = await ts_client("cancel_request")
+    error = report["prompt"]["error"]
+    assert error["code"] == -32800
+    assert error["data"]["requestId"] == 2  # initialize 0, session/new 1, session/prompt 2
+    assert chunks(report["updates"]) == ["working"]
+
+
+async def test_ts_client_session_cancel_mid_prompt_gets_stop_reason_cancelled() -> None:
+    """prompt-turn.mdx: the Agent "MUST respond to the original `session/prompt` request with the
+    `cancelled` stop reason" (a result, not an error)."""
+    report = await ts_client("session_cancel")
+    assert report["prompt"] == {"result": {"stopReason": "cancelled"}}
+
+
+async def test_ts_client_cancelling_a_prompt_sees_the_cascaded_cancel_for_the_nested_read() -> None:
+    """Our agent waits on `fs/read_text_file` when the TS client cancels the prompt: the TS client
+    receives `$/cancel_request` for that nested request (its handler's signal aborts), and the
+    prompt is answered -32800."""
+    report = await ts_client("cascade")
+    [nested_id] = report["fsRequests"]
+    assert report["cancelRequests"] == [nested_id]
+    assert report["fsAborted"] == [nested_id]
+    assert report["prompt"]["error"]["code"] == -32800
+
+
+async def test_ts_client_receives_session_info_updates_intact() -> None:
+    """A title with `_meta`, a cleared title (`null`) and a cleared `_meta`: absent, null and a
+    value stay three different things through the TS SDK's parser."""
+    report = await ts_client("session_info")
+    info = [u for u in report["updates"] if u["sessionUpdate"] == "session_info_update"]
+    assert info == [
+        {
+            "sessionUpdate": "session_info_update",
+            "title": "Interop title",
+            "_meta": {"trace": {"step": 1, "tags": ["a", "b"]}},
+        },
+        {"sessionUpdate": "session_info_update", "title": None},
+        {
+            "sessionUpdate": "session_info_update",
+            "updatedAt": "2026-11-21T12:00:00Z",
+            "_meta": None,
+        },
+    ]
+
+
+# -- our client, their agent -------------------------------------------------------------------
+
+
+class RecordingClient(Client):
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+
+    async def session_update(self, params: models.SessionNotification, ctx: ClientContext) -> None:
+        update = params.update
+        if isinstance(update, models.SessionUpdateAgentMessageChunk) and isinstance(
+            update.content, models.ContentBlockText
+        ):
+            self.chunks.append(update.content.text)
+
+
+@asynccontextmanager
+async def ts_agent(
+    client: Client, events: Path
+) -> AsyncIterator[tuple[ClientConnection, models.NewSessionResponse]]:
+    """Our client connected to the TypeScript agent, initialized, with one session."""
+    environment = {**os.environ, "ACP_INTEROP_EVENTS": str(events)}
+    program = str(NODE_PEERS / "ts_agent.mjs")
+    async with spawn_agent(client, node(), program, env=environment) as connection:
+        init = await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
+        assert init.protocol_version == 1
+        new = models.NewSessionRequest(cwd=str(NODE_PEERS), mcp_servers=[])
+        yield connection, await connection.agent.session_new(new)
+
+
+def prompt(session: models.NewSessionResponse, text: str) -> models.PromptRequest:
+    content = [models.ContentBlockText(type="text", text=text)]
+    return models.PromptRequest(session_id=session.session_id, prompt=content)
+
+
+async def test_our_client_prompts_the_ts_agent_and_receives_the_streamed_updates(
+    tmp_path: Path,
+) -> None:
+    client = RecordingClient()
+    async with ts_agent(client, tmp_path / "events") as (connection, session):
+        response = await connection.agent.session_prompt(prompt(session, "stream"))
+    assert response.stop_reason == "end_turn"
+    assert client.chunks == ["one ", "two ", "three"]
+
+
+async def test_our_cancelled_caller_sends_cancel_request_to_the_ts_agent(tmp_path: Path) -> None:
+    """Ambient cancellation: cancelling the awaiting asyncio task sends `$/cancel_request` for the
+    prompt; the TS agent's request signal aborts."""
+    client = RecordingClient()
+    events = tmp_path / "events"
+    async with ts_agent(client, events) as (connection, session):
+        call = asyncio.create_task(connection.agent.session_prompt(prompt(session, "slow")))
+        await eventually(lambda: client.chunks, timeout=10)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await eventually(lambda: len(read_events(events)) >= 2, timeout=10)
+    seen = read_events(events)
+    cancelled = [e for e in seen if e["event"] == "prompt_cancelled"]
+    prompt_id = 3  # our ids count from 1: initialize 1, session/new 2, session/prompt 3
+    assert cancelled == [{"event": "prompt_cancelled", "by": "request", "requestId": prompt_id}]
+    assert {"event": "cancel_request", "requestId": prompt_id} in seen
+
+
+async def test_our_graceful_cancel_gets_the_ts_agents_request_cancelled(tmp_path: Path) -> None:
+    """Graceful: with `cancel=CancelSignal()` we wait for the peer's answer, the TS SDK's -32800."""
+    client = RecordingClient()
+    async with ts_agent(client, tmp_path / "events") as (connection, session):
+        signal = CancelSignal()
+        call = connection.agent.session_prompt(prompt(session, "slow"), cancel=signal)
+        task = asyncio.create_task(call)
+        await eventually(lambda: client.chunks, timeout=10)
+        signal.cancel()
+        with pytest.raises(RequestCancelled) as raised:
+            await task
+    assert raised.value.code == -32800
+    assert raised.value.data == {"requestId": 3}  # initialize 1, session/new 2, prompt 3
+
+
+async def test_our_session_cancel_ends_the_ts_agents_prompt_cancelled(tmp_path: Path) -> None:
+    client = RecordingClient()
+    async with ts_agent(client, tmp_path / "events") as (connection, session):
+        task = asyncio.create_task(connection.agent.session_prompt(prompt(session, "slow")))
+        await eventually(lambda: client.chunks, timeout=10)
+        await connection.agent.session_cancel(
+            models.CancelNotification(session_id=session.session_id)
+        )
+        response = await asyncio.wait_for(task, 10)
+    assert response.stop_reason == "cancelled"

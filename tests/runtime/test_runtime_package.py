@@ -1,0 +1,70 @@
+"""The runtime as vendored code: self-contained, and working without orjson."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import acp_protocol.runtime
+
+RUNTIME = Path(acp_protocol.runtime.__file__).parent
+ALLOWED_THIRD_PARTY = {"pydantic", "pydantic_core", "orjson"}
+
+
+def test_runtime_imports_only_the_standard_library_pydantic_and_optional_orjson() -> None:
+    """ "the vendored package stays self-contained: its only required dependency is pydantic,
+    with orjson used when installed"."""
+    for module in sorted(RUNTIME.glob("*.py")):
+        tree = ast.parse(module.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                roots = {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                roots = {(node.module or "").split(".")[0]}
+            else:
+                continue
+            foreign = {r for r in roots if r not in sys.stdlib_module_names}
+            assert foreign <= ALLOWED_THIRD_PARTY, f"{module.name} imports {foreign}"
+
+
+def test_runtime_copy_matches_its_hand_written_source() -> None:
+    source = Path(__file__).resolve().parents[2] / "templates" / "python" / "runtime"
+    for module in sorted(source.glob("*.py")):
+        assert (RUNTIME / module.name).read_text().endswith(module.read_text())
+
+
+def test_round_trip_without_orjson() -> None:
+    """The standard-library JSON path gives the same frames."""
+    script = textwrap.dedent("""
+        import sys
+        sys.modules["orjson"] = None  # as if it were not installed
+        import asyncio
+        from acp_protocol.runtime import Connection, MethodHandlers, memory_pair
+        from acp_protocol.runtime.json_codec import JSON_IMPLEMENTATION, decode, encode
+
+        async def echo(params, ctx):
+            return params
+
+        async def main():
+            a, b = memory_pair()
+            async with Connection(a) as left, Connection(b, MethodHandlers({"echo": echo})):
+                return await left.request("echo", {"text": "héllo", "n": [1, 2.5, None]})
+
+        assert JSON_IMPLEMENTATION == "json"
+        assert encode({"a": "é"}) == '{"a":"é"}'.encode()
+        print(asyncio.run(main()))
+        try:
+            decode(b"[1,")
+        except ValueError:
+            print("decode error is a ValueError")
+        """)
+    output = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    assert output.splitlines() == [
+        "{'text': 'héllo', 'n': [1, 2.5, None]}",
+        "decode error is a ValueError",
+    ]

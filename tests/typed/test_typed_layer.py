@@ -1,0 +1,433 @@
+"""The generated typed layer (`acp_protocol.v1.agent`, `.client`, `.peers`) on the wire.
+
+Each test serves a small subclass of a generated base class and talks to it as a raw JSON-RPC peer,
+so what is asserted is exactly what another implementation would receive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp_protocol.runtime import CancelSignal, CancelSource, InvalidResponse, memory_pair
+from acp_protocol.v1 import methods, models
+from acp_protocol.v1 import unstable as unstable_package
+from acp_protocol.v1.agent import Agent, AgentContext, connect_agent
+from acp_protocol.v1.client import Client, ClientContext, connect_client, spawn_agent
+from acp_protocol.v1.unstable import agent as unstable_agent
+
+from tests.runtime.support import FORKING_AGENT, RawPeer, eventually, running
+
+SESSION = "s-1"
+PROMPT = {"sessionId": SESSION, "prompt": [{"type": "text", "text": "hi"}]}
+
+
+@asynccontextmanager
+async def serving_agent(agent: Agent | unstable_agent.Agent) -> AsyncIterator[RawPeer]:
+    ours, theirs = memory_pair()
+    connect = connect_agent if isinstance(agent, Agent) else unstable_agent.connect_agent
+    async with connect(agent, ours):  # type: ignore[arg-type]
+        yield RawPeer(theirs)
+
+
+@asynccontextmanager
+async def serving_client(client: Client) -> AsyncIterator[tuple[RawPeer, Any]]:
+    ours, theirs = memory_pair()
+    async with connect_client(client, ours) as connection:
+        yield RawPeer(theirs), connection
+
+
+def text_chunk(text: str) -> models.SessionNotification:
+    content = models.ContentBlockText(type="text", text=text)
+    update = models.SessionUpdateAgentMessageChunk(
+        session_update="agent_message_chunk", content=content
+    )
+    return models.SessionNotification(session_id=SESSION, update=update)
+
+
+class NestedReadAgent(Agent):
+    """A prompt that streams one chunk, then waits on a nested `fs/read_text_file`."""
+
+    def __init__(self) -> None:
+        self.contexts: list[AgentContext] = []
+
+    async def session_prompt(
+        self, params: models.PromptRequest, ctx: AgentContext
+    ) -> models.PromptResponse:
+        self.contexts.append(ctx)
+        await ctx.client.session_update(text_chunk("working"))
+        read = models.ReadTextFileRequest(session_id=params.session_id, path="/held")
+        await ctx.client.fs_read_text_file(read)
+        return models.PromptResponse(stop_reason="end_turn")
+
+
+async def test_method_the_agent_does_not_implement_answers_method_not_found() -> None:
+    """ "A method the user did not implement answers -32601, never a silent success"."""
+    async with serving_agent(Agent()) as peer:
+        peer.request(1, "session/prompt", PROMPT)
+        answer = await peer.receive()
+    assert answer["error"]["code"] == -32601
+    assert answer["error"]["data"] == {"method": "session/prompt"}
+
+
+async def test_notification_the_agent_does_not_implement_is_ignored() -> None:
+    """Unknown notifications SHOULD be ignored (ACP `extensibility.mdx`): no answer, and the
+    connection keeps working."""
+    async with serving_agent(Agent()) as peer:
+        peer.notify("session/cancel", {"sessionId": SESSION})
+        peer.notify("_vendor/ping", {})
+        await peer.expect_silence()
+        peer.request(2, "initialize", {"protocolVersion": 1})
+        assert (await peer.receive())["error"]["code"] == -32601
+
+
+async def test_every_method_of_the_table_is_routed_for_its_side() -> None:
+    """Every `x-side: agent` request of the stable table reaches the agent's handler: with
+    `params: null` each one fails params validation (-32602), none answers -32601."""
+
+    class Everything(Agent):
+        pass
+
+    agent_requests = [m for m in methods.REQUESTS.values() if m.side == "agent"]
+    assert len(agent_requests) >= 10
+    for spec in agent_requests:
+
+        async def handler(self: Any, params: Any, ctx: Any) -> Any:
+            raise AssertionError("params validation must fail first")
+
+        setattr(Everything, spec.handler_name, handler)
+    async with serving_agent(Everything()) as peer:
+        for number, spec in enumerate(agent_requests):
+            peer.request(number, spec.name, None)
+        answers = await peer.receive_all(len(agent_requests))
+    assert {a["error"]["code"] for a in answers} == {-32602}
+
+
+async def test_invalid_params_answer_invalid_params_with_the_validation_details() -> None:
+    """Params are validated with the method's model: -32602 with pydantic's error list."""
+
+    class Prompting(Agent):
+        async def session_prompt(
+            self, params: models.PromptRequest, ctx: AgentContext
+        ) -> models.PromptResponse:
+            raise AssertionError("not reached")
+
+    async with serving_agent(Prompting()) as peer:
+        peer.request(1, "session/prompt", {"sessionId": 7})
+        answer = await peer.receive()
+    assert answer["error"]["code"] == -32602
+    locations = [error["loc"] for error in answer["error"]["data"]["errors"]]
+    assert ["sessionId"] in locations and ["prompt"] in locations
+
+
+async def test_meta_stays_in_params_meta_and_never_overwrites_a_field() -> None:
+    """Params stay one model: `_meta.cwd` must not replace the real `cwd` (it does in the
+    official Python SDK, which flattens `_meta` into keyword arguments)."""
+    seen: list[models.NewSessionRequest] = []
+
+    class Recording(Agent):
+        async def session_new(
+            self, params: models.NewSessionRequest, ctx: AgentContext
+        ) -> models.NewSessionResponse:
+            seen.append(params)
+            return models.NewSessionResponse(session_id=SESSION)
+
+    params = {"cwd": "/real", "mcpServers": [], "_meta": {"cwd": "/from-meta", "self": 1}}
+    async with serving_agent(Recording()) as peer:
+        peer.request(1, "session/new", params)
+        answer = await peer.receive()
+    assert answer["result"] == {"sessionId": SESSION}
+    assert seen[0].cwd == "/real"
+    assert seen[0].meta == {"cwd": "/from-meta", "self": 1}
+
+
+async def test_extension_methods_go_to_the_extension_hooks() -> None:
+    """`_`-prefixed methods reach `extension_request` / `extension_notification` by full name."""
+    notes: list[tuple[str, Any]] = []
+
+    class Extended(Agent):
+        async def extension_request(self, method: str, params: Any, ctx: AgentContext) -> Any:
+            return {"echo": method, "params": params}
+
+        async def extension_notification(self, method: str, params: Any, ctx: AgentContext) -> None:
+            notes.append((method, params))
+
+    async with serving_agent(Extended()) as peer:
+        peer.notify("_vendor/note", {"x": 1})
+        peer.request(1, "_vendor/echo", {"y": 2})
+        answer = await peer.receive()
+        await eventually(lambda: notes)
+    assert answer["result"] == {"echo": "_vendor/echo", "params": {"y": 2}}
+    assert notes == [("_vendor/note", {"x": 1})]
+
+
+async def test_extension_request_without_a_hook_answers_method_not_found() -> None:
+    async with serving_agent(Agent()) as peer:
+        peer.request(1, "_vendor/echo", {})
+        assert (await peer.receive())["error"]["code"] == -32601
+
+
+async def test_unstable_methods_are_routed_only_by_the_unstable_package() -> None:
+    """`session/fork` is in the unstable schema only: the stable router answers -32601 even if the
+    class has a method of that name; the unstable one routes it."""
+
+    async def session_fork(self: Any, params: Any, ctx: Any) -> Any:
+        return unstable_package.models.ForkSessionResponse(session_id="forked")
+
+    stable = type("StableFork", (Agent,), {"session_fork": session_fork})()
+    unstable = type("UnstableFork", (unstable_agent.Agent,), {"session_fork": session_fork})()
+    params = {"sessionId": SESSION, "cwd": "/", "mcpServers": []}
+    async with serving_agent(stable) as peer:
+        peer.request(1, "session/fork", params)
+        assert (await peer.receive())["error"]["code"] == -32601
+    async with serving_agent(unstable) as peer:
+        peer.request(1, "session/fork", params)
+        assert (await peer.receive())["result"]["sessionId"] == "forked"
+
+
+async def test_session_cancel_answers_prompt_cancelled_after_cancelling_its_nested_request() -> (
+    None
+):
+    """prompt-turn.mdx: the Agent "MUST respond to the original `session/prompt` request with the
+    `cancelled` stop reason"; the nested request is cancelled first ("Propagate cancellation to
+    any nested/child requests"), as in the spec's diagram."""
+    agent = NestedReadAgent()
+    async with serving_agent(agent) as peer:
+        peer.request(1, "session/prompt", PROMPT)
+        update, nested = await peer.receive_all(2)
+        assert update["method"] == "session/update" and nested["method"] == "fs/read_text_file"
+        peer.notify("session/cancel", {"sessionId": SESSION})
+        cancel = await peer.receive()
+        assert cancel == {
+            "jsonrpc": "2.0",
+            "method": "$/cancel_request",
+            "params": {"requestId": nested["id"]},
+        }
+        peer.send({"jsonrpc": "2.0", "id": nested["id"], "error": {"code": -32800, "message": "x"}})
+        answer = await peer.receive()
+    assert answer == {"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "cancelled"}}
+    assert agent.contexts[0].cancel_source is CancelSource.SESSION
+
+
+async def test_cancel_request_on_a_prompt_is_answered_request_cancelled() -> None:
+    """`$/cancel_request` is the protocol-level cancel: -32800 with the request id, not a result."""
+    async with serving_agent(NestedReadAgent()) as peer:
+        peer.request("p", "session/prompt", PROMPT)
+        _, nested = await peer.receive_all(2)
+        peer.cancel("p")
+        assert (await peer.receive())["params"] == {"requestId": nested["id"]}
+        peer.send({"jsonrpc": "2.0", "id": nested["id"], "error": {"code": -32800, "message": "x"}})
+        answer = await peer.receive()
+    assert answer["error"] == {
+        "code": -32800,
+        "message": "Request cancelled",
+        "data": {"requestId": "p"},
+    }
+
+
+async def test_session_cancel_for_another_session_leaves_the_prompt_running() -> None:
+    async with serving_agent(NestedReadAgent()) as peer:
+        peer.request(1, "session/prompt", PROMPT)
+        _, nested = await peer.receive_all(2)
+        peer.notify("session/cancel", {"sessionId": "another"})
+        await peer.expect_silence()
+        peer.send({"jsonrpc": "2.0", "id": nested["id"], "result": {"content": "x"}})
+        assert (await peer.receive())["result"] == {"stopReason": "end_turn"}
+
+
+async def test_prompt_handler_may_catch_the_cancellation_and_answer_itself() -> None:
+    """Graceful: the handler sees `cancel_requested`, may stream a last update ("MAY send
+    `session/update` ... before responding") and returns its own result."""
+
+    class Graceful(Agent):
+        async def session_prompt(
+            self, params: models.PromptRequest, ctx: AgentContext
+        ) -> models.PromptResponse:
+            try:
+                await asyncio.sleep(60)  # the model's work
+            except asyncio.CancelledError:
+                assert ctx.cancel_requested
+                await ctx.client.session_update(text_chunk("partial"))
+                return models.PromptResponse(stop_reason="cancelled", meta={"partial": True})
+            raise AssertionError("not cancelled")
+
+    async with serving_agent(Graceful()) as peer:
+        peer.request(1, "session/prompt", PROMPT)
+        await peer.expect_silence()
+        peer.notify("session/cancel", {"sessionId": SESSION})
+        update, answer = await peer.receive_all(2)
+    assert update["params"]["update"]["content"]["text"] == "partial"
+    assert answer["result"] == {"stopReason": "cancelled", "_meta": {"partial": True}}
+
+
+async def test_sending_session_cancel_answers_pending_permission_requests_cancelled() -> None:
+    """prompt-turn.mdx: the Client "MUST respond to all pending `session/request_permission`
+    requests with the `cancelled` outcome" once it sent `session/cancel`."""
+    asked = asyncio.Event()
+
+    class Asking(Client):
+        async def session_request_permission(
+            self, params: models.RequestPermissionRequest, ctx: ClientContext
+        ) -> models.RequestPermissionResponse:
+            asked.set()
+            await asyncio.Event().wait()  # the user never answers
+            raise AssertionError("not reached")
+
+    permission = {
+        "sessionId": SESSION,
+        "toolCall": {"toolCallId": "t-1"},
+        "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
+    }
+    async with serving_client(Asking()) as (peer, connection):
+        peer.request(9, "session/request_permission", permission)
+        await asyncio.wait_for(asked.wait(), 2)
+        await connection.agent.session_cancel(models.CancelNotification(session_id=SESSION))
+        cancel, answer = await peer.receive_all(2)
+    assert cancel["method"] == "session/cancel"
+    assert answer == {"jsonrpc": "2.0", "id": 9, "result": {"outcome": {"outcome": "cancelled"}}}
+
+
+async def test_typed_peer_returns_the_result_model() -> None:
+    async with serving_client(Client()) as (peer, connection):
+        call = asyncio.create_task(
+            connection.agent.session_new(models.NewSessionRequest(cwd="/", mcp_servers=[]))
+        )
+        request = await peer.receive()
+        assert request["params"] == {"cwd": "/", "mcpServers": []}
+        peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"sessionId": "new"}})
+        response = await call
+    assert isinstance(response, models.NewSessionResponse)
+    assert response.session_id == "new"
+
+
+async def test_typed_peer_raises_invalid_response_for_a_malformed_result() -> None:
+    async with serving_client(Client()) as (peer, connection):
+        call = asyncio.create_task(
+            connection.agent.session_new(models.NewSessionRequest(cwd="/", mcp_servers=[]))
+        )
+        request = await peer.receive()
+        peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"session": 1}})
+        with pytest.raises(InvalidResponse) as raised:
+            await call
+    assert raised.value.data["method"] == "session/new"
+
+
+async def test_typed_peer_graceful_cancel_sends_cancel_request_and_waits() -> None:
+    async with serving_client(Client()) as (peer, connection):
+        signal = CancelSignal()
+        request_params = models.PromptRequest.model_validate(PROMPT)
+        call = asyncio.create_task(connection.agent.session_prompt(request_params, cancel=signal))
+        request = await peer.receive()
+        signal.cancel()
+        assert (await peer.receive())["params"] == {"requestId": request["id"]}
+        peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"stopReason": "cancelled"}})
+        assert (await call).stop_reason == "cancelled"
+
+
+async def test_handler_returning_a_wrong_result_answers_internal_error() -> None:
+    class Wrong(Agent):
+        async def session_new(
+            self, params: models.NewSessionRequest, ctx: AgentContext
+        ) -> models.NewSessionResponse:
+            return {"no": "session id"}  # type: ignore[return-value]
+
+    async with serving_agent(Wrong()) as peer:
+        peer.request(1, "session/new", {"cwd": "/", "mcpServers": []})
+        answer = await peer.receive()
+    assert answer["error"]["code"] == -32603
+
+
+async def test_notification_with_invalid_params_is_dropped_and_the_connection_lives() -> None:
+    updates: list[models.SessionNotification] = []
+
+    class Watching(Client):
+        async def session_update(
+            self, params: models.SessionNotification, ctx: ClientContext
+        ) -> None:
+            updates.append(params)
+
+    async with serving_client(Watching()) as (peer, _):
+        peer.notify("session/update", {"sessionId": 5})
+        peer.notify("session/update", text_chunk("ok").to_wire())
+        await eventually(lambda: updates)
+    assert len(updates) == 1
+
+
+async def test_notification_handler_context_has_the_peer_and_no_request() -> None:
+    contexts: list[ClientContext] = []
+
+    class Watching(Client):
+        async def session_update(
+            self, params: models.SessionNotification, ctx: ClientContext
+        ) -> None:
+            contexts.append(ctx)
+
+    async with serving_client(Watching()) as (peer, _):
+        peer.notify("session/update", text_chunk("ok").to_wire())
+        await eventually(lambda: contexts)
+    assert contexts[0].request_id is None and not contexts[0].cancel_requested
+    assert contexts[0].agent is contexts[0].peer
+
+
+async def test_agent_and_client_from_the_generated_bases_talk_to_each_other() -> None:
+    """Our agent and our client over one in-memory pipe: a prompt, a nested request, a stream."""
+    received: list[str] = []
+
+    class Reading(Client):
+        async def fs_read_text_file(
+            self, params: models.ReadTextFileRequest, ctx: ClientContext
+        ) -> models.ReadTextFileResponse:
+            return models.ReadTextFileResponse(content="contents of " + params.path)
+
+        async def session_update(
+            self, params: models.SessionNotification, ctx: ClientContext
+        ) -> None:
+            update = params.update
+            assert isinstance(update, models.SessionUpdateAgentMessageChunk)
+            assert isinstance(update.content, models.ContentBlockText)
+            received.append(update.content.text)
+
+    class Echoing(Agent):
+        async def session_prompt(
+            self, params: models.PromptRequest, ctx: AgentContext
+        ) -> models.PromptResponse:
+            read = models.ReadTextFileRequest(session_id=params.session_id, path="/a")
+            contents = await ctx.client.fs_read_text_file(read)
+            await ctx.client.session_update(text_chunk(contents.content))
+            return models.PromptResponse(stop_reason="end_turn")
+
+    left, right = memory_pair()
+    async with connect_agent(Echoing(), left), connect_client(Reading(), right) as client:
+        request = models.PromptRequest.model_validate(PROMPT)
+        response = await client.agent.session_prompt(request)
+    assert response.stop_reason == "end_turn"
+    assert received == ["contents of /a"]
+
+
+async def test_nothing_survives_leaving_spawn_agent(tmp_path: Path) -> None:
+    """ "a child process must never outlive its parent's interest in it": an agent whose own child
+    ignores EOF and SIGTERM (like an npm wrapper's native agent) is gone, group and all."""
+    pid_file = tmp_path / "grandchild.pid"
+    arguments = ("-c", FORKING_AGENT, str(pid_file), "ignore-term", "wait")
+    async with spawn_agent(Client(), sys.executable, *arguments):
+        await eventually(lambda: pid_file.exists() and pid_file.read_text() != "")
+    assert not running(int(pid_file.read_text()))
+
+
+async def test_logs_never_carry_parameter_values(caplog: pytest.LogCaptureFixture) -> None:
+    """A notification with invalid params is logged by method and error location only: a secret
+    in its params never reaches the log (pydantic's text would quote it as `input_value=`)."""
+    secret = "sk-live-do-not-log"
+    async with serving_client(Client()) as (agent, _):
+        with caplog.at_level(logging.DEBUG, logger="acp_protocol"):
+            agent.notify("session/update", {"sessionId": 5, "update": {"token": secret}})
+            agent.request(1, "fs/read_text_file", {"sessionId": SESSION, "path": 7, "x": secret})
+            await agent.receive()
+    assert "session/update" in caplog.text
+    assert secret not in caplog.text
