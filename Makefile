@@ -11,7 +11,7 @@ OFFICIAL_VENV := .venv-official
 OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
 
-.PHONY: generate test check lint bench update-schema clean
+.PHONY: generate test test-matrix check lint bench update-schema clean
 
 $(STAMP): pyproject.toml constraints/dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -42,16 +42,23 @@ generate: $(STAMP)
 check: $(STAMP)
 	$(BIN)/acp-codegen check
 
-## lint: black, ruff and mypy --strict (generated code included; tests/surface.py leaves out the
-## files written for a protocol surface the pinned schemas lack, saying so)
+## lint: black, ruff and mypy --strict (generated code included, also as Python 3.10 code;
+## tests/surface.py leaves out the files written for a protocol surface the pinned schemas lack)
 lint: $(STAMP)
 	$(BIN)/black --check --quiet acp_codegen templates/python/runtime tests bench examples
 	$(BIN)/ruff check acp_codegen templates/python/runtime tests bench examples
 	$(BIN)/mypy acp_codegen generated/python/acp_protocol $$($(BIN)/python -m tests.surface)
+	$(BIN)/mypy --python-version 3.10 generated/python/acp_protocol
 
 ## test: everything CI runs
 test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) lint check
 	$(BIN)/pytest -q
+	$(MAKE) --no-print-directory test-matrix
+
+## test-matrix: the runtime, typed-layer and interop tests under Python 3.10 (with the lowest
+## supported pydantic), 3.12 and 3.13, each in a venv of its own (tests/matrix.py)
+test-matrix: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP)
+	$(BIN)/python -m tests.matrix
 
 ## bench: ours vs the official SDK vs the NDJSON floor; writes docs/benchmarks.{md,png} (never part of `make test`)
 bench: $(STAMP) $(OFFICIAL_STAMP)
@@ -64,4 +71,4 @@ update-schema:
 	$(BIN)/acp-codegen update-schema --version $(VERSION)
 
 clean:
-	rm -rf $(VENV) $(OFFICIAL_VENV) $(NODE_PEERS)/node_modules $(PRODUCTION_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OFFICIAL_VENV) .venv-matrix $(NODE_PEERS)/node_modules $(PRODUCTION_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import textwrap
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -24,6 +25,33 @@ from acp_protocol.runtime import (
     RequestContext,
     memory_pair,
 )
+
+if sys.version_info >= (3, 11):
+    deadline = asyncio.timeout
+else:
+
+    @asynccontextmanager
+    async def deadline(seconds: float) -> AsyncIterator[None]:
+        """`asyncio.timeout` for Python 3.10: cancel the task after `seconds`; TimeoutError."""
+        task = asyncio.current_task()
+        assert task is not None
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            task.cancel()
+
+        handle = asyncio.get_running_loop().call_later(seconds, expire)
+        try:
+            yield
+        except asyncio.CancelledError:
+            if expired:
+                raise TimeoutError(f"not done within {seconds} s") from None
+            raise
+        finally:
+            handle.cancel()
+
 
 WAIT = 2.0
 """Seconds a test waits for a frame that must come."""
@@ -59,7 +87,7 @@ class RawPeer:
 
     async def receive(self, timeout: float = WAIT) -> Any:
         """The next frame the connection wrote, decoded."""
-        async with asyncio.timeout(timeout):
+        async with deadline(timeout):
             while b"\n" not in self._buffer:
                 chunk = await self.transport.read()
                 if not chunk:
@@ -113,7 +141,7 @@ def handlers(
 
 async def eventually(condition: Callable[[], object], timeout: float = WAIT) -> None:
     """Wait until `condition()` is true; fail after `timeout` seconds."""
-    async with asyncio.timeout(timeout):
+    async with deadline(timeout):
         while not condition():
             await asyncio.sleep(0.001)
 

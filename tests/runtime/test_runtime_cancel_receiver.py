@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from acp_protocol.runtime import CancelSource, RequestCancelled, RequestContext
 
-from tests.runtime.support import connected, handlers, settle
+from tests.runtime.support import connected, deadline, handlers, settle
 
 
 def blocking_handlers() -> tuple[Any, asyncio.Event]:
@@ -199,7 +199,7 @@ async def test_handler_timing_out_is_answered_request_cancelled() -> None:
     """ "the agent side hits a context limit, a timeout or shutdown": -32800, not -32603."""
 
     async def slow(params: Any, ctx: RequestContext) -> Any:
-        async with asyncio.timeout(0.01):
+        async with deadline(0.01):
             await asyncio.Event().wait()
 
     async with connected(handlers({"slow": slow})) as (_, peer):

@@ -11,7 +11,7 @@ import pytest
 from acp_protocol.runtime import Connection, RequestContext, RpcError, memory_pair, open_fds
 from acp_protocol.runtime.model import ProtocolModel
 
-from tests.runtime.support import RawPeer, connected, eventually, handlers, linked, settle
+from tests.runtime.support import RawPeer, connected, deadline, eventually, handlers, linked, settle
 
 
 async def test_our_request_ids_are_integers_from_1() -> None:
@@ -76,7 +76,7 @@ async def test_notifications_are_handled_in_arrival_order() -> None:
     async with connected(handlers(notifications={"session/update": update})) as (_, peer):
         for n in range(300):
             peer.notify("session/update", {"n": n})
-        async with asyncio.timeout(5):
+        async with deadline(5):
             while len(seen) < 300:
                 await asyncio.sleep(0.005)
         assert seen == list(range(300))

@@ -13,7 +13,7 @@ from acp_protocol.runtime import CancelSignal, RequestCancelled, RequestContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.runtime.support import connected, handlers, linked, settle
+from tests.runtime.support import connected, deadline, handlers, linked, settle
 
 NO_ANSWER = object()
 ERROR_CODES = {-32700, -32600, -32601, -32602, -32603, -32800}
@@ -186,7 +186,7 @@ async def test_cancel_storm_every_request_has_one_outcome_and_nothing_is_left() 
         cancelled_tasks = sum(isinstance(r, asyncio.CancelledError) for r in done)
         assert cancelled_tasks == outcomes["cancelled-error"]
         assert sum(outcomes.values()) == 10_000
-        async with asyncio.timeout(5):
+        async with deadline(5):
             while left.pending_count or right.in_flight_count:
                 await asyncio.sleep(0.01)
         await settle()
