@@ -98,6 +98,7 @@ class Outcome:
 def generate(root: Path = ROOT, out_root: Path | None = None, *, force: bool = False) -> Outcome:
     """Regenerate `out_root` (default root/generated) unless its fingerprint says it is current."""
     out_root = out_root or root / "generated"
+    verify_lock(root, read_lock(root))  # a missing or edited schema is named before anything
     inputs = input_fingerprint(root)
     if not force and _recorded_fingerprint(out_root) == {
         "inputs": inputs,

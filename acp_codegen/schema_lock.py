@@ -93,21 +93,21 @@ def read_lock(root: Path) -> SchemaLock:
 
 
 def verify_lock(root: Path, lock: SchemaLock) -> None:
-    """Raise `GenerationError` naming every pinned file that is missing or differs from its hash."""
+    """Raise `GenerationError` naming every pinned file that is missing or differs from its hash,
+    in one line."""
     problems = []
     for locked in lock.files:
         path = root / locked.path
         if not path.exists():
-            problems.append(f"  - {locked.path}: missing")
+            problems.append(f"{path} is missing")
         elif (actual := sha256_of(path)) != locked.sha256:
             problems.append(
-                f"  - {locked.path}: sha256 {actual} does not match the lock's {locked.sha256}"
+                f"{path} has sha256 {actual[:12]}…, the lock says {locked.sha256[:12]}…"
             )
     if problems:
         raise GenerationError(
-            "pinned schemas do not match schema/lock.json "
-            f"({lock.origin}); restore them or run `make update-schema VERSION=x.y.z`:\n"
-            + "\n".join(problems)
+            "; ".join(problems) + f" (pinned by schema/lock.json for {lock.origin}): restore "
+            "the file or run `make update-schema VERSION=x.y.z`"
         )
 
 

@@ -4,7 +4,7 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
   pyproject.toml                         the distribution `acp-protocol-sdk` (not with --package)
   acp_protocol/__init__.py, py.typed     (under `options.package`'s path with --package)
   acp_protocol/runtime/…                 hand-written, copied from templates/python/runtime/
-  acp_protocol/<v>/{__init__,models,methods,peers,agent,client}.py   each stable edition (v1, v2)
+  acp_protocol/<v>/{__init__,models,methods,peers,helpers,agent,client}.py  each stable edition
   acp_protocol/<v>/unstable/…                                        each unstable edition
 
 One template per output-file kind (templates/python/*.jinja). The models modules are written in
@@ -23,6 +23,7 @@ import jinja2
 from acp_codegen import __version__, ir, resources, templating
 from acp_codegen.targets import Options
 from acp_codegen.targets.python.format import format_source
+from acp_codegen.targets.python.helpers import helpers_view
 from acp_codegen.targets.python.models import models_view
 from acp_codegen.targets.python.roles import method_handler_names, role_views
 from acp_codegen.targets.python.types import JINJA_TESTS, PRIMITIVES, attribute_name
@@ -100,7 +101,9 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             and spec.edition(edition.protocol, ir.Stability.UNSTABLE) is not None
         )
         roles = role_views(edition)
-        submodules = sorted(["methods", "models", "peers", *(role.name for role in roles)])
+        helpers = helpers_view(edition)
+        modules = ["methods", "models", "peers", *(["helpers"] if helpers.helpers else [])]
+        submodules = sorted([*modules, *(role.name for role in roles)])
         submodules += ["unstable"] if has_unstable else []
         context = {
             "header": header,
@@ -122,6 +125,13 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         _write_text(directory / "models.py", models_text, formatted=True)
         _write(directory / "methods.py", env.get_template("methods.py.jinja"), **context)
         _write(directory / "peers.py", env.get_template("peers.py.jinja"), **context)
+        if helpers.helpers:
+            _write(
+                directory / "helpers.py",
+                env.get_template("helpers.py.jinja"),
+                view=helpers,
+                **context,
+            )
         for role in roles:
             _write(
                 directory / f"{role.name}.py",

@@ -31,8 +31,9 @@ class FieldView:
     forward: bool
     """Refers to a definition written later in the module: the annotation is quoted."""
     default: str
-    """`required`, `none`, `value` (a literal), `model` (a struct built from a literal) or
-    `factory` (a fresh copy of a list or object literal)."""
+    """`required`, `tag` (a required single literal, its own default), `none`, `value` (a
+    literal), `model` (a struct built from a literal) or `factory` (a fresh copy of a list or
+    object literal)."""
     default_model: str = ""
 
     @property
@@ -89,7 +90,9 @@ def _field_view(
 
 def _default_kind(field: ir.Field, structs: dict[str, ir.Struct]) -> tuple[str, str]:
     if field.required:
-        return "required", ""
+        # A required single literal (a union's tag, `jsonrpc: "2.0"`) defaults to its value:
+        # `ContentBlockText(text="hi")`; the runtime writes it even when defaulted.
+        return ("tag" if isinstance(field.type, ir.Const) else "required"), ""
     value: Any = field.default
     if not field.has_default or value is None:
         return "none", ""

@@ -8,6 +8,8 @@ What the base adds to plain pydantic:
 - Unknown fields are kept (`extra="allow"`) so a message from a newer peer round-trips intact.
 - Absent, `null` and a value stay three different things: dump with `exclude_unset=True`
   (`to_wire`) and an explicit `null` is written back while an absent field stays absent.
+- A field holding one literal (a union's tag) defaults to it, so `ContentBlockText(text="hi")`
+  needs no `type="text"`, and is always written: a model built in Python counts its tags as given.
 - The schema's lenient-decoding annotations, read from each field's metadata:
   `x-deserialize-default-on-error` (a bad value is dropped, the message kept),
   `x-deserialize-skip-invalid-items` (bad list items are dropped, the rest kept) and
@@ -16,8 +18,9 @@ What the base adds to plain pydantic:
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticUndefined
@@ -31,6 +34,24 @@ auth method, which the schema describes as the one used "when no `type` is prese
 _DEFAULT_ON_ERROR = "x-deserialize-default-on-error"
 _SKIP_INVALID_ITEMS = "x-deserialize-skip-invalid-items"
 _DEFAULT_ON_NULL = "x-deserialize-default-on-null"
+
+
+class Absent(enum.Enum):
+    """The type of `ABSENT`: an argument of a helper constructor (`acp_protocol.<v>.helpers`)
+    that is left out of the message, where `None` is sent as `null`."""
+
+    ABSENT = "absent"
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Final = Absent.ABSENT
+
+
+def present(**fields: Any) -> dict[str, Any]:
+    """The keyword arguments given, without those left `ABSENT`."""
+    return {name: value for name, value in fields.items() if value is not ABSENT}
 
 
 class ProtocolModel(BaseModel):
@@ -48,6 +69,8 @@ class ProtocolModel(BaseModel):
     __acp_default_on_error__: ClassVar[frozenset[str]] = frozenset()
     __acp_skip_invalid_items__: ClassVar[frozenset[str]] = frozenset()
     __acp_default_on_null__: ClassVar[dict[str, Callable[[], Any]]] = {}
+    # Fields whose one possible value is their default (tags), filled per subclass.
+    __acp_tags__: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -55,7 +78,12 @@ class ProtocolModel(BaseModel):
         on_error: set[str] = set()
         skip_items: set[str] = set()
         on_null: dict[str, Callable[[], Any]] = {}
+        tags: set[str] = set()
         for name, field in cls.model_fields.items():
+            if get_origin(field.annotation) is Literal and (field.default,) == get_args(
+                field.annotation
+            ):
+                tags.add(name)
             extra = field.json_schema_extra
             if not isinstance(extra, dict):
                 continue
@@ -70,6 +98,7 @@ class ProtocolModel(BaseModel):
         cls.__acp_default_on_error__ = frozenset(on_error)
         cls.__acp_skip_invalid_items__ = frozenset(skip_items)
         cls.__acp_default_on_null__ = on_null
+        cls.__acp_tags__ = frozenset(tags)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -77,14 +106,20 @@ class ProtocolModel(BaseModel):
         if cls.__acp_default_on_null__ and isinstance(data, dict):
             data = _replace_nulls(data, cls.__acp_default_on_null__)
         try:
-            return handler(data)
+            model = handler(data)
         except ValidationError as exc:
             repaired = _repair(
                 data, exc, cls.__acp_default_on_error__, cls.__acp_skip_invalid_items__
             )
             if repaired is None:
                 raise
-        return handler(repaired)
+            model = handler(repaired)
+        if cls.__acp_tags__:
+            # A defaulted tag is still part of the message: `to_wire` (`exclude_unset`) writes
+            # it. (Here rather than in `__init__`: a custom `__init__` makes pydantic call it for
+            # every nested model it validates, a third of the notify rate.)
+            model.__pydantic_fields_set__.update(cls.__acp_tags__)
+        return model
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON object this model stands for: wire names, explicit nulls kept."""

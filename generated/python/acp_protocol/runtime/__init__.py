@@ -26,6 +26,7 @@ from .file_service import FileAccessError, FileService
 from .frames import RequestId
 from .framing import CONTENT_LENGTH, NDJSON, Framing
 from .handler import Handler, MethodHandlers
+from .model import ABSENT, Absent
 from .process import ProcessTransport, spawn_process
 from .request_state import CancelSource, RequestContext
 from .roles import HandlerContext, Peer, RoleConnection, Router
@@ -43,12 +44,14 @@ from .transport import (
 )
 
 __all__ = [
+    "ABSENT",
     "ACP",
     "CONTENT_LENGTH",
     "DEFAULT_FRAME_LIMIT",
     "LSP",
     "MCP",
     "NDJSON",
+    "Absent",
     "CancelDialect",
     "CancelSignal",
     "CancelSource",

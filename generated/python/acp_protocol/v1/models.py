@@ -416,7 +416,7 @@ class ContentBlockText(TextContent):
     Clients SHOULD render this text as Markdown.
     """
 
-    type: Literal["text"]
+    type: Literal["text"] = "text"
 
 
 class ImageContent(ProtocolModel):
@@ -465,7 +465,7 @@ class ContentBlockImage(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    type: Literal["image"]
+    type: Literal["image"] = "image"
 
 
 class AudioContent(ProtocolModel):
@@ -507,7 +507,7 @@ class ContentBlockAudio(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    type: Literal["audio"]
+    type: Literal["audio"] = "audio"
 
 
 class ResourceLink(ProtocolModel):
@@ -577,7 +577,7 @@ class ContentBlockResourceLink(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    type: Literal["resource_link"]
+    type: Literal["resource_link"] = "resource_link"
 
 
 class TextResourceContents(ProtocolModel):
@@ -686,7 +686,7 @@ class ContentBlockResource(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    type: Literal["resource"]
+    type: Literal["resource"] = "resource"
 
 
 class UnknownContentBlock(ProtocolModel):
@@ -766,7 +766,7 @@ class SessionUpdateUserMessageChunk(ContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "user_message_chunk"
 
 
 class SessionUpdateAgentMessageChunk(ContentChunk):
@@ -777,7 +777,7 @@ class SessionUpdateAgentMessageChunk(ContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "agent_message_chunk"
 
 
 class SessionUpdateAgentThoughtChunk(ContentChunk):
@@ -788,7 +788,7 @@ class SessionUpdateAgentThoughtChunk(ContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "agent_thought_chunk"
 
 
 ToolCallId = TypeAliasType(
@@ -837,7 +837,7 @@ class Content(ProtocolModel):
 class ToolCallContentContent(Content):
     """Standard content block (text, images, resources)."""
 
-    type: Literal["content"]
+    type: Literal["content"] = "content"
 
 
 class Diff(ProtocolModel):
@@ -882,7 +882,7 @@ class Diff(ProtocolModel):
 class ToolCallContentDiff(Diff):
     """File modification shown as a diff."""
 
-    type: Literal["diff"]
+    type: Literal["diff"] = "diff"
 
 
 TerminalId = TypeAliasType(
@@ -924,7 +924,7 @@ class ToolCallContentTerminal(Terminal):
     See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
     """
 
-    type: Literal["terminal"]
+    type: Literal["terminal"] = "terminal"
 
 
 class UnknownToolCallContent(ProtocolModel):
@@ -1082,7 +1082,7 @@ class SessionUpdateToolCall(ToolCall):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "tool_call"
 
 
 class ToolCallUpdate(ProtocolModel):
@@ -1177,7 +1177,7 @@ class SessionUpdateToolCallUpdate(ToolCallUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "tool_call_update"
 
 
 PlanEntryPriority = TypeAliasType(
@@ -1271,7 +1271,7 @@ class SessionUpdatePlan(Plan):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "plan"
 
 
 class UnstructuredCommandInput(ProtocolModel):
@@ -1360,7 +1360,7 @@ class SessionUpdateAvailableCommandsUpdate(AvailableCommandsUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "available_commands_update"
 
 
 SessionModeId = TypeAliasType(
@@ -1403,7 +1403,7 @@ class SessionUpdateCurrentModeUpdate(CurrentModeUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "current_mode_update"
 
 
 SessionConfigValueId = TypeAliasType(
@@ -1558,7 +1558,7 @@ class SessionConfigOptionSelect(SessionConfigSelect):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["select"]
+    type: Literal["select"] = "select"
 
 
 class SessionConfigBoolean(ProtocolModel):
@@ -1610,7 +1610,7 @@ class SessionConfigOptionBoolean(SessionConfigBoolean):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["boolean"]
+    type: Literal["boolean"] = "boolean"
 
 
 class UnknownSessionConfigOption(ProtocolModel):
@@ -1672,7 +1672,7 @@ class SessionUpdateConfigOptionUpdate(ConfigOptionUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "config_option_update"
 
 
 class SessionInfoUpdate(ProtocolModel):
@@ -1715,7 +1715,7 @@ class SessionUpdateSessionInfoUpdate(SessionInfoUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "session_info_update"
 
 
 class Cost(ProtocolModel):
@@ -1783,7 +1783,7 @@ class SessionUpdateUsageUpdate(UsageUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "usage_update"
 
 
 NoticeSeverity = TypeAliasType(
@@ -1848,7 +1848,7 @@ class SessionUpdateNotice(Notice):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "notice"
 
 
 CompactionId = TypeAliasType(
@@ -1926,7 +1926,7 @@ class SessionUpdateCompactionUpdate(CompactionUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "compaction_update"
 
 
 class CompactionSummaryChunk(ProtocolModel):
@@ -1971,7 +1971,7 @@ class SessionUpdateCompactionSummaryChunk(CompactionSummaryChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "compaction_summary_chunk"
 
 
 class UnknownSessionUpdate(ProtocolModel):
@@ -2621,7 +2621,7 @@ class StringPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaString(StringPropertySchema):
     """String property (or single-select enum when `enum`/`oneOf` is set)."""
 
-    type: Literal["string"]
+    type: Literal["string"] = "string"
 
 
 class NumberPropertySchema(ProtocolModel):
@@ -2673,7 +2673,7 @@ class NumberPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaNumber(NumberPropertySchema):
     """Number (floating-point) property."""
 
-    type: Literal["number"]
+    type: Literal["number"] = "number"
 
 
 class IntegerPropertySchema(ProtocolModel):
@@ -2725,7 +2725,7 @@ class IntegerPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaInteger(IntegerPropertySchema):
     """Integer property."""
 
-    type: Literal["integer"]
+    type: Literal["integer"] = "integer"
 
 
 class BooleanPropertySchema(ProtocolModel):
@@ -2765,7 +2765,7 @@ class BooleanPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaBoolean(BooleanPropertySchema):
     """Boolean property."""
 
-    type: Literal["boolean"]
+    type: Literal["boolean"] = "boolean"
 
 
 class StringMultiSelectItems(ProtocolModel):
@@ -2790,7 +2790,7 @@ class StringMultiSelectItems(ProtocolModel):
 class MultiSelectItemsString(StringMultiSelectItems):
     """Multi-select string items with plain string values."""
 
-    type: Literal["string"]
+    type: Literal["string"] = "string"
 
 
 class UnknownMultiSelectItems(ProtocolModel):
@@ -2904,7 +2904,7 @@ class MultiSelectPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaArray(MultiSelectPropertySchema):
     """Multi-select array property."""
 
-    type: Literal["array"]
+    type: Literal["array"] = "array"
 
 
 class UnknownElicitationPropertySchema(ProtocolModel):
@@ -3024,7 +3024,7 @@ class CreateElicitationRequestFormSession(ElicitationSessionScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["form"]
+    mode: Literal["form"] = "form"
     requested_schema: Annotated[
         ElicitationSchema,
         Field(
@@ -3067,7 +3067,7 @@ class CreateElicitationRequestFormRequest(ElicitationRequestScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["form"]
+    mode: Literal["form"] = "form"
     requested_schema: Annotated[
         ElicitationSchema,
         Field(
@@ -3100,7 +3100,7 @@ class CreateElicitationRequestUrlSession(ElicitationSessionScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["url"]
+    mode: Literal["url"] = "url"
     elicitation_id: Annotated[
         ElicitationId,
         Field(
@@ -3135,7 +3135,7 @@ class CreateElicitationRequestUrlRequest(ElicitationRequestScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["url"]
+    mode: Literal["url"] = "url"
     elicitation_id: Annotated[
         ElicitationId,
         Field(
@@ -3305,7 +3305,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
     process, without passing this method to `authenticate`.
     """
 
-    type: Literal["terminal"]
+    type: Literal["terminal"] = "terminal"
 
 
 class UnknownAuthMethod(ProtocolModel):
@@ -4352,7 +4352,7 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
     """
 
-    type: Literal["http"]
+    type: Literal["http"] = "http"
 
 
 class McpServerSse(ProtocolModel):
@@ -4393,7 +4393,7 @@ class SseMcpServer(McpServerSse):
     Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
     """
 
-    type: Literal["sse"]
+    type: Literal["sse"] = "sse"
 
 
 class UnknownMcpServer(ProtocolModel):
@@ -4729,7 +4729,7 @@ class SetSessionConfigOptionRequestBoolean(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["boolean"]
+    type: Literal["boolean"] = "boolean"
     value: Annotated[
         bool,
         Field(
@@ -4901,7 +4901,7 @@ class RequestPermissionOutcomeCancelled(ProtocolModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
     """
 
-    outcome: Literal["cancelled"]
+    outcome: Literal["cancelled"] = "cancelled"
 
 
 class SelectedPermissionOutcome(ProtocolModel):
@@ -4927,7 +4927,7 @@ class SelectedPermissionOutcome(ProtocolModel):
 class RequestPermissionOutcomeSelected(SelectedPermissionOutcome):
     """The user selected one of the provided options."""
 
-    outcome: Literal["selected"]
+    outcome: Literal["selected"] = "selected"
 
 
 class UnknownRequestPermissionOutcome(ProtocolModel):
@@ -5142,7 +5142,7 @@ class CreateElicitationResponseAccept(ElicitationAcceptAction):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    action: Literal["accept"]
+    action: Literal["accept"] = "accept"
 
 
 class CreateElicitationResponseDecline(ProtocolModel):
@@ -5156,7 +5156,7 @@ class CreateElicitationResponseDecline(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    action: Literal["decline"]
+    action: Literal["decline"] = "decline"
 
 
 class CreateElicitationResponseCancel(ProtocolModel):
@@ -5170,7 +5170,7 @@ class CreateElicitationResponseCancel(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    action: Literal["cancel"]
+    action: Literal["cancel"] = "cancel"
 
 
 class UnknownCreateElicitationResponse(ProtocolModel):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from . import agent as agent
     from . import client as client
+    from . import helpers as helpers
     from . import methods as methods
     from . import models as models
     from . import peers as peers
@@ -31,6 +32,7 @@ _SUBMODULES = frozenset(
     {
         "agent",
         "client",
+        "helpers",
         "methods",
         "models",
         "peers",

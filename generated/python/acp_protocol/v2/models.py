@@ -95,7 +95,7 @@ class AgentAuthMethod(AuthMethodAgent):
     The `type` discriminator value is `agent`.
     """
 
-    type: Literal["agent"]
+    type: Literal["agent"] = "agent"
 
 
 class PromptImageCapabilities(ProtocolModel):
@@ -457,7 +457,7 @@ class ContentBlockText(TextContent):
     extensions.
     """
 
-    type: Literal["text"]
+    type: Literal["text"] = "text"
 
 
 MediaType = TypeAliasType(
@@ -512,7 +512,7 @@ class ContentBlockImage(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    type: Literal["image"]
+    type: Literal["image"] = "image"
 
 
 class AudioContent(ProtocolModel):
@@ -554,7 +554,7 @@ class ContentBlockAudio(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    type: Literal["audio"]
+    type: Literal["audio"] = "audio"
 
 
 IconTheme = TypeAliasType(
@@ -681,7 +681,7 @@ class ContentBlockResourceLink(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    type: Literal["resource_link"]
+    type: Literal["resource_link"] = "resource_link"
 
 
 class TextResourceContents(ProtocolModel):
@@ -790,7 +790,7 @@ class ContentBlockResource(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    type: Literal["resource"]
+    type: Literal["resource"] = "resource"
 
 
 class UnknownContentBlock(ProtocolModel):
@@ -925,7 +925,7 @@ class SessionUpdateUserMessageChunk(ContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "user_message_chunk"
 
 
 class UserMessage(ProtocolModel):
@@ -981,7 +981,7 @@ class SessionUpdateUserMessage(UserMessage):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "user_message"
 
 
 class SessionUpdateAgentMessageChunk(ContentChunk):
@@ -992,7 +992,7 @@ class SessionUpdateAgentMessageChunk(ContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "agent_message_chunk"
 
 
 class SessionUpdateAgentMessage(AgentMessage):
@@ -1008,7 +1008,7 @@ class SessionUpdateAgentMessage(AgentMessage):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "agent_message"
 
 
 class SessionUpdateAgentThoughtChunk(ContentChunk):
@@ -1019,7 +1019,7 @@ class SessionUpdateAgentThoughtChunk(ContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "agent_thought_chunk"
 
 
 class AgentThought(ProtocolModel):
@@ -1075,7 +1075,7 @@ class SessionUpdateAgentThought(AgentThought):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "agent_thought"
 
 
 TerminalId = TypeAliasType(
@@ -1109,7 +1109,7 @@ class BackgroundWorkTerminal(BackgroundTerminal):
     Live until its `terminal_update` reports `exitStatus`.
     """
 
-    type: Literal["terminal"]
+    type: Literal["terminal"] = "terminal"
 
 
 ToolCallId = TypeAliasType(
@@ -1144,7 +1144,7 @@ class BackgroundWorkToolCall(BackgroundToolCall):
     stay listed.
     """
 
-    type: Literal["tool_call"]
+    type: Literal["tool_call"] = "tool_call"
 
 
 class UnknownBackgroundWork(ProtocolModel):
@@ -1218,8 +1218,8 @@ class SessionUpdateStateUpdateRunning(RunningStateUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["running"]
+    ] = "state_update"
+    state: Literal["running"] = "running"
 
 
 class SessionUpdateStateUpdateIdleEndTurn(ProtocolModel):
@@ -1232,8 +1232,8 @@ class SessionUpdateStateUpdateIdleEndTurn(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -1254,7 +1254,7 @@ class SessionUpdateStateUpdateIdleEndTurn(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "end_turn"
 
 
 class SessionUpdateStateUpdateIdleMaxTokens(ProtocolModel):
@@ -1265,8 +1265,8 @@ class SessionUpdateStateUpdateIdleMaxTokens(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -1287,7 +1287,7 @@ class SessionUpdateStateUpdateIdleMaxTokens(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_tokens"
 
 
 class SessionUpdateStateUpdateIdleMaxTurnRequests(ProtocolModel):
@@ -1300,8 +1300,8 @@ class SessionUpdateStateUpdateIdleMaxTurnRequests(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -1322,7 +1322,7 @@ class SessionUpdateStateUpdateIdleMaxTurnRequests(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_turn_requests"
 
 
 class SessionUpdateStateUpdateIdleRefusal(ProtocolModel):
@@ -1333,8 +1333,8 @@ class SessionUpdateStateUpdateIdleRefusal(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -1355,7 +1355,7 @@ class SessionUpdateStateUpdateIdleRefusal(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "refusal"
 
 
 class SessionUpdateStateUpdateIdleCancelled(ProtocolModel):
@@ -1376,8 +1376,8 @@ class SessionUpdateStateUpdateIdleCancelled(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -1398,7 +1398,7 @@ class SessionUpdateStateUpdateIdleCancelled(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "cancelled"
 
 
 ErrorCode = TypeAliasType(
@@ -1533,8 +1533,8 @@ class SessionUpdateStateUpdateIdleError(ErrorStopReason):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -1555,7 +1555,7 @@ class SessionUpdateStateUpdateIdleError(ErrorStopReason):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "error"
 
 
 class UnknownSessionUpdateStateUpdateIdle(ProtocolModel):
@@ -1571,8 +1571,8 @@ class UnknownSessionUpdateStateUpdateIdle(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -1605,8 +1605,8 @@ class SessionUpdateStateUpdateIdleNone(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -1699,8 +1699,8 @@ class SessionUpdateStateUpdateRequiresAction(RequiresActionStateUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["requires_action"]
+    ] = "state_update"
+    state: Literal["requires_action"] = "requires_action"
 
 
 class UnknownSessionUpdateStateUpdate(ProtocolModel):
@@ -1722,7 +1722,7 @@ class UnknownSessionUpdateStateUpdate(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "state_update"
     state: Annotated[
         str,
         Field(
@@ -1779,7 +1779,7 @@ class Content(ProtocolModel):
 class ToolCallContentContent(Content):
     """Standard content block (text, images, resources)."""
 
-    type: Literal["content"]
+    type: Literal["content"] = "content"
 
 
 class DiffPathChange(ProtocolModel):
@@ -1829,7 +1829,7 @@ class DiffChangeAdd(DiffPathChange):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    operation: Literal["add"]
+    operation: Literal["add"] = "add"
 
 
 class DiffChangeDelete(DiffPathChange):
@@ -1859,7 +1859,7 @@ class DiffChangeDelete(DiffPathChange):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    operation: Literal["delete"]
+    operation: Literal["delete"] = "delete"
 
 
 class DiffChangeModify(DiffPathChange):
@@ -1889,7 +1889,7 @@ class DiffChangeModify(DiffPathChange):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    operation: Literal["modify"]
+    operation: Literal["modify"] = "modify"
 
 
 class DiffPathPairChange(ProtocolModel):
@@ -1937,7 +1937,7 @@ class DiffChangeMove(DiffPathPairChange):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    operation: Literal["move"]
+    operation: Literal["move"] = "move"
 
 
 class DiffChangeCopy(DiffPathPairChange):
@@ -1967,7 +1967,7 @@ class DiffChangeCopy(DiffPathPairChange):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    operation: Literal["copy"]
+    operation: Literal["copy"] = "copy"
 
 
 class UnknownDiffChange(ProtocolModel):
@@ -2112,7 +2112,7 @@ class Diff(ProtocolModel):
 class ToolCallContentDiff(Diff):
     """File modification shown as a diff."""
 
-    type: Literal["diff"]
+    type: Literal["diff"] = "diff"
 
 
 class Terminal(ProtocolModel):
@@ -2142,7 +2142,7 @@ class Terminal(ProtocolModel):
 class ToolCallContentTerminal(Terminal):
     """A display-only reference to an agent-owned terminal."""
 
-    type: Literal["terminal"]
+    type: Literal["terminal"] = "terminal"
 
 
 class UnknownToolCallContent(ProtocolModel):
@@ -2231,7 +2231,7 @@ class SessionUpdateToolCallContentChunk(ToolCallContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "tool_call_content_chunk"
 
 
 ToolKind = TypeAliasType(
@@ -2433,7 +2433,7 @@ class SessionUpdateToolCallUpdate(ToolCallUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "tool_call_update"
 
 
 class TerminalOutput(ProtocolModel):
@@ -2632,7 +2632,7 @@ class SessionUpdateTerminalUpdate(TerminalUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "terminal_update"
 
 
 class TerminalOutputChunk(ProtocolModel):
@@ -2669,7 +2669,7 @@ class SessionUpdateTerminalOutputChunk(TerminalOutputChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "terminal_output_chunk"
 
 
 PlanId = TypeAliasType(
@@ -2762,7 +2762,7 @@ class PlanItems(ProtocolModel):
 class PlanUpdateContentItems(PlanItems):
     """Structured plan entries."""
 
-    type: Literal["items"]
+    type: Literal["items"] = "items"
 
 
 class UnknownPlanUpdateContent(ProtocolModel):
@@ -2844,7 +2844,7 @@ class SessionUpdatePlanUpdate(PlanUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "plan_update"
 
 
 class TextCommandInput(ProtocolModel):
@@ -2869,7 +2869,7 @@ class TextCommandInput(ProtocolModel):
 class AvailableCommandInputText(TextCommandInput):
     """All text after the command name and the whitespace following it is provided as input."""
 
-    type: Literal["text"]
+    type: Literal["text"] = "text"
 
 
 class UnknownAvailableCommandInput(ProtocolModel):
@@ -2953,7 +2953,7 @@ class Command(ProtocolModel):
 class AvailableCommandCommand(Command):
     """A slash command the user can invoke by including it in a prompt."""
 
-    type: Literal["command"]
+    type: Literal["command"] = "command"
 
 
 class UnknownAvailableCommand(ProtocolModel):
@@ -3040,7 +3040,7 @@ class SessionUpdateAvailableCommandsUpdate(AvailableCommandsUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "available_commands_update"
 
 
 SessionConfigValueId = TypeAliasType(
@@ -3197,7 +3197,7 @@ class SessionConfigOptionSelect(SessionConfigSelect):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["select"]
+    type: Literal["select"] = "select"
 
 
 class SessionConfigBoolean(ProtocolModel):
@@ -3250,7 +3250,7 @@ class SessionConfigOptionBoolean(SessionConfigBoolean):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["boolean"]
+    type: Literal["boolean"] = "boolean"
 
 
 class UnknownSessionConfigOption(ProtocolModel):
@@ -3361,7 +3361,7 @@ class SessionUpdateConfigOptionUpdate(ConfigOptionUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "config_option_update"
 
 
 class SessionInfoUpdate(ProtocolModel):
@@ -3408,7 +3408,7 @@ class SessionUpdateSessionInfoUpdate(SessionInfoUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "session_info_update"
 
 
 class Cost(ProtocolModel):
@@ -3476,7 +3476,7 @@ class SessionUpdateUsageUpdate(UsageUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "usage_update"
 
 
 NoticeSeverity = TypeAliasType(
@@ -3539,7 +3539,7 @@ class SessionUpdateNotice(Notice):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "notice"
 
 
 CompactionId = TypeAliasType(
@@ -3612,7 +3612,7 @@ class SessionUpdateCompactionUpdate(CompactionUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "compaction_update"
 
 
 class CompactionSummaryChunk(ProtocolModel):
@@ -3651,7 +3651,7 @@ class SessionUpdateCompactionSummaryChunk(CompactionSummaryChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "compaction_summary_chunk"
 
 
 class UnknownSessionUpdate(ProtocolModel):
@@ -3845,7 +3845,7 @@ class ToolCallPermissionSubject(ProtocolModel):
 class RequestPermissionSubjectToolCall(ToolCallPermissionSubject):
     """Permission is requested before executing a tool call."""
 
-    type: Literal["tool_call"]
+    type: Literal["tool_call"] = "tool_call"
 
 
 class CommandPermissionSubject(ProtocolModel):
@@ -3892,7 +3892,7 @@ class CommandPermissionSubject(ProtocolModel):
 class RequestPermissionSubjectCommand(CommandPermissionSubject):
     """Permission is requested before running a command."""
 
-    type: Literal["command"]
+    type: Literal["command"] = "command"
 
 
 class UnknownRequestPermissionSubject(ProtocolModel):
@@ -4192,7 +4192,7 @@ class StringPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaString(StringPropertySchema):
     """String property (or single-select enum when `enum`/`oneOf` is set)."""
 
-    type: Literal["string"]
+    type: Literal["string"] = "string"
 
 
 class NumberPropertySchema(ProtocolModel):
@@ -4244,7 +4244,7 @@ class NumberPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaNumber(NumberPropertySchema):
     """Number (floating-point) property."""
 
-    type: Literal["number"]
+    type: Literal["number"] = "number"
 
 
 class IntegerPropertySchema(ProtocolModel):
@@ -4296,7 +4296,7 @@ class IntegerPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaInteger(IntegerPropertySchema):
     """Integer property."""
 
-    type: Literal["integer"]
+    type: Literal["integer"] = "integer"
 
 
 class BooleanPropertySchema(ProtocolModel):
@@ -4336,7 +4336,7 @@ class BooleanPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaBoolean(BooleanPropertySchema):
     """Boolean property."""
 
-    type: Literal["boolean"]
+    type: Literal["boolean"] = "boolean"
 
 
 class StringMultiSelectItems(ProtocolModel):
@@ -4361,7 +4361,7 @@ class StringMultiSelectItems(ProtocolModel):
 class MultiSelectItemsString(StringMultiSelectItems):
     """Multi-select string items with plain string values."""
 
-    type: Literal["string"]
+    type: Literal["string"] = "string"
 
 
 class UnknownMultiSelectItems(ProtocolModel):
@@ -4475,7 +4475,7 @@ class MultiSelectPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaArray(MultiSelectPropertySchema):
     """Multi-select array property."""
 
-    type: Literal["array"]
+    type: Literal["array"] = "array"
 
 
 class UnknownElicitationPropertySchema(ProtocolModel):
@@ -4594,7 +4594,7 @@ class CreateElicitationRequestFormSession(ElicitationSessionScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["form"]
+    mode: Literal["form"] = "form"
     requested_schema: Annotated[
         ElicitationSchema,
         Field(
@@ -4637,7 +4637,7 @@ class CreateElicitationRequestFormRequest(ElicitationRequestScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["form"]
+    mode: Literal["form"] = "form"
     requested_schema: Annotated[
         ElicitationSchema,
         Field(
@@ -4670,7 +4670,7 @@ class CreateElicitationRequestUrlSession(ElicitationSessionScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["url"]
+    mode: Literal["url"] = "url"
     elicitation_id: Annotated[
         ElicitationId,
         Field(
@@ -4705,7 +4705,7 @@ class CreateElicitationRequestUrlRequest(ElicitationRequestScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["url"]
+    mode: Literal["url"] = "url"
     elicitation_id: Annotated[
         ElicitationId,
         Field(
@@ -4924,7 +4924,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
     process, without passing this method to `auth/login`.
     """
 
-    type: Literal["terminal"]
+    type: Literal["terminal"] = "terminal"
 
 
 class UnknownAuthMethod(ProtocolModel):
@@ -5804,7 +5804,7 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities include `session.mcp.http`.
     """
 
-    type: Literal["http"]
+    type: Literal["http"] = "http"
 
 
 class McpServerStdio(ProtocolModel):
@@ -5852,7 +5852,7 @@ class StdioMcpServer(McpServerStdio):
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
 
-    type: Literal["stdio"]
+    type: Literal["stdio"] = "stdio"
 
 
 class UnknownMcpServer(ProtocolModel):
@@ -6002,7 +6002,7 @@ class ReplayFromStart(ProtocolModel):
 class StartReplayFrom(ReplayFromStart):
     """Replay all retained conversation history from its first replayable entry."""
 
-    type: Literal["start"]
+    type: Literal["start"] = "start"
 
 
 class UnknownReplayFrom(ProtocolModel):
@@ -6166,7 +6166,7 @@ class SetSessionConfigOptionRequestId(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["id"]
+    type: Literal["id"] = "id"
     value: Annotated[
         SessionConfigValueId,
         Field(
@@ -6200,7 +6200,7 @@ class SetSessionConfigOptionRequestBoolean(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["boolean"]
+    type: Literal["boolean"] = "boolean"
     value: Annotated[
         bool,
         Field(
@@ -6347,7 +6347,7 @@ class RequestPermissionOutcomeCancelled(CancelledPermissionOutcome):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
     """
 
-    outcome: Literal["cancelled"]
+    outcome: Literal["cancelled"] = "cancelled"
 
 
 class SelectedPermissionOutcome(ProtocolModel):
@@ -6377,7 +6377,7 @@ class RequestPermissionOutcomeSelected(SelectedPermissionOutcome):
     approved.
     """
 
-    outcome: Literal["selected"]
+    outcome: Literal["selected"] = "selected"
 
 
 class UnknownRequestPermissionOutcome(ProtocolModel):
@@ -6472,7 +6472,7 @@ class CreateElicitationResponseAccept(ElicitationAcceptAction):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    action: Literal["accept"]
+    action: Literal["accept"] = "accept"
 
 
 class CreateElicitationResponseDecline(ProtocolModel):
@@ -6486,7 +6486,7 @@ class CreateElicitationResponseDecline(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    action: Literal["decline"]
+    action: Literal["decline"] = "decline"
 
 
 class CreateElicitationResponseCancel(ProtocolModel):
@@ -6500,7 +6500,7 @@ class CreateElicitationResponseCancel(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    action: Literal["cancel"]
+    action: Literal["cancel"] = "cancel"
 
 
 class UnknownCreateElicitationResponse(ProtocolModel):
@@ -6698,7 +6698,7 @@ class IdleStateUpdateEndTurn(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "end_turn"
 
 
 class IdleStateUpdateMaxTokens(ProtocolModel):
@@ -6724,7 +6724,7 @@ class IdleStateUpdateMaxTokens(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_tokens"
 
 
 class IdleStateUpdateMaxTurnRequests(ProtocolModel):
@@ -6752,7 +6752,7 @@ class IdleStateUpdateMaxTurnRequests(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_turn_requests"
 
 
 class IdleStateUpdateRefusal(ProtocolModel):
@@ -6778,7 +6778,7 @@ class IdleStateUpdateRefusal(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "refusal"
 
 
 class IdleStateUpdateCancelled(ProtocolModel):
@@ -6814,7 +6814,7 @@ class IdleStateUpdateCancelled(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "cancelled"
 
 
 class IdleStateUpdateError(ErrorStopReason):
@@ -6845,7 +6845,7 @@ class IdleStateUpdateError(ErrorStopReason):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "error"
 
 
 class UnknownIdleStateUpdate(ProtocolModel):
@@ -6942,7 +6942,7 @@ IdleStateUpdate = TypeAliasType(
 class StateUpdateRunning(RunningStateUpdate):
     """Foreground work is in progress."""
 
-    state: Literal["running"]
+    state: Literal["running"] = "running"
 
 
 class StateUpdateIdleEndTurn(ProtocolModel):
@@ -6950,7 +6950,7 @@ class StateUpdateIdleEndTurn(ProtocolModel):
     Includes locally handled commands that required no model call.
     """
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -6971,13 +6971,13 @@ class StateUpdateIdleEndTurn(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "end_turn"
 
 
 class StateUpdateIdleMaxTokens(ProtocolModel):
     """The active work ended because the agent reached the maximum number of tokens."""
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -6998,7 +6998,7 @@ class StateUpdateIdleMaxTokens(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_tokens"
 
 
 class StateUpdateIdleMaxTurnRequests(ProtocolModel):
@@ -7006,7 +7006,7 @@ class StateUpdateIdleMaxTurnRequests(ProtocolModel):
     model requests for the foreground work.
     """
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -7027,13 +7027,13 @@ class StateUpdateIdleMaxTurnRequests(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_turn_requests"
 
 
 class StateUpdateIdleRefusal(ProtocolModel):
     """The active work ended because the agent refused to continue."""
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -7054,7 +7054,7 @@ class StateUpdateIdleRefusal(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "refusal"
 
 
 class StateUpdateIdleCancelled(ProtocolModel):
@@ -7070,7 +7070,7 @@ class StateUpdateIdleCancelled(ProtocolModel):
     `error`.
     """
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -7091,7 +7091,7 @@ class StateUpdateIdleCancelled(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "cancelled"
 
 
 class StateUpdateIdleError(ErrorStopReason):
@@ -7102,7 +7102,7 @@ class StateUpdateIdleError(ErrorStopReason):
     insertion, the prompt's response remains successful.
     """
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -7123,7 +7123,7 @@ class StateUpdateIdleError(ErrorStopReason):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "error"
 
 
 class UnknownStateUpdateIdle(ProtocolModel):
@@ -7134,7 +7134,7 @@ class UnknownStateUpdateIdle(ProtocolModel):
     future ACP variants.
     """
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -7162,7 +7162,7 @@ class UnknownStateUpdateIdle(ProtocolModel):
 class StateUpdateIdleNone(ProtocolModel):
     """No stop reason: `stopReason` is omitted or `null`."""
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     background: Annotated[
         list[BackgroundWork] | None,
         Field(
@@ -7222,7 +7222,7 @@ StateUpdateIdle = TypeAliasType(
 class StateUpdateRequiresAction(RequiresActionStateUpdate):
     """Foreground work is blocked on user action."""
 
-    state: Literal["requires_action"]
+    state: Literal["requires_action"] = "requires_action"
 
 
 class UnknownStateUpdate(ProtocolModel):

@@ -74,7 +74,7 @@ class AcpMcpServer(McpServerAcp):
     The MCP server is provided by an ACP component and communicates over the ACP channel.
     """
 
-    type: Literal["acp"]
+    type: Literal["acp"] = "acp"
 
 
 class AuthStatusCapabilities(ProtocolModel):
@@ -726,7 +726,7 @@ class ContentBlockText(TextContent):
     Clients SHOULD render this text as Markdown.
     """
 
-    type: Literal["text"]
+    type: Literal["text"] = "text"
 
 
 class ImageContent(ProtocolModel):
@@ -775,7 +775,7 @@ class ContentBlockImage(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    type: Literal["image"]
+    type: Literal["image"] = "image"
 
 
 class AudioContent(ProtocolModel):
@@ -817,7 +817,7 @@ class ContentBlockAudio(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    type: Literal["audio"]
+    type: Literal["audio"] = "audio"
 
 
 class ResourceLink(ProtocolModel):
@@ -887,7 +887,7 @@ class ContentBlockResourceLink(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    type: Literal["resource_link"]
+    type: Literal["resource_link"] = "resource_link"
 
 
 class TextResourceContents(ProtocolModel):
@@ -996,7 +996,7 @@ class ContentBlockResource(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    type: Literal["resource"]
+    type: Literal["resource"] = "resource"
 
 
 class UnknownContentBlock(ProtocolModel):
@@ -1076,7 +1076,7 @@ class SessionUpdateUserMessageChunk(ContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "user_message_chunk"
 
 
 class SessionUpdateAgentMessageChunk(ContentChunk):
@@ -1087,7 +1087,7 @@ class SessionUpdateAgentMessageChunk(ContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "agent_message_chunk"
 
 
 class SessionUpdateAgentThoughtChunk(ContentChunk):
@@ -1098,7 +1098,7 @@ class SessionUpdateAgentThoughtChunk(ContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "agent_thought_chunk"
 
 
 ToolCallId = TypeAliasType(
@@ -1147,7 +1147,7 @@ class Content(ProtocolModel):
 class ToolCallContentContent(Content):
     """Standard content block (text, images, resources)."""
 
-    type: Literal["content"]
+    type: Literal["content"] = "content"
 
 
 class Diff(ProtocolModel):
@@ -1192,7 +1192,7 @@ class Diff(ProtocolModel):
 class ToolCallContentDiff(Diff):
     """File modification shown as a diff."""
 
-    type: Literal["diff"]
+    type: Literal["diff"] = "diff"
 
 
 TerminalId = TypeAliasType(
@@ -1234,7 +1234,7 @@ class ToolCallContentTerminal(Terminal):
     See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/draft/terminals)
     """
 
-    type: Literal["terminal"]
+    type: Literal["terminal"] = "terminal"
 
 
 class UnknownToolCallContent(ProtocolModel):
@@ -1392,7 +1392,7 @@ class SessionUpdateToolCall(ToolCall):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "tool_call"
 
 
 class ToolCallUpdate(ProtocolModel):
@@ -1487,7 +1487,7 @@ class SessionUpdateToolCallUpdate(ToolCallUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "tool_call_update"
 
 
 PlanEntryPriority = TypeAliasType(
@@ -1581,7 +1581,7 @@ class SessionUpdatePlan(Plan):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "plan"
 
 
 PlanId = TypeAliasType(
@@ -1625,7 +1625,7 @@ class PlanItems(ProtocolModel):
 class PlanUpdateContentItems(PlanItems):
     """Structured plan entries."""
 
-    type: Literal["items"]
+    type: Literal["items"] = "items"
 
 
 class PlanFile(ProtocolModel):
@@ -1662,7 +1662,7 @@ class PlanFile(ProtocolModel):
 class PlanUpdateContentFile(PlanFile):
     """A URI pointing to a file containing the plan."""
 
-    type: Literal["file"]
+    type: Literal["file"] = "file"
 
 
 class PlanMarkdown(ProtocolModel):
@@ -1699,7 +1699,7 @@ class PlanMarkdown(ProtocolModel):
 class PlanUpdateContentMarkdown(PlanMarkdown):
     """Raw markdown content for the plan."""
 
-    type: Literal["markdown"]
+    type: Literal["markdown"] = "markdown"
 
 
 class UnknownPlanUpdateContent(ProtocolModel):
@@ -1771,7 +1771,7 @@ class SessionUpdatePlanUpdate(PlanUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "plan_update"
 
 
 class PlanRemoved(ProtocolModel):
@@ -1812,7 +1812,7 @@ class SessionUpdatePlanRemoved(PlanRemoved):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "plan_removed"
 
 
 class UnstructuredCommandInput(ProtocolModel):
@@ -1901,7 +1901,7 @@ class SessionUpdateAvailableCommandsUpdate(AvailableCommandsUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "available_commands_update"
 
 
 SessionModeId = TypeAliasType(
@@ -1944,7 +1944,7 @@ class SessionUpdateCurrentModeUpdate(CurrentModeUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "current_mode_update"
 
 
 SessionConfigValueId = TypeAliasType(
@@ -2099,7 +2099,7 @@ class SessionConfigOptionSelect(SessionConfigSelect):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["select"]
+    type: Literal["select"] = "select"
 
 
 class SessionConfigBoolean(ProtocolModel):
@@ -2151,7 +2151,7 @@ class SessionConfigOptionBoolean(SessionConfigBoolean):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["boolean"]
+    type: Literal["boolean"] = "boolean"
 
 
 class UnknownSessionConfigOption(ProtocolModel):
@@ -2213,7 +2213,7 @@ class SessionUpdateConfigOptionUpdate(ConfigOptionUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "config_option_update"
 
 
 class SessionInfoUpdate(ProtocolModel):
@@ -2256,7 +2256,7 @@ class SessionUpdateSessionInfoUpdate(SessionInfoUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "session_info_update"
 
 
 class Cost(ProtocolModel):
@@ -2324,7 +2324,7 @@ class SessionUpdateUsageUpdate(UsageUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "usage_update"
 
 
 NoticeSeverity = TypeAliasType(
@@ -2389,7 +2389,7 @@ class SessionUpdateNotice(Notice):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "notice"
 
 
 CompactionId = TypeAliasType(
@@ -2467,7 +2467,7 @@ class SessionUpdateCompactionUpdate(CompactionUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "compaction_update"
 
 
 class CompactionSummaryChunk(ProtocolModel):
@@ -2512,7 +2512,7 @@ class SessionUpdateCompactionSummaryChunk(CompactionSummaryChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "compaction_summary_chunk"
 
 
 class SessionCancelCapabilities(ProtocolModel):
@@ -2579,7 +2579,7 @@ class RunningStateUpdate(ProtocolModel):
 class StateUpdateRunning(RunningStateUpdate):
     """Foreground work is in progress."""
 
-    state: Literal["running"]
+    state: Literal["running"] = "running"
 
 
 class Usage(ProtocolModel):
@@ -2648,7 +2648,7 @@ class Usage(ProtocolModel):
 class StateUpdateIdleEndTurn(ProtocolModel):
     """The work ended successfully."""
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -2669,13 +2669,13 @@ class StateUpdateIdleEndTurn(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "end_turn"
 
 
 class StateUpdateIdleMaxTokens(ProtocolModel):
     """The work ended because the agent reached the maximum number of tokens."""
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -2696,7 +2696,7 @@ class StateUpdateIdleMaxTokens(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_tokens"
 
 
 class StateUpdateIdleMaxTurnRequests(ProtocolModel):
@@ -2704,7 +2704,7 @@ class StateUpdateIdleMaxTurnRequests(ProtocolModel):
     agent requests.
     """
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -2725,13 +2725,13 @@ class StateUpdateIdleMaxTurnRequests(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_turn_requests"
 
 
 class StateUpdateIdleRefusal(ProtocolModel):
     """The work ended because the agent refused to continue."""
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -2752,13 +2752,13 @@ class StateUpdateIdleRefusal(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "refusal"
 
 
 class StateUpdateIdleCancelled(ProtocolModel):
     """The work was cancelled."""
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -2779,7 +2779,7 @@ class StateUpdateIdleCancelled(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "cancelled"
 
 
 ErrorCode = TypeAliasType(
@@ -2841,7 +2841,7 @@ class ErrorStopReason(ProtocolModel):
 class StateUpdateIdleError(ErrorStopReason):
     """The work ended because something failed."""
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -2862,7 +2862,7 @@ class StateUpdateIdleError(ErrorStopReason):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "error"
 
 
 class UnknownStateUpdateIdle(ProtocolModel):
@@ -2872,7 +2872,7 @@ class UnknownStateUpdateIdle(ProtocolModel):
     extensions. Other unknown values are reserved for future ACP variants.
     """
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -2900,7 +2900,7 @@ class UnknownStateUpdateIdle(ProtocolModel):
 class StateUpdateIdleNone(ProtocolModel):
     """No stop reason: `stopReason` is omitted or `null`."""
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -2973,7 +2973,7 @@ class RequiresActionStateUpdate(ProtocolModel):
 class StateUpdateRequiresAction(RequiresActionStateUpdate):
     """Foreground work is blocked on user action."""
 
-    state: Literal["requires_action"]
+    state: Literal["requires_action"] = "requires_action"
 
 
 class UnknownStateUpdate(ProtocolModel):
@@ -3008,7 +3008,7 @@ class StateUpdateUnknown(UnknownStateUpdate):
     This replaces previously confirmed activity without ending the work or session.
     """
 
-    state: Literal["unknown"]
+    state: Literal["unknown"] = "unknown"
 
 
 class StateUpdateOther(ProtocolModel):
@@ -3154,7 +3154,7 @@ class SessionUpdateSubagentUpdate(SubagentUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "subagent_update"
 
 
 class SessionMessage(ProtocolModel):
@@ -3235,7 +3235,7 @@ class SessionUpdateSessionMessage(SessionMessage):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "session_message"
 
 
 class SessionMessageChunk(ProtocolModel):
@@ -3285,7 +3285,7 @@ class SessionUpdateSessionMessageChunk(SessionMessageChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "session_message_chunk"
 
 
 class UnknownSessionUpdate(ProtocolModel):
@@ -4046,7 +4046,7 @@ class StringPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaString(StringPropertySchema):
     """String property (or single-select enum when `enum`/`oneOf` is set)."""
 
-    type: Literal["string"]
+    type: Literal["string"] = "string"
 
 
 class NumberPropertySchema(ProtocolModel):
@@ -4098,7 +4098,7 @@ class NumberPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaNumber(NumberPropertySchema):
     """Number (floating-point) property."""
 
-    type: Literal["number"]
+    type: Literal["number"] = "number"
 
 
 class IntegerPropertySchema(ProtocolModel):
@@ -4150,7 +4150,7 @@ class IntegerPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaInteger(IntegerPropertySchema):
     """Integer property."""
 
-    type: Literal["integer"]
+    type: Literal["integer"] = "integer"
 
 
 class BooleanPropertySchema(ProtocolModel):
@@ -4190,7 +4190,7 @@ class BooleanPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaBoolean(BooleanPropertySchema):
     """Boolean property."""
 
-    type: Literal["boolean"]
+    type: Literal["boolean"] = "boolean"
 
 
 class StringMultiSelectItems(ProtocolModel):
@@ -4215,7 +4215,7 @@ class StringMultiSelectItems(ProtocolModel):
 class MultiSelectItemsString(StringMultiSelectItems):
     """Multi-select string items with plain string values."""
 
-    type: Literal["string"]
+    type: Literal["string"] = "string"
 
 
 class UnknownMultiSelectItems(ProtocolModel):
@@ -4329,7 +4329,7 @@ class MultiSelectPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaArray(MultiSelectPropertySchema):
     """Multi-select array property."""
 
-    type: Literal["array"]
+    type: Literal["array"] = "array"
 
 
 class UnknownElicitationPropertySchema(ProtocolModel):
@@ -4449,7 +4449,7 @@ class CreateElicitationRequestFormSession(ElicitationSessionScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["form"]
+    mode: Literal["form"] = "form"
     requested_schema: Annotated[
         ElicitationSchema,
         Field(
@@ -4492,7 +4492,7 @@ class CreateElicitationRequestFormRequest(ElicitationRequestScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["form"]
+    mode: Literal["form"] = "form"
     requested_schema: Annotated[
         ElicitationSchema,
         Field(
@@ -4525,7 +4525,7 @@ class CreateElicitationRequestUrlSession(ElicitationSessionScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["url"]
+    mode: Literal["url"] = "url"
     elicitation_id: Annotated[
         ElicitationId,
         Field(
@@ -4560,7 +4560,7 @@ class CreateElicitationRequestUrlRequest(ElicitationRequestScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["url"]
+    mode: Literal["url"] = "url"
     elicitation_id: Annotated[
         ElicitationId,
         Field(
@@ -4780,7 +4780,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
     process, without passing this method to `authenticate`.
     """
 
-    type: Literal["terminal"]
+    type: Literal["terminal"] = "terminal"
 
 
 class UnknownAuthMethod(ProtocolModel):
@@ -6367,7 +6367,7 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
     """
 
-    type: Literal["http"]
+    type: Literal["http"] = "http"
 
 
 class McpServerSse(ProtocolModel):
@@ -6408,7 +6408,7 @@ class SseMcpServer(McpServerSse):
     Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
     """
 
-    type: Literal["sse"]
+    type: Literal["sse"] = "sse"
 
 
 class UnknownMcpServer(ProtocolModel):
@@ -6989,7 +6989,7 @@ class SetSessionConfigOptionRequestBoolean(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["boolean"]
+    type: Literal["boolean"] = "boolean"
     value: Annotated[
         bool,
         Field(
@@ -7161,7 +7161,7 @@ class RequestPermissionOutcomeCancelled(ProtocolModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
     """
 
-    outcome: Literal["cancelled"]
+    outcome: Literal["cancelled"] = "cancelled"
 
 
 class SelectedPermissionOutcome(ProtocolModel):
@@ -7187,7 +7187,7 @@ class SelectedPermissionOutcome(ProtocolModel):
 class RequestPermissionOutcomeSelected(SelectedPermissionOutcome):
     """The user selected one of the provided options."""
 
-    outcome: Literal["selected"]
+    outcome: Literal["selected"] = "selected"
 
 
 class UnknownRequestPermissionOutcome(ProtocolModel):
@@ -7402,7 +7402,7 @@ class CreateElicitationResponseAccept(ElicitationAcceptAction):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    action: Literal["accept"]
+    action: Literal["accept"] = "accept"
 
 
 class CreateElicitationResponseDecline(ProtocolModel):
@@ -7416,7 +7416,7 @@ class CreateElicitationResponseDecline(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    action: Literal["decline"]
+    action: Literal["decline"] = "decline"
 
 
 class CreateElicitationResponseCancel(ProtocolModel):
@@ -7430,7 +7430,7 @@ class CreateElicitationResponseCancel(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    action: Literal["cancel"]
+    action: Literal["cancel"] = "cancel"
 
 
 class UnknownCreateElicitationResponse(ProtocolModel):
@@ -7699,7 +7699,7 @@ class IdleStateUpdateEndTurn(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "end_turn"
 
 
 class IdleStateUpdateMaxTokens(ProtocolModel):
@@ -7725,7 +7725,7 @@ class IdleStateUpdateMaxTokens(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_tokens"
 
 
 class IdleStateUpdateMaxTurnRequests(ProtocolModel):
@@ -7753,7 +7753,7 @@ class IdleStateUpdateMaxTurnRequests(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_turn_requests"
 
 
 class IdleStateUpdateRefusal(ProtocolModel):
@@ -7779,7 +7779,7 @@ class IdleStateUpdateRefusal(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "refusal"
 
 
 class IdleStateUpdateCancelled(ProtocolModel):
@@ -7805,7 +7805,7 @@ class IdleStateUpdateCancelled(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "cancelled"
 
 
 class IdleStateUpdateError(ErrorStopReason):
@@ -7831,7 +7831,7 @@ class IdleStateUpdateError(ErrorStopReason):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "error"
 
 
 class UnknownIdleStateUpdate(ProtocolModel):

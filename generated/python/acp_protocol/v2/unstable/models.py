@@ -80,7 +80,7 @@ class AcpMcpServer(McpServerAcp):
     The MCP server is provided by an ACP component and communicates over the ACP channel.
     """
 
-    type: Literal["acp"]
+    type: Literal["acp"] = "acp"
 
 
 class AuthStatusCapabilities(ProtocolModel):
@@ -176,7 +176,7 @@ class AgentAuthMethod(AuthMethodAgent):
     The `type` discriminator value is `agent`.
     """
 
-    type: Literal["agent"]
+    type: Literal["agent"] = "agent"
 
 
 class PromptImageCapabilities(ProtocolModel):
@@ -787,7 +787,7 @@ class ContentBlockText(TextContent):
     extensions.
     """
 
-    type: Literal["text"]
+    type: Literal["text"] = "text"
 
 
 MediaType = TypeAliasType(
@@ -842,7 +842,7 @@ class ContentBlockImage(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    type: Literal["image"]
+    type: Literal["image"] = "image"
 
 
 class AudioContent(ProtocolModel):
@@ -884,7 +884,7 @@ class ContentBlockAudio(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    type: Literal["audio"]
+    type: Literal["audio"] = "audio"
 
 
 IconTheme = TypeAliasType(
@@ -1011,7 +1011,7 @@ class ContentBlockResourceLink(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    type: Literal["resource_link"]
+    type: Literal["resource_link"] = "resource_link"
 
 
 class TextResourceContents(ProtocolModel):
@@ -1120,7 +1120,7 @@ class ContentBlockResource(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    type: Literal["resource"]
+    type: Literal["resource"] = "resource"
 
 
 class UnknownContentBlock(ProtocolModel):
@@ -1255,7 +1255,7 @@ class SessionUpdateUserMessageChunk(ContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "user_message_chunk"
 
 
 class UserMessage(ProtocolModel):
@@ -1311,7 +1311,7 @@ class SessionUpdateUserMessage(UserMessage):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "user_message"
 
 
 class SessionUpdateAgentMessageChunk(ContentChunk):
@@ -1322,7 +1322,7 @@ class SessionUpdateAgentMessageChunk(ContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "agent_message_chunk"
 
 
 class SessionUpdateAgentMessage(AgentMessage):
@@ -1338,7 +1338,7 @@ class SessionUpdateAgentMessage(AgentMessage):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "agent_message"
 
 
 class SessionUpdateAgentThoughtChunk(ContentChunk):
@@ -1349,7 +1349,7 @@ class SessionUpdateAgentThoughtChunk(ContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "agent_thought_chunk"
 
 
 class AgentThought(ProtocolModel):
@@ -1405,7 +1405,7 @@ class SessionUpdateAgentThought(AgentThought):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "agent_thought"
 
 
 TerminalId = TypeAliasType(
@@ -1439,7 +1439,7 @@ class BackgroundWorkTerminal(BackgroundTerminal):
     Live until its `terminal_update` reports `exitStatus`.
     """
 
-    type: Literal["terminal"]
+    type: Literal["terminal"] = "terminal"
 
 
 ToolCallId = TypeAliasType(
@@ -1474,7 +1474,7 @@ class BackgroundWorkToolCall(BackgroundToolCall):
     stay listed.
     """
 
-    type: Literal["tool_call"]
+    type: Literal["tool_call"] = "tool_call"
 
 
 class BackgroundSubagent(ProtocolModel):
@@ -1511,7 +1511,7 @@ class BackgroundWorkSubagent(BackgroundSubagent):
     its own `background` list is non-empty or not reported.
     """
 
-    type: Literal["subagent"]
+    type: Literal["subagent"] = "subagent"
 
 
 class UnknownBackgroundWork(ProtocolModel):
@@ -1587,8 +1587,8 @@ class SessionUpdateStateUpdateRunning(RunningStateUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["running"]
+    ] = "state_update"
+    state: Literal["running"] = "running"
 
 
 class Usage(ProtocolModel):
@@ -1664,8 +1664,8 @@ class SessionUpdateStateUpdateIdleEndTurn(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -1693,7 +1693,7 @@ class SessionUpdateStateUpdateIdleEndTurn(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "end_turn"
 
 
 class SessionUpdateStateUpdateIdleMaxTokens(ProtocolModel):
@@ -1704,8 +1704,8 @@ class SessionUpdateStateUpdateIdleMaxTokens(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -1733,7 +1733,7 @@ class SessionUpdateStateUpdateIdleMaxTokens(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_tokens"
 
 
 class SessionUpdateStateUpdateIdleMaxTurnRequests(ProtocolModel):
@@ -1746,8 +1746,8 @@ class SessionUpdateStateUpdateIdleMaxTurnRequests(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -1775,7 +1775,7 @@ class SessionUpdateStateUpdateIdleMaxTurnRequests(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_turn_requests"
 
 
 class SessionUpdateStateUpdateIdleRefusal(ProtocolModel):
@@ -1786,8 +1786,8 @@ class SessionUpdateStateUpdateIdleRefusal(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -1815,7 +1815,7 @@ class SessionUpdateStateUpdateIdleRefusal(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "refusal"
 
 
 class SessionUpdateStateUpdateIdleCancelled(ProtocolModel):
@@ -1836,8 +1836,8 @@ class SessionUpdateStateUpdateIdleCancelled(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -1865,7 +1865,7 @@ class SessionUpdateStateUpdateIdleCancelled(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "cancelled"
 
 
 ErrorCode = TypeAliasType(
@@ -2000,8 +2000,8 @@ class SessionUpdateStateUpdateIdleError(ErrorStopReason):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -2029,7 +2029,7 @@ class SessionUpdateStateUpdateIdleError(ErrorStopReason):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "error"
 
 
 class UnknownSessionUpdateStateUpdateIdle(ProtocolModel):
@@ -2045,8 +2045,8 @@ class UnknownSessionUpdateStateUpdateIdle(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -2086,8 +2086,8 @@ class SessionUpdateStateUpdateIdleNone(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["idle"]
+    ] = "state_update"
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -2187,8 +2187,8 @@ class SessionUpdateStateUpdateRequiresAction(RequiresActionStateUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["requires_action"]
+    ] = "state_update"
+    state: Literal["requires_action"] = "requires_action"
 
 
 class UnknownStateUpdate(ProtocolModel):
@@ -2238,8 +2238,8 @@ class SessionUpdateStateUpdateUnknown(UnknownStateUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
-    state: Literal["unknown"]
+    ] = "state_update"
+    state: Literal["unknown"] = "unknown"
 
 
 class UnknownSessionUpdateStateUpdate(ProtocolModel):
@@ -2261,7 +2261,7 @@ class UnknownSessionUpdateStateUpdate(ProtocolModel):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "state_update"
     state: Annotated[
         str,
         Field(
@@ -2320,7 +2320,7 @@ class Content(ProtocolModel):
 class ToolCallContentContent(Content):
     """Standard content block (text, images, resources)."""
 
-    type: Literal["content"]
+    type: Literal["content"] = "content"
 
 
 class DiffPathChange(ProtocolModel):
@@ -2370,7 +2370,7 @@ class DiffChangeAdd(DiffPathChange):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    operation: Literal["add"]
+    operation: Literal["add"] = "add"
 
 
 class DiffChangeDelete(DiffPathChange):
@@ -2400,7 +2400,7 @@ class DiffChangeDelete(DiffPathChange):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    operation: Literal["delete"]
+    operation: Literal["delete"] = "delete"
 
 
 class DiffChangeModify(DiffPathChange):
@@ -2430,7 +2430,7 @@ class DiffChangeModify(DiffPathChange):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    operation: Literal["modify"]
+    operation: Literal["modify"] = "modify"
 
 
 class DiffPathPairChange(ProtocolModel):
@@ -2478,7 +2478,7 @@ class DiffChangeMove(DiffPathPairChange):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    operation: Literal["move"]
+    operation: Literal["move"] = "move"
 
 
 class DiffChangeCopy(DiffPathPairChange):
@@ -2508,7 +2508,7 @@ class DiffChangeCopy(DiffPathPairChange):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    operation: Literal["copy"]
+    operation: Literal["copy"] = "copy"
 
 
 class UnknownDiffChange(ProtocolModel):
@@ -2653,7 +2653,7 @@ class Diff(ProtocolModel):
 class ToolCallContentDiff(Diff):
     """File modification shown as a diff."""
 
-    type: Literal["diff"]
+    type: Literal["diff"] = "diff"
 
 
 class Terminal(ProtocolModel):
@@ -2683,7 +2683,7 @@ class Terminal(ProtocolModel):
 class ToolCallContentTerminal(Terminal):
     """A display-only reference to an agent-owned terminal."""
 
-    type: Literal["terminal"]
+    type: Literal["terminal"] = "terminal"
 
 
 class UnknownToolCallContent(ProtocolModel):
@@ -2772,7 +2772,7 @@ class SessionUpdateToolCallContentChunk(ToolCallContentChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "tool_call_content_chunk"
 
 
 ToolKind = TypeAliasType(
@@ -2974,7 +2974,7 @@ class SessionUpdateToolCallUpdate(ToolCallUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "tool_call_update"
 
 
 class TerminalOutput(ProtocolModel):
@@ -3173,7 +3173,7 @@ class SessionUpdateTerminalUpdate(TerminalUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "terminal_update"
 
 
 class TerminalOutputChunk(ProtocolModel):
@@ -3210,7 +3210,7 @@ class SessionUpdateTerminalOutputChunk(TerminalOutputChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "terminal_output_chunk"
 
 
 PlanId = TypeAliasType(
@@ -3303,7 +3303,7 @@ class PlanItems(ProtocolModel):
 class PlanUpdateContentItems(PlanItems):
     """Structured plan entries."""
 
-    type: Literal["items"]
+    type: Literal["items"] = "items"
 
 
 class PlanFile(ProtocolModel):
@@ -3345,7 +3345,7 @@ class PlanUpdateContentFile(PlanFile):
     A URI pointing to a file containing the plan.
     """
 
-    type: Literal["file"]
+    type: Literal["file"] = "file"
 
 
 class PlanMarkdown(ProtocolModel):
@@ -3387,7 +3387,7 @@ class PlanUpdateContentMarkdown(PlanMarkdown):
     Raw markdown content for the plan.
     """
 
-    type: Literal["markdown"]
+    type: Literal["markdown"] = "markdown"
 
 
 class UnknownPlanUpdateContent(ProtocolModel):
@@ -3473,7 +3473,7 @@ class SessionUpdatePlanUpdate(PlanUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "plan_update"
 
 
 class PlanRemoved(ProtocolModel):
@@ -3514,7 +3514,7 @@ class SessionUpdatePlanRemoved(PlanRemoved):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "plan_removed"
 
 
 class TextCommandInput(ProtocolModel):
@@ -3539,7 +3539,7 @@ class TextCommandInput(ProtocolModel):
 class AvailableCommandInputText(TextCommandInput):
     """All text after the command name and the whitespace following it is provided as input."""
 
-    type: Literal["text"]
+    type: Literal["text"] = "text"
 
 
 class UnknownAvailableCommandInput(ProtocolModel):
@@ -3623,7 +3623,7 @@ class Command(ProtocolModel):
 class AvailableCommandCommand(Command):
     """A slash command the user can invoke by including it in a prompt."""
 
-    type: Literal["command"]
+    type: Literal["command"] = "command"
 
 
 class UnknownAvailableCommand(ProtocolModel):
@@ -3710,7 +3710,7 @@ class SessionUpdateAvailableCommandsUpdate(AvailableCommandsUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "available_commands_update"
 
 
 SessionConfigValueId = TypeAliasType(
@@ -3867,7 +3867,7 @@ class SessionConfigOptionSelect(SessionConfigSelect):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["select"]
+    type: Literal["select"] = "select"
 
 
 class SessionConfigBoolean(ProtocolModel):
@@ -3920,7 +3920,7 @@ class SessionConfigOptionBoolean(SessionConfigBoolean):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["boolean"]
+    type: Literal["boolean"] = "boolean"
 
 
 class UnknownSessionConfigOption(ProtocolModel):
@@ -4031,7 +4031,7 @@ class SessionUpdateConfigOptionUpdate(ConfigOptionUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "config_option_update"
 
 
 class SessionInfoUpdate(ProtocolModel):
@@ -4078,7 +4078,7 @@ class SessionUpdateSessionInfoUpdate(SessionInfoUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "session_info_update"
 
 
 class Cost(ProtocolModel):
@@ -4146,7 +4146,7 @@ class SessionUpdateUsageUpdate(UsageUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "usage_update"
 
 
 NoticeSeverity = TypeAliasType(
@@ -4209,7 +4209,7 @@ class SessionUpdateNotice(Notice):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "notice"
 
 
 CompactionId = TypeAliasType(
@@ -4282,7 +4282,7 @@ class SessionUpdateCompactionUpdate(CompactionUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "compaction_update"
 
 
 class CompactionSummaryChunk(ProtocolModel):
@@ -4321,7 +4321,7 @@ class SessionUpdateCompactionSummaryChunk(CompactionSummaryChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "compaction_summary_chunk"
 
 
 class SessionCancelCapabilities(ProtocolModel):
@@ -4375,7 +4375,7 @@ class SubagentSessionCapabilities(ProtocolModel):
 class StateUpdateRunning(RunningStateUpdate):
     """Foreground work is in progress."""
 
-    state: Literal["running"]
+    state: Literal["running"] = "running"
 
 
 class StateUpdateIdleEndTurn(ProtocolModel):
@@ -4383,7 +4383,7 @@ class StateUpdateIdleEndTurn(ProtocolModel):
     Includes locally handled commands that required no model call.
     """
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -4411,13 +4411,13 @@ class StateUpdateIdleEndTurn(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "end_turn"
 
 
 class StateUpdateIdleMaxTokens(ProtocolModel):
     """The active work ended because the agent reached the maximum number of tokens."""
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -4445,7 +4445,7 @@ class StateUpdateIdleMaxTokens(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_tokens"
 
 
 class StateUpdateIdleMaxTurnRequests(ProtocolModel):
@@ -4453,7 +4453,7 @@ class StateUpdateIdleMaxTurnRequests(ProtocolModel):
     model requests for the foreground work.
     """
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -4481,13 +4481,13 @@ class StateUpdateIdleMaxTurnRequests(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_turn_requests"
 
 
 class StateUpdateIdleRefusal(ProtocolModel):
     """The active work ended because the agent refused to continue."""
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -4515,7 +4515,7 @@ class StateUpdateIdleRefusal(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "refusal"
 
 
 class StateUpdateIdleCancelled(ProtocolModel):
@@ -4531,7 +4531,7 @@ class StateUpdateIdleCancelled(ProtocolModel):
     `error`.
     """
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -4559,7 +4559,7 @@ class StateUpdateIdleCancelled(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "cancelled"
 
 
 class StateUpdateIdleError(ErrorStopReason):
@@ -4570,7 +4570,7 @@ class StateUpdateIdleError(ErrorStopReason):
     insertion, the prompt's response remains successful.
     """
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -4598,7 +4598,7 @@ class StateUpdateIdleError(ErrorStopReason):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "error"
 
 
 class UnknownStateUpdateIdle(ProtocolModel):
@@ -4609,7 +4609,7 @@ class UnknownStateUpdateIdle(ProtocolModel):
     future ACP variants.
     """
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -4644,7 +4644,7 @@ class UnknownStateUpdateIdle(ProtocolModel):
 class StateUpdateIdleNone(ProtocolModel):
     """No stop reason: `stopReason` is omitted or `null`."""
 
-    state: Literal["idle"]
+    state: Literal["idle"] = "idle"
     usage: Annotated[
         Usage | None,
         Field(
@@ -4711,7 +4711,7 @@ StateUpdateIdle = TypeAliasType(
 class StateUpdateRequiresAction(RequiresActionStateUpdate):
     """Foreground work is blocked on user action."""
 
-    state: Literal["requires_action"]
+    state: Literal["requires_action"] = "requires_action"
 
 
 class StateUpdateUnknown(UnknownStateUpdate):
@@ -4723,7 +4723,7 @@ class StateUpdateUnknown(UnknownStateUpdate):
     This replaces previously confirmed activity without ending the work or session.
     """
 
-    state: Literal["unknown"]
+    state: Literal["unknown"] = "unknown"
 
 
 class StateUpdateOther(ProtocolModel):
@@ -4887,7 +4887,7 @@ class SessionUpdateSubagentUpdate(SubagentUpdate):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "subagent_update"
 
 
 class SessionMessage(ProtocolModel):
@@ -4968,7 +4968,7 @@ class SessionUpdateSessionMessage(SessionMessage):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "session_message"
 
 
 class SessionMessageChunk(ProtocolModel):
@@ -5018,7 +5018,7 @@ class SessionUpdateSessionMessageChunk(SessionMessageChunk):
         Field(
             alias="sessionUpdate",
         ),
-    ]
+    ] = "session_message_chunk"
 
 
 class UnknownSessionUpdate(ProtocolModel):
@@ -5321,7 +5321,7 @@ class ToolCallPermissionSubject(ProtocolModel):
 class RequestPermissionSubjectToolCall(ToolCallPermissionSubject):
     """Permission is requested before executing a tool call."""
 
-    type: Literal["tool_call"]
+    type: Literal["tool_call"] = "tool_call"
 
 
 class CommandPermissionSubject(ProtocolModel):
@@ -5368,7 +5368,7 @@ class CommandPermissionSubject(ProtocolModel):
 class RequestPermissionSubjectCommand(CommandPermissionSubject):
     """Permission is requested before running a command."""
 
-    type: Literal["command"]
+    type: Literal["command"] = "command"
 
 
 class UnknownRequestPermissionSubject(ProtocolModel):
@@ -5668,7 +5668,7 @@ class StringPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaString(StringPropertySchema):
     """String property (or single-select enum when `enum`/`oneOf` is set)."""
 
-    type: Literal["string"]
+    type: Literal["string"] = "string"
 
 
 class NumberPropertySchema(ProtocolModel):
@@ -5720,7 +5720,7 @@ class NumberPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaNumber(NumberPropertySchema):
     """Number (floating-point) property."""
 
-    type: Literal["number"]
+    type: Literal["number"] = "number"
 
 
 class IntegerPropertySchema(ProtocolModel):
@@ -5772,7 +5772,7 @@ class IntegerPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaInteger(IntegerPropertySchema):
     """Integer property."""
 
-    type: Literal["integer"]
+    type: Literal["integer"] = "integer"
 
 
 class BooleanPropertySchema(ProtocolModel):
@@ -5812,7 +5812,7 @@ class BooleanPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaBoolean(BooleanPropertySchema):
     """Boolean property."""
 
-    type: Literal["boolean"]
+    type: Literal["boolean"] = "boolean"
 
 
 class StringMultiSelectItems(ProtocolModel):
@@ -5837,7 +5837,7 @@ class StringMultiSelectItems(ProtocolModel):
 class MultiSelectItemsString(StringMultiSelectItems):
     """Multi-select string items with plain string values."""
 
-    type: Literal["string"]
+    type: Literal["string"] = "string"
 
 
 class UnknownMultiSelectItems(ProtocolModel):
@@ -5951,7 +5951,7 @@ class MultiSelectPropertySchema(ProtocolModel):
 class ElicitationPropertySchemaArray(MultiSelectPropertySchema):
     """Multi-select array property."""
 
-    type: Literal["array"]
+    type: Literal["array"] = "array"
 
 
 class UnknownElicitationPropertySchema(ProtocolModel):
@@ -6070,7 +6070,7 @@ class CreateElicitationRequestFormSession(ElicitationSessionScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["form"]
+    mode: Literal["form"] = "form"
     requested_schema: Annotated[
         ElicitationSchema,
         Field(
@@ -6113,7 +6113,7 @@ class CreateElicitationRequestFormRequest(ElicitationRequestScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["form"]
+    mode: Literal["form"] = "form"
     requested_schema: Annotated[
         ElicitationSchema,
         Field(
@@ -6146,7 +6146,7 @@ class CreateElicitationRequestUrlSession(ElicitationSessionScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["url"]
+    mode: Literal["url"] = "url"
     elicitation_id: Annotated[
         ElicitationId,
         Field(
@@ -6181,7 +6181,7 @@ class CreateElicitationRequestUrlRequest(ElicitationRequestScope):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    mode: Literal["url"]
+    mode: Literal["url"] = "url"
     elicitation_id: Annotated[
         ElicitationId,
         Field(
@@ -6448,7 +6448,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
     process, without passing this method to `auth/login`.
     """
 
-    type: Literal["terminal"]
+    type: Literal["terminal"] = "terminal"
 
 
 class UnknownAuthMethod(ProtocolModel):
@@ -7849,7 +7849,7 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities include `session.mcp.http`.
     """
 
-    type: Literal["http"]
+    type: Literal["http"] = "http"
 
 
 class McpServerStdio(ProtocolModel):
@@ -7897,7 +7897,7 @@ class StdioMcpServer(McpServerStdio):
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
 
-    type: Literal["stdio"]
+    type: Literal["stdio"] = "stdio"
 
 
 class UnknownMcpServer(ProtocolModel):
@@ -8277,7 +8277,7 @@ class ReplayFromStart(ProtocolModel):
 class StartReplayFrom(ReplayFromStart):
     """Replay all retained conversation history from its first replayable entry."""
 
-    type: Literal["start"]
+    type: Literal["start"] = "start"
 
 
 class UnknownReplayFrom(ProtocolModel):
@@ -8448,7 +8448,7 @@ class SetSessionConfigOptionRequestId(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["id"]
+    type: Literal["id"] = "id"
     value: Annotated[
         SessionConfigValueId,
         Field(
@@ -8482,7 +8482,7 @@ class SetSessionConfigOptionRequestBoolean(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    type: Literal["boolean"]
+    type: Literal["boolean"] = "boolean"
     value: Annotated[
         bool,
         Field(
@@ -8629,7 +8629,7 @@ class RequestPermissionOutcomeCancelled(CancelledPermissionOutcome):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
     """
 
-    outcome: Literal["cancelled"]
+    outcome: Literal["cancelled"] = "cancelled"
 
 
 class SelectedPermissionOutcome(ProtocolModel):
@@ -8659,7 +8659,7 @@ class RequestPermissionOutcomeSelected(SelectedPermissionOutcome):
     approved.
     """
 
-    outcome: Literal["selected"]
+    outcome: Literal["selected"] = "selected"
 
 
 class UnknownRequestPermissionOutcome(ProtocolModel):
@@ -8754,7 +8754,7 @@ class CreateElicitationResponseAccept(ElicitationAcceptAction):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    action: Literal["accept"]
+    action: Literal["accept"] = "accept"
 
 
 class CreateElicitationResponseDecline(ProtocolModel):
@@ -8768,7 +8768,7 @@ class CreateElicitationResponseDecline(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    action: Literal["decline"]
+    action: Literal["decline"] = "decline"
 
 
 class CreateElicitationResponseCancel(ProtocolModel):
@@ -8782,7 +8782,7 @@ class CreateElicitationResponseCancel(ProtocolModel):
             json_schema_extra={"x-deserialize-default-on-error": True},
         ),
     ] = None
-    action: Literal["cancel"]
+    action: Literal["cancel"] = "cancel"
 
 
 class UnknownCreateElicitationResponse(ProtocolModel):
@@ -9060,7 +9060,7 @@ class IdleStateUpdateEndTurn(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "end_turn"
 
 
 class IdleStateUpdateMaxTokens(ProtocolModel):
@@ -9093,7 +9093,7 @@ class IdleStateUpdateMaxTokens(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_tokens"
 
 
 class IdleStateUpdateMaxTurnRequests(ProtocolModel):
@@ -9128,7 +9128,7 @@ class IdleStateUpdateMaxTurnRequests(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "max_turn_requests"
 
 
 class IdleStateUpdateRefusal(ProtocolModel):
@@ -9161,7 +9161,7 @@ class IdleStateUpdateRefusal(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "refusal"
 
 
 class IdleStateUpdateCancelled(ProtocolModel):
@@ -9204,7 +9204,7 @@ class IdleStateUpdateCancelled(ProtocolModel):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "cancelled"
 
 
 class IdleStateUpdateError(ErrorStopReason):
@@ -9242,7 +9242,7 @@ class IdleStateUpdateError(ErrorStopReason):
         Field(
             alias="stopReason",
         ),
-    ]
+    ] = "error"
 
 
 class UnknownIdleStateUpdate(ProtocolModel):

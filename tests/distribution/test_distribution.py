@@ -1,0 +1,98 @@
+"""Both distributions as a user installs them, in fresh venvs, outside this checkout.
+
+- The generated package (`acp-protocol-sdk`, generated/python/pyproject.toml): its built wheel
+  installs under the oldest and newest supported Python with the lowest pydantic it declares, and
+  an in-memory agent <-> client round trip runs (round_trip.py).
+- The generator (`acp-codegen`): its built wheel carries its templates and pinned schemas, and
+  runs `scaffold`, `generate --out --package` and `check` from an empty folder.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from tests.matrix import find_python, lowest_pydantic
+from tests.paths import ROOT
+
+HERE = Path(__file__).resolve().parent
+
+
+SKIPPED = ("__pycache__", ".venv*", "node_modules", ".git", "*.egg-info", "dist", "build")
+
+
+def run(
+    command: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"{command} failed:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def build_wheel(source: Path, out: Path, *skipped: str) -> Path:
+    """`python -m build --wheel` of a copy of `source` (nothing is written into the checkout)."""
+    copy = out / "source"
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns(*SKIPPED, *skipped))
+    run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(copy)], cwd=out)
+    [wheel] = out.glob("*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def generated_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_wheel(ROOT / "generated" / "python", tmp_path_factory.mktemp("generated-wheel"))
+
+
+@pytest.mark.parametrize("python", ["3.10", "3.13"])
+def test_the_generated_wheel_round_trips_with_the_lowest_pydantic(
+    generated_wheel: Path, python: str, tmp_path: Path
+) -> None:
+    assert generated_wheel.name.startswith("acp_protocol_sdk-2.4.0+codegen.")
+    env_dir = tmp_path / "venv"
+    run([str(find_python(python)), "-m", "venv", str(env_dir)], cwd=tmp_path)
+    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    run([*pip, str(generated_wheel), f"pydantic=={lowest_pydantic()}"], cwd=tmp_path)
+    script = shutil.copy(HERE / "round_trip.py", tmp_path / "round_trip.py")
+    done = run([str(env_dir / "bin" / "python"), str(script)], cwd=tmp_path)
+    assert done.stdout.split()[0] == "ok"
+    assert done.stdout.split()[1].startswith(python)
+    assert done.stdout.split()[2] == lowest_pydantic()
+
+
+def test_the_generator_wheel_scaffolds_generates_and_checks_outside_the_checkout(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "dist"
+    out.mkdir()
+    wheel = build_wheel(ROOT, out, "generated", "tests", "bench", "examples")
+    assert wheel.name.startswith("acp_codegen-")
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = str(env_dir / "bin" / "python")
+    run([python, "-m", "pip", "install", "--quiet", str(wheel)], cwd=tmp_path)
+    tool = str(env_dir / "bin" / "acp-codegen")
+    user = tmp_path / "user"
+    (user / "src" / "myapp").mkdir(parents=True)
+    (user / "src" / "myapp" / "__init__.py").write_text("")
+
+    run([tool, "scaffold", "agent", "--out", "agent.py"], cwd=user)
+    assert "class StarterAgent(Agent)" in (user / "agent.py").read_text()
+    run([tool, "generate", "--out", "src", "--package", "myapp._acp"], cwd=user)
+    assert run([tool, "check", "--out", "src", "--package", "myapp._acp"], cwd=user).returncode == 0
+    outside = subprocess.run([tool, "generate"], cwd=user, capture_output=True, text=True)
+    assert outside.returncode == 2
+    assert "outside a source checkout needs --out DIR --package NAME" in outside.stderr
+
+    # The vendored copy imports under its own name, with relative imports only.
+    probe = (
+        "import sys, myapp._acp.v1.agent as agent, myapp._acp.v1.helpers as helpers;"
+        "assert not [m for m in sys.modules if m.startswith('acp_protocol')];"
+        "print(sorted(helpers.text_block('hi').to_wire().items()))"
+    )
+    done = run([sys.executable, "-c", probe], cwd=user, env={"PYTHONPATH": str(user / "src")})
+    assert done.stdout.strip() == "[('text', 'hi'), ('type', 'text')]"
