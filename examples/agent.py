@@ -24,10 +24,7 @@ WORD_DELAY = 0.05  # seconds between streamed words: stands for the model's work
 
 
 def text_chunk(session_id: str, text: str) -> models.SessionNotification:
-    content = models.ContentBlockText(type="text", text=text)
-    update = models.SessionUpdateAgentMessageChunk(
-        session_update="agent_message_chunk", content=content
-    )
+    update = models.SessionUpdateAgentMessageChunk(content=models.ContentBlockText(text=text))
     return models.SessionNotification(session_id=session_id, update=update)
 
 

@@ -107,7 +107,7 @@ async def prompts(given: list[str]) -> AsyncIterator[str]:
 
 async def one_turn(connection: ClientConnection, session_id: str, text: str) -> str:
     """Send one prompt; Ctrl-C sends session/cancel, a second one cancels the request."""
-    content: list[models.ContentBlock] = [models.ContentBlockText(type="text", text=text)]
+    content: list[models.ContentBlock] = [models.ContentBlockText(text=text)]
     request = models.PromptRequest(session_id=session_id, prompt=content)
     turn = asyncio.create_task(connection.agent.session_prompt(request))
     interrupts = 0

@@ -161,6 +161,10 @@ async def test_cancel_storm_every_request_has_one_outcome_and_nothing_is_left() 
 
         async def call(n: int, signal: CancelSignal | None) -> None:
             sleep = rng.choice([0, 0, 0.001, 0.003])
+            if n % 1000 == 1:
+                # A graceful cancel that reaches a finished handler rightly gets the result;
+                # these ten outlast any backlog, so the -32800 path is always taken too.
+                sleep = 30.0
             try:
                 result = await left.request("work", {"n": n, "sleep": sleep}, cancel=signal)
                 assert result == n
@@ -192,7 +196,9 @@ async def test_cancel_storm_every_request_has_one_outcome_and_nothing_is_left() 
         await settle()
         assert answered == sent  # exactly one answer per request that was sent
         assert set(sent.values()) == {1}
-        assert all(o in outcomes for o in ("result", "request-cancelled", "cancelled-error"))
+        assert all(
+            o in outcomes for o in ("result", "request-cancelled", "cancelled-error")
+        ), outcomes
         assert outcomes["result"] >= 5_000  # the other half was never cancelled
     await settle()
     assert asyncio.all_tasks() == before
