@@ -7,6 +7,8 @@ NODE_PEERS := tests/interop/node
 NODE_STAMP := $(NODE_PEERS)/node_modules/.package-lock.json
 PRODUCTION_PEERS := tests/interop/production
 PRODUCTION_STAMP := $(PRODUCTION_PEERS)/node_modules/.package-lock.json
+BENCH_PEERS := bench/stdio/ts
+BENCH_STAMP := $(BENCH_PEERS)/node_modules/.package-lock.json
 OFFICIAL_VENV := .venv-official
 OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
@@ -27,6 +29,10 @@ $(NODE_STAMP): $(NODE_PEERS)/package.json $(NODE_PEERS)/package-lock.json
 # Production ACP agents (codex-acp, claude-agent-acp) for the interop tests, exactly as locked.
 $(PRODUCTION_STAMP): $(PRODUCTION_PEERS)/package.json $(PRODUCTION_PEERS)/package-lock.json
 	npm ci --prefix $(PRODUCTION_PEERS) --ignore-scripts --no-audit --no-fund
+
+# The official TypeScript SDK as a two-process benchmark peer (bench/stdio/ts), exactly as locked.
+$(BENCH_STAMP): $(BENCH_PEERS)/package.json $(BENCH_PEERS)/package-lock.json
+	npm ci --prefix $(BENCH_PEERS) --ignore-scripts --no-audit --no-fund
 
 # The official ACP Python SDK in an environment of its own, for `make bench` only.
 $(OFFICIAL_STAMP): bench/official-requirements.txt
@@ -51,7 +57,7 @@ lint: $(STAMP)
 	$(BIN)/mypy --python-version 3.10 generated/python/acp_protocol
 
 ## test: everything CI runs
-test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) lint check
+test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) lint check
 	$(BIN)/pytest -q
 	$(MAKE) --no-print-directory test-matrix
 
@@ -61,7 +67,7 @@ test-matrix: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP)
 	$(BIN)/python -m tests.matrix
 
 ## bench: ours vs the official SDK vs the NDJSON floor; writes docs/benchmarks.{md,png} (never part of `make test`)
-bench: $(STAMP) $(OFFICIAL_STAMP)
+bench: $(STAMP) $(OFFICIAL_STAMP) $(BENCH_STAMP)
 	$(BIN)/python bench/run.py
 
 ## update-schema VERSION=x.y.z: pin the schemas of another @agentclientprotocol/sdk version
@@ -71,4 +77,4 @@ update-schema:
 	$(BIN)/acp-codegen update-schema --version $(VERSION)
 
 clean:
-	rm -rf $(VENV) $(OFFICIAL_VENV) .venv-matrix $(NODE_PEERS)/node_modules $(PRODUCTION_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OFFICIAL_VENV) .venv-matrix $(NODE_PEERS)/node_modules $(PRODUCTION_PEERS)/node_modules $(BENCH_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
+from acp_protocol.runtime import run
 from acp_protocol.runtime.session_store import SessionStore
 from acp_protocol.v1 import PROTOCOL_VERSION, models
 from acp_protocol.v1.agent import Agent, AgentContext, run_agent
@@ -97,6 +98,6 @@ class ExampleAgent(Agent):
 
 if __name__ == "__main__":
     try:
-        asyncio.run(run_agent(ExampleAgent()))
+        run(run_agent(ExampleAgent()))
     except KeyboardInterrupt:
         sys.exit(130)

@@ -27,6 +27,7 @@ import sys
 from collections.abc import AsyncIterator
 
 from acp_protocol.runtime import ConnectionClosed, FileService, RpcError
+from acp_protocol.runtime import run as run_loop
 from acp_protocol.runtime.session_store import SessionStore
 from acp_protocol.v1 import PROTOCOL_VERSION, models
 from acp_protocol.v1.client import Client, ClientConnection, ClientContext, spawn_agent
@@ -192,7 +193,7 @@ async def main(options: argparse.Namespace) -> int:
 def run(options: argparse.Namespace) -> int:
     """Run the client; every failure is one line on stderr and exit status 1."""
     try:
-        return asyncio.run(main(options))
+        return run_loop(main(options))
     except KeyboardInterrupt:
         return 130
     except ClientFailure as failure:

@@ -27,7 +27,15 @@ from pathlib import Path
 from tests.paths import ROOT
 
 TIERS = ("tests/runtime", "tests/typed", "tests/interop")
-PACKAGES = ("pytest", "pytest-asyncio", "hypothesis", "orjson", "agent-client-protocol", "pygls")
+PACKAGES = (
+    "pytest",
+    "pytest-asyncio",
+    "hypothesis",
+    "orjson",
+    "uvloop",
+    "agent-client-protocol",
+    "pygls",
+)
 CONSTRAINTS = ROOT / "constraints" / "matrix.txt"
 VENVS = ROOT / ".venv-matrix"
 

@@ -39,14 +39,21 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert results["imports"]["official_acp"]["cost"] is not None
     assert results["generation"]["noop"]["median"] > 0
     goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
-    assert len(goals) == 8
+    assert len(goals) == 18
+    pairs = {"ts-node", "official-asyncio"} | {
+        f"{name}-{loop}" for name in ("ours", "floor") for loop in ("asyncio", "uvloop")
+    }
+    assert set(results["two_process"]) == pairs
+    for rates in results["two_process"].values():
+        assert all(rates[kind]["median"] > 0 for kind in ("notify", "rt1", "rt64"))
     assert results["robustness"]["flood"]["peak_rss_mb"] > 0
     assert results["robustness"]["long_lines"]["40mb"] > 0
 
     report = (tmp_path / "benchmarks.md").read_text()
     assert "![ours vs official vs floor, per workload](benchmarks.png)" in report
     assert "| (d) cancel → holding the -32800 answer, p50 / p99 |" in report
-    assert report.count("| met |") + report.count("| **not met** |") == 8
+    assert report.count("| met |") + report.count("| **not met** |") == 18
+    assert "## (j) Two processes over stdio" in report
     assert (tmp_path / "benchmarks.png").read_bytes().startswith(PNG_SIGNATURE)
     summary = completed.stdout.splitlines()
     assert [line.split()[0] for line in summary] == [
@@ -58,4 +65,5 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         "import",
         "lines",
         "flood",
+        *["2p"] * 10,
     ]

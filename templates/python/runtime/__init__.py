@@ -19,6 +19,7 @@ from .errors import (
     RequestCancelled,
     RpcError,
 )
+from .event_loop import run
 from .file_service import FileAccessError, FileService
 from .frames import RequestId
 from .framing import CONTENT_LENGTH, NDJSON, Framing
@@ -83,5 +84,6 @@ __all__ = [
     "memory_pair",
     "open_fds",
     "open_stdio",
+    "run",
     "spawn_process",
 ]

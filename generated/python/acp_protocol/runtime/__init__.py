@@ -22,6 +22,7 @@ from .errors import (
     RequestCancelled,
     RpcError,
 )
+from .event_loop import run
 from .file_service import FileAccessError, FileService
 from .frames import RequestId
 from .framing import CONTENT_LENGTH, NDJSON, Framing
@@ -86,5 +87,6 @@ __all__ = [
     "memory_pair",
     "open_fds",
     "open_stdio",
+    "run",
     "spawn_process",
 ]

@@ -1,0 +1,115 @@
+"""Workload (j): two processes over stdio, as editors run agents (bench/stdio/).
+
+The client spawns the agent and both sides are the same implementation: ours (the generated
+typed layer, full validation) on asyncio's loop and on uvloop, the official Python SDK (on
+asyncio, as it runs), the official TypeScript SDK on node (from bench/stdio/ts's lock), and the
+raw NDJSON floor on both loops. Pairs run interleaved, `rounds` times; each client reports
+notify/s, round trips/s with 1 in flight and with 64 in flight (bench/stdio/schedule.py).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+STDIO = Path(__file__).resolve().parent / "stdio"
+KINDS = ("notify", "rt1", "rt64")
+
+
+def pairs(python: str, official: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Label → (client command before `--`, agent command), N inserted by `run`."""
+    ts = ["node", str(STDIO / "ts" / "client.mjs")], ["node", str(STDIO / "ts" / "agent.mjs")]
+    table: dict[str, tuple[list[str], list[str]]] = {"ts-node": ts}
+    for loop in ("asyncio", "uvloop"):
+        table[f"floor-{loop}"] = (
+            [python, str(STDIO / "floor_peer.py"), "client"],
+            [python, str(STDIO / "floor_peer.py"), "agent", loop],
+        )
+        table[f"ours-{loop}"] = (
+            [python, str(STDIO / "ours_client.py")],
+            [python, str(STDIO / "ours_agent.py"), loop],
+        )
+    table["official-asyncio"] = (
+        [official, str(STDIO / "official_client.py")],
+        [official, str(STDIO / "official_agent.py")],
+    )
+    return table
+
+
+def versions() -> dict[str, str]:
+    """The node and official TypeScript SDK versions of the `ts-node` pair."""
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True)
+    lock = json.loads((STDIO / "ts" / "package-lock.json").read_text())
+    sdk = lock["packages"]["node_modules/@agentclientprotocol/sdk"]["version"]
+    return {"node": node.stdout.strip().lstrip("v"), "ts": f"@agentclientprotocol/sdk {sdk}"}
+
+
+def loop_of(label: str) -> str:
+    return label.rsplit("-", 1)[1] if label != "ts-node" else "node"
+
+
+def measure(
+    python: str, official: str, n: int, rounds: int, env: dict[str, str]
+) -> dict[str, dict[str, Any]]:
+    """Median rates per pair and workload, with every run's figure."""
+    samples: dict[str, dict[str, list[float]]] = {}
+    for round_ in range(rounds):
+        for label, (client, agent) in pairs(python, official).items():
+            command = [*client, str(n), loop_of(label), "--", *agent]
+            done = subprocess.run(
+                command, capture_output=True, text=True, timeout=900, env=env, cwd=STDIO
+            )
+            lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+            if done.returncode != 0 or not lines:
+                raise SystemExit(f"two-process {label} failed:\n{done.stderr[-2000:]}")
+            rates = json.loads(lines[-1])
+            for kind in KINDS:
+                samples.setdefault(label, {}).setdefault(kind, []).append(rates[kind])
+        print(f"two-process round {round_ + 1}/{rounds} done", file=sys.stderr)
+    return {
+        label: {
+            kind: {"median": statistics.median(values), "runs": values}
+            for kind, values in by_kind.items()
+        }
+        for label, by_kind in samples.items()
+    }
+
+
+def goals(rates: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The two-process goals of the speed issue as ratios of this run's medians."""
+
+    def ratio(ours: str, other: str, kind: str) -> float:
+        return float(rates[ours][kind]["median"] / rates[other][kind]["median"])
+
+    rows = [
+        {
+            "workload": f"2p {kind}",
+            "measure": "ours (uvloop) / TS SDK (node)",
+            "goal": 1.0,
+            "value": ratio("ours-uvloop", "ts-node", kind),
+        }
+        for kind in KINDS
+    ]
+    rows.append(
+        {
+            "workload": "2p notify",
+            "measure": "ours / official Python SDK (asyncio)",
+            "goal": 3.0,
+            "value": ratio("ours-asyncio", "official-asyncio", "notify"),
+        }
+    )
+    for loop in ("asyncio", "uvloop"):
+        for kind, goal in (("notify", 0.5), ("rt1", 0.7), ("rt64", 0.7)):
+            rows.append(
+                {
+                    "workload": f"2p {kind}",
+                    "measure": f"ours / floor ({loop})",
+                    "goal": goal,
+                    "value": ratio(f"ours-{loop}", f"floor-{loop}", kind),
+                }
+            )
+    return rows
