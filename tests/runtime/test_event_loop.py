@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import pytest
@@ -26,6 +27,17 @@ def test_asyncio_is_the_opt_out_by_argument_or_environment(
     assert run(which(), event_loop="asyncio") == "asyncio"
     monkeypatch.setenv("ACP_EVENT_LOOP", "asyncio")
     assert run(which()) == "asyncio"
+
+
+def test_without_uvloop_asyncio_runs_and_requiring_uvloop_says_how_to_get_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # as if it were not installed
+    assert run(which()) == "asyncio"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeError, match=r"pip install 'acp-protocol-sdk\[speed\]'"):
+            run(which(), event_loop="uvloop")
 
 
 def test_an_unknown_choice_is_refused_and_main_never_left_unawaited(

@@ -1,4 +1,4 @@
-"""The runtime as vendored code: self-contained, and working without orjson."""
+"""The runtime as vendored code: self-contained, and working without orjson or uvloop."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from pathlib import Path
 import acp_protocol.runtime
 
 RUNTIME = Path(acp_protocol.runtime.__file__).parent
-ALLOWED_THIRD_PARTY = {"pydantic", "pydantic_core", "orjson"}
+ALLOWED_THIRD_PARTY = {"pydantic", "pydantic_core", "orjson", "uvloop"}
 
 
-def test_runtime_imports_only_the_standard_library_pydantic_and_optional_orjson() -> None:
+def test_runtime_imports_only_the_standard_library_pydantic_and_the_speed_extra() -> None:
     """ "the vendored package stays self-contained: its only required dependency is pydantic,
-    with orjson used when installed"."""
+    with orjson (and uvloop, the `speed` extra) used when installed"."""
     for module in sorted(RUNTIME.glob("*.py")):
         tree = ast.parse(module.read_text())
         for node in ast.walk(tree):
