@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -52,7 +53,8 @@ def generated_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_generated_wheel_round_trips_with_the_lowest_pydantic(
     generated_wheel: Path, python: str, tmp_path: Path
 ) -> None:
-    assert generated_wheel.name.startswith("acp_protocol_sdk-2.4.0+codegen.")
+    schema = json.loads((ROOT / "schema" / "lock.json").read_text())["version"]
+    assert generated_wheel.name.startswith(f"acp_protocol_sdk-{schema}+codegen.")
     env_dir = tmp_path / "venv"
     run([str(find_python(python)), "-m", "venv", str(env_dir)], cwd=tmp_path)
     pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet"]
