@@ -124,13 +124,14 @@ def generate_package(
     """Write `target`'s package under the import name `package` into `out` (vendoring: `out` is
     the folder its top-level package sits in). Only the package's own folder is replaced, and
     only when rendering succeeded. Returns that folder."""
-    destination = out.joinpath(*package_parts(package))
+    parts = package_parts(package)
+    destination = out.joinpath(*parts)
     spec = load_specification(root)
     destination.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=destination.parent, prefix=".acp-codegen-staging-"))
     try:
         load_target(target)(spec, staging, Options(package=package, command=command))
-        _swap(staging.joinpath(*package_parts(package)), destination)
+        _swap(staging.joinpath(*parts), destination)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return destination

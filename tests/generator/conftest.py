@@ -19,13 +19,11 @@ import pytest
 from acp_codegen.ir import Stability
 from acp_codegen.lowering import lower_edition
 from acp_codegen.pipeline import ROOT
-from acp_codegen.schema_lock import LockedFile, read_lock, repo_path, sha256_of, write_lock
+from acp_codegen.schema_lock import LockedFile, read_lock, sha256_of, write_lock
 from acp_codegen.targets.python import render_models
 from acp_codegen.targets.python.format import format_source
 
 _counter = itertools.count()
-STABLE_SCHEMA = repo_path("v1", Stability.STABLE)
-UNSTABLE_SCHEMA = repo_path("v1", Stability.UNSTABLE)
 PINNED = read_lock(ROOT).files
 """Every pinned schema file, whatever the release: pipeline tests use these, not a layout."""
 

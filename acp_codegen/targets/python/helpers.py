@@ -25,6 +25,8 @@ HELPER_UNIONS: Mapping[str, str] = MappingProxyType(
 """Union name → the name rule of its variants' helpers (`{tag}` is the tag in snake_case)."""
 TEXT_UNION = "ContentBlock"
 """Parameters of this type also take a `str`: a text block."""
+TEXT_TAG = "text"
+"""The variant of `TEXT_UNION` a `str` becomes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,7 @@ class Parameter:
 class Helper:
     name: str
     union: str
+    tag: str
     variant: str
     """The class the helper builds."""
     doc: str
@@ -68,8 +71,7 @@ def helpers_view(edition: ir.Edition) -> HelpersView:
             struct = by_name.get(variant.type.name)
             if isinstance(struct, ir.Struct):
                 helpers.append(_helper(union, variant, struct, rule, by_name))
-    names = {h.name for h in helpers}
-    text_helper = "text_block" if "text_block" in names else ""
+    text_helper = next((h.name for h in helpers if h.union == TEXT_UNION and h.tag == TEXT_TAG), "")
     imports: set[str] = {TEXT_UNION} if text_helper else set()
     for helper in helpers:
         imports.add(helper.variant)
@@ -93,7 +95,8 @@ def _helper(
     required = tuple(p for p in parameters if p.field.required)
     optional = tuple(p for p in parameters if not p.field.required)
     name = rule.format(tag=snake(variant.tag))
-    return Helper(name, union.name, struct.name, variant.doc or struct.doc, required, optional)
+    doc = variant.doc or struct.doc
+    return Helper(name, union.name, variant.tag, struct.name, doc, required, optional)
 
 
 def _all_fields(struct: ir.Struct, by_name: Mapping[str, ir.Definition]) -> list[ir.Field]:
