@@ -9,11 +9,14 @@ PRODUCTION_PEERS := tests/interop/production
 PRODUCTION_STAMP := $(PRODUCTION_PEERS)/node_modules/.package-lock.json
 BENCH_PEERS := bench/stdio/ts
 BENCH_STAMP := $(BENCH_PEERS)/node_modules/.package-lock.json
+TS_PACKAGE := generated/typescript
+TS_BUILD := .build/typescript
+TS_STAMP := $(TS_BUILD)/node_modules/.package-lock.json
 OFFICIAL_VENV := .venv-official
 OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
 
-.PHONY: generate test test-matrix check lint bench update-schema clean
+.PHONY: generate test test-matrix test-typescript ts-build check lint bench update-schema clean
 
 $(STAMP): pyproject.toml constraints/dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +36,13 @@ $(PRODUCTION_STAMP): $(PRODUCTION_PEERS)/package.json $(PRODUCTION_PEERS)/packag
 # The official TypeScript SDK as a two-process benchmark peer (bench/stdio/ts), exactly as locked.
 $(BENCH_STAMP): $(BENCH_PEERS)/package.json $(BENCH_PEERS)/package-lock.json
 	npm ci --prefix $(BENCH_PEERS) --ignore-scripts --no-audit --no-fund
+
+# The generated TypeScript package's own dev dependencies (typescript, @types/node), exactly as
+# its lock says: the package is built in a copy (.build/typescript), never inside generated/.
+$(TS_STAMP): $(TS_PACKAGE)/package.json $(TS_PACKAGE)/package-lock.json
+	mkdir -p $(TS_BUILD)
+	cp $(TS_PACKAGE)/package.json $(TS_PACKAGE)/package-lock.json $(TS_BUILD)/
+	npm ci --prefix $(TS_BUILD) --ignore-scripts --no-audit --no-fund
 
 # The official ACP Python SDK in an environment of its own, for `make bench` only.
 $(OFFICIAL_STAMP): bench/official-requirements.txt
@@ -56,14 +66,27 @@ lint: $(STAMP)
 	$(BIN)/mypy acp_codegen generated/python/acp_protocol $$($(BIN)/python -m tests.surface)
 	$(BIN)/mypy --python-version 3.10 generated/python/acp_protocol
 
+## ts-build: build generated/typescript as a user would (npm ci from its lock, tsc with strict)
+## in .build/typescript, then compile tests/typescript against it
+ts-build: $(TS_STAMP)
+	rm -rf $(TS_BUILD)/src $(TS_BUILD)/dist $(TS_BUILD)/test $(TS_BUILD)/dist-test
+	cp -R $(TS_PACKAGE)/. $(TS_BUILD)/
+	cd $(TS_BUILD) && node_modules/.bin/tsc -p tsconfig.json
+	cp -R tests/typescript $(TS_BUILD)/test
+	cd $(TS_BUILD) && node_modules/.bin/tsc -p test/tsconfig.json
+
+## test-typescript: the TypeScript runtime and typed layer's unit tests (node's test runner)
+test-typescript: ts-build
+	cd $(TS_BUILD) && node --test dist-test/test/
+
 ## test: everything CI runs
-test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) lint check
+test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) lint check test-typescript
 	$(BIN)/pytest -q
 	$(MAKE) --no-print-directory test-matrix
 
 ## test-matrix: the runtime, typed-layer and interop tests under Python 3.10 (with the lowest
 ## supported pydantic), 3.12 and 3.13, each in a venv of its own (tests/matrix.py)
-test-matrix: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP)
+test-matrix: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) ts-build
 	$(BIN)/python -m tests.matrix
 
 ## bench: ours vs the official SDK vs the NDJSON floor; writes docs/benchmarks.{md,png} (never part of `make test`)
@@ -77,4 +100,4 @@ update-schema:
 	$(BIN)/acp-codegen update-schema --version $(VERSION)
 
 clean:
-	rm -rf $(VENV) $(OFFICIAL_VENV) .venv-matrix $(NODE_PEERS)/node_modules $(PRODUCTION_PEERS)/node_modules $(BENCH_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OFFICIAL_VENV) .venv-matrix .build $(NODE_PEERS)/node_modules $(PRODUCTION_PEERS)/node_modules $(BENCH_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -11,7 +11,7 @@ from typing import cast
 
 from acp_codegen.ir import Specification
 
-TARGETS = ("python",)
+TARGETS = ("python", "typescript")
 
 
 @dataclass(frozen=True, slots=True)

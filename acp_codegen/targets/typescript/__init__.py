@@ -1,0 +1,131 @@
+"""TypeScript target: the npm package `acp-protocol-sdk`: types, decoders, a typed layer and its
+runtime, for node 20.3+.
+
+Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from the IR only:
+  package.json, package-lock.json, tsconfig.json   the package (strict; no runtime dependency)
+  src/index.ts                                      the runtime's public API, versions
+  src/runtime/*.ts                                  hand-written (templates/typescript/runtime/)
+  src/<v>/{index,types,decode,methods,peers,agent,client}.ts   each stable edition
+  src/<v>/unstable/…                                           each unstable edition
+
+Run-time checks are generated decoders (`decode.ts`), not a validation library: the package
+depends on nothing, the checks apply the schema's `x-deserialize-*` rules field by field, and
+they check values in place (no copy of a valid message). One template per output-file kind
+(templates/typescript/*.jinja); the templates lay the code out, no formatter runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from acp_codegen import __version__, ir, resources, templating
+from acp_codegen.targets import Options
+from acp_codegen.targets.typescript.names import (
+    comment_lines,
+    handler_names,
+    json_literal,
+    property_key,
+)
+from acp_codegen.targets.typescript.roles import role_views
+from acp_codegen.targets.typescript.views import types_view
+from acp_codegen.words import pascal, snake
+
+PACKAGE = "acp-protocol-sdk"
+"""The npm package name (free on the npm registry), unless `options.package` names another."""
+TEMPLATES = resources.TEMPLATES / "typescript"
+RUNTIME_SOURCES = TEMPLATES / "runtime"
+
+
+def _is_instance(node: object, cls: type) -> bool:
+    return isinstance(node, cls)
+
+
+DEV_DEPENDENCIES = (("@types/node", "20.19.43"), ("typescript", "5.9.3"))
+"""Exact pins, matching `package-lock.json.jinja` (refresh both together)."""
+NODE_CLASSES: tuple[type, ...] = (
+    *(ir.Primitive, ir.Const, ir.InlineEnum, ir.Array, ir.Map, ir.Ref, ir.AnyValue),
+    *(ir.NullType, ir.Nullable, ir.UnionOf, ir.Struct, ir.Enumeration, ir.TaggedUnion, ir.Alias),
+)
+# One jinja test per IR node class, named by rule: `{% if t is null_type %}`.
+JINJA_TESTS: dict[str, Callable[..., bool]] = {
+    snake(c.__name__): partial(_is_instance, cls=c) for c in NODE_CLASSES
+}
+
+
+def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
+    """Write the TypeScript package for `spec` into `out_dir` (which the caller has made empty);
+    `options.package` names the npm package (default `acp-protocol-sdk`)."""
+    env = template_environment()
+    header = env.get_template("header.ts.jinja").render(origin=spec.origin, command=options.command)
+    name = options.package or PACKAGE
+    version = f"{spec.version}+codegen.{__version__}"
+    project = {"origin": spec.origin, "command": options.command, "name": name, "version": version}
+    _write(
+        out_dir / "package.json",
+        env.get_template("package.json.jinja"),
+        edition_keys=[e.key for e in spec.editions],
+        dev_dependencies=DEV_DEPENDENCIES,
+        **project,
+    )
+    _write(out_dir / "package-lock.json", env.get_template("package-lock.json.jinja"), **project)
+    _write(out_dir / "tsconfig.json", env.get_template("tsconfig.json.jinja"), **project)
+    src = out_dir / "src"
+    _write(
+        src / "index.ts",
+        env.get_template("package_index.ts.jinja"),
+        header=header,
+        origin=spec.origin,
+        package=name,
+        version=spec.version,
+        generator_version=__version__,
+    )
+    copy_header = env.get_template("runtime_copy_header.ts.jinja")
+    for source in sorted(RUNTIME_SOURCES.glob("*.ts")):
+        text = copy_header.render(file_name=source.name, command=options.command)
+        _write_text(src / "runtime" / source.name, text + source.read_text())
+
+    for edition in spec.editions:
+        directory = src / edition.key
+        context: dict[str, Any] = {
+            "header": header,
+            "edition": edition,
+            "runtime": "../" * (1 + edition.key.count("/")) + "runtime",
+            "roles": role_views(edition, handler_names(edition)),
+        }
+        view = types_view(edition)
+        _write(directory / "types.ts", env.get_template("types.ts.jinja"), view=view, **context)
+        _write(directory / "decode.ts", env.get_template("decode.ts.jinja"), view=view, **context)
+        for module in ("methods", "peers"):
+            _write(directory / f"{module}.ts", env.get_template(f"{module}.ts.jinja"), **context)
+        for role in context["roles"]:
+            _write(
+                directory / f"{role.name}.ts",
+                env.get_template("role.ts.jinja"),
+                role=role,
+                **context,
+            )
+        _write(directory / "index.ts", env.get_template("edition_index.ts.jinja"), **context)
+
+
+def template_environment() -> jinja2.Environment:
+    env = templating.template_environment(TEMPLATES)
+    env.filters["tsjson"] = json_literal
+    env.filters["property_key"] = property_key
+    env.filters["comment_lines"] = comment_lines
+    env.filters["pascal"] = pascal
+    env.tests.update(JINJA_TESTS)
+    return env
+
+
+def _write(path: Path, template: jinja2.Template, **context: Any) -> None:
+    _write_text(path, template.render(**context))
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)

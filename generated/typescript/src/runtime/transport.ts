@@ -1,0 +1,183 @@
+// Copied by acp-codegen from templates/typescript/runtime/transport.ts: edit it there, then run:
+//   make generate
+/**
+ * NDJSON transports: one JSON-RPC message per line, UTF-8, over this process's stdio, a spawned
+ * program's stdio, or an in-memory pair. Layer: transport (bytes ↔ frames); it knows nothing of
+ * JSON-RPC.
+ *
+ * A frame may be any size: lines are split from the byte stream without a limit of their own.
+ * A spawned program never outlives its connection: closing the transport ends its stdin, waits
+ * for it to exit, then terminates it; this process exiting kills it too.
+ */
+
+import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { once } from "node:events";
+import type { Readable, Writable } from "node:stream";
+
+/** How the dispatcher meets the bytes: frames in (`onFrame`, then `onClose` once), frames out. */
+export interface Transport {
+  /** Starts reading; `onFrame` gets each line (without its newline), `onClose` the end. */
+  start(onFrame: (frame: string) => void, onClose: (reason: string) => void): void;
+  /** Queues one frame; resolves at once unless the outgoing buffer is full (then on drain). */
+  write(frame: string): Promise<void> | undefined;
+  /** Stops writing and releases what the transport holds (a spawned program is ended). */
+  close(): Promise<void>;
+}
+
+const NEWLINE = 0x0a;
+
+/** Splits a byte stream into lines; a frame split across chunks is joined first. */
+export class LineSplitter {
+  private pending: Buffer[] = [];
+
+  constructor(private readonly onLine: (line: string) => void) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    let end = chunk.indexOf(NEWLINE);
+    while (end !== -1) {
+      let line: Buffer = chunk.subarray(start, end);
+      if (this.pending.length > 0) {
+        this.pending.push(line);
+        line = Buffer.concat(this.pending);
+        this.pending = [];
+      }
+      const length = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
+      if (length > 0) this.onLine(line.toString("utf8", 0, length));
+      start = end + 1;
+      end = chunk.indexOf(NEWLINE, start);
+    }
+    if (start < chunk.length) this.pending.push(chunk.subarray(start));
+  }
+
+  /** The bytes after the last newline, as a last frame (a peer that ends without one). */
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const line = Buffer.concat(this.pending).toString("utf8").trim();
+    this.pending = [];
+    if (line) this.onLine(line);
+  }
+}
+
+/** A transport over a readable and a writable byte stream. */
+export class StreamTransport implements Transport {
+  private closed = false;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly release: () => Promise<void> = async () => undefined,
+  ) {}
+
+  start(onFrame: (frame: string) => void, onClose: (reason: string) => void): void {
+    const splitter = new LineSplitter(onFrame);
+    let ended = false;
+    const end = (reason: string): void => {
+      if (ended) return;
+      ended = true;
+      splitter.flush();
+      onClose(reason);
+    };
+    this.input.on("data", (chunk: Buffer) => splitter.push(chunk));
+    this.input.on("end", () => end("the peer closed its output"));
+    this.input.on("error", (error: Error) => end(`read failed: ${error.message}`));
+    this.output.on("error", () => end("the peer closed its input"));
+  }
+
+  write(frame: string): Promise<void> | undefined {
+    if (this.closed || this.output.destroyed) return undefined;
+    if (this.output.write(frame + "\n")) return undefined;
+    return once(this.output, "drain").then(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.output.end();
+    this.input.pause();
+    await this.release();
+  }
+}
+
+/** This process's stdin and stdout (an agent started by an editor, a client started by an agent). */
+export function stdioTransport(): Transport {
+  return new StreamTransport(process.stdin, process.stdout);
+}
+
+export interface SpawnedOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** How long the program may take to exit once its stdin is closed (ms, default 2000). */
+  exitGrace?: number;
+}
+
+/** Starts `program` and talks NDJSON over its stdin and stdout (its stderr is passed through). */
+export function spawnTransport(program: string, args: readonly string[], options: SpawnedOptions = {}): Transport {
+  const spawnOptions: SpawnOptions = { stdio: ["pipe", "pipe", "inherit"] };
+  if (options.env !== undefined) spawnOptions.env = options.env;
+  if (options.cwd !== undefined) spawnOptions.cwd = options.cwd;
+  const child = spawn(program, [...args], spawnOptions);
+  const killOnExit = (): void => {
+    child.kill("SIGKILL");
+  };
+  process.once("exit", killOnExit);
+  const release = async (): Promise<void> => {
+    await endChild(child, options.exitGrace ?? 2000);
+    process.removeListener("exit", killOnExit);
+  };
+  if (child.stdin === null || child.stdout === null) throw new Error(`could not open the stdio of ${program}`);
+  return new StreamTransport(child.stdout, child.stdin, release);
+}
+
+async function endChild(child: ChildProcess, grace: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  const timer = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+  if (await Promise.race([exited.then(() => true), timer(grace).then(() => false)])) return;
+  child.kill("SIGTERM");
+  if (await Promise.race([exited.then(() => true), timer(grace).then(() => false)])) return;
+  child.kill("SIGKILL");
+  await exited;
+}
+
+/** Two connected in-memory transports (tests, and an agent and a client in one process). */
+export function memoryPair(): [Transport, Transport] {
+  const left = new MemoryTransport();
+  const right = new MemoryTransport();
+  left.peer = right;
+  right.peer = left;
+  return [left, right];
+}
+
+class MemoryTransport implements Transport {
+  peer: MemoryTransport | null = null;
+  private onFrame: ((frame: string) => void) | null = null;
+  private onClose: ((reason: string) => void) | null = null;
+  private backlog: string[] = [];
+  private closed = false;
+
+  start(onFrame: (frame: string) => void, onClose: (reason: string) => void): void {
+    this.onFrame = onFrame;
+    this.onClose = onClose;
+    for (const frame of this.backlog.splice(0)) queueMicrotask(() => onFrame(frame));
+  }
+
+  write(frame: string): undefined {
+    const peer = this.peer;
+    if (this.closed || peer === null || peer.closed) return undefined;
+    const deliver = peer.onFrame;
+    if (deliver === null) peer.backlog.push(frame);
+    else setImmediate(() => deliver(frame)); // a real pipe never delivers synchronously
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const peer = this.peer;
+    setImmediate(() => {
+      this.onClose?.("closed");
+      peer?.onClose?.("the peer closed the connection");
+    });
+  }
+}

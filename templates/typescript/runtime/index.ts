@@ -1,0 +1,31 @@
+/**
+ * The hand-written runtime every edition's generated modules are built on: transports (stdio, a
+ * spawned program, in memory), the JSON-RPC dispatcher with `$/cancel_request` in both directions,
+ * decoders, errors and `session_info_update` semantics.
+ */
+
+export { Connection, CANCEL_REQUEST, type ConnectionOptions, type IncomingRequest, type RequestOptions, type Router } from "./connection.js";
+export { DecodeError, type Decoder, type UnknownTag } from "./decoding.js";
+export {
+  ConnectionClosed,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  REQUEST_CANCELLED,
+  RequestError,
+  isAbortShaped,
+  type ErrorObject,
+  type RequestId,
+} from "./errors.js";
+export { PeerLink, RoleConnection, TurnCancelled, type HandlerContext, type TurnRule } from "./roles.js";
+export {
+  EMPTY_SESSION_INFO,
+  applySessionInfoUpdate,
+  mergeMeta,
+  type JsonObject,
+  type MetaPolicy,
+  type SessionInfo,
+} from "./session_info.js";
+export { LineSplitter, StreamTransport, memoryPair, spawnTransport, stdioTransport, type SpawnedOptions, type Transport } from "./transport.js";

@@ -1,0 +1,80 @@
+// The generated decoders (src/<v>/decode.ts) at the boundary: what they accept, what they reject
+// and where, and the schema's lenient rules.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { DecodeError } from "../src/index.js";
+import * as v1 from "../src/v1/index.js";
+import * as v2 from "../src/v2/index.js";
+
+function rejects(run: () => unknown, pointer: string): DecodeError {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(error instanceof DecodeError, `expected a DecodeError, got ${String(error)}`);
+    assert.equal(error.pointer, pointer);
+    return error;
+  }
+  assert.fail("the value was accepted");
+}
+
+test("a valid message is returned as it is, fields the schema does not name kept", () => {
+  const wire = { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } }, extra: 1 };
+  const decoded = v1.decode.SessionNotification(structuredClone(wire));
+  assert.deepEqual(decoded, wire);
+});
+
+test("a wrong value is named by its JSON pointer", () => {
+  const wire = { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: 7 } } };
+  const error = rejects(() => v1.decode.SessionNotification(wire), "/update/content/text");
+  assert.match(error.message, /^\/update\/content\/text: expected a string, got number 7$/);
+});
+
+test("a missing required field is named", () => {
+  rejects(() => v1.decode.PromptRequest({ prompt: [] }), "/sessionId");
+});
+
+test("an unknown tag is kept whole as the union's unknown variant, never rejected", () => {
+  const wire = { sessionUpdate: "from_the_future", payload: { x: [1] } };
+  const update = v1.decode.SessionUpdate(structuredClone(wire));
+  assert.deepEqual(update, wire);
+  switch (update.sessionUpdate) {
+    case "agent_message_chunk":
+      assert.fail("narrowed to a known variant");
+      break;
+    default:
+      // The switch narrows: only variants without a known tag are left here.
+      assert.equal(update.sessionUpdate, "from_the_future");
+  }
+});
+
+test("an object without the tag is the union's default variant (v1 AuthMethod: agent)", () => {
+  const method = v1.decode.AuthMethod({ id: "login", name: "Log in" });
+  assert.equal(method.type, undefined);
+  rejects(() => v1.decode.AuthMethod({ name: "Log in" }), "/id");
+});
+
+test("default-on-error drops only the bad field and keeps the message", () => {
+  // SessionInfoUpdate's fields carry x-deserialize-default-on-error.
+  const update = v1.decode.SessionUpdate({ sessionUpdate: "session_info_update", title: 42, updatedAt: "2026-11-22T00:00:00Z" });
+  assert.deepEqual(update, { sessionUpdate: "session_info_update", updatedAt: "2026-11-22T00:00:00Z" });
+});
+
+test("absent, null and a value stay apart through the decoder", () => {
+  const absent = v1.decode.SessionUpdate({ sessionUpdate: "session_info_update" });
+  const cleared = v1.decode.SessionUpdate({ sessionUpdate: "session_info_update", title: null, _meta: null });
+  assert.equal(Object.hasOwn(absent, "title"), false);
+  assert.deepEqual(cleared, { sessionUpdate: "session_info_update", title: null, _meta: null });
+});
+
+test("integer ranges of the schema are checked (ProtocolVersion is a uint16)", () => {
+  rejects(() => v1.decode.InitializeRequest({ protocolVersion: 70000 }), "/protocolVersion");
+  rejects(() => v1.decode.InitializeRequest({ protocolVersion: 1.5 }), "/protocolVersion");
+  assert.equal(v1.decode.InitializeRequest({ protocolVersion: 1 }).protocolVersion, 1);
+});
+
+test("v2 decoders are their own: v2's chunks carry a messageId", () => {
+  assert.equal(v2.PROTOCOL_VERSION, 2);
+  assert.equal(v1.PROTOCOL_VERSION, 1);
+  const names = v2.METHODS.map((m) => m.name);
+  assert.ok(names.includes("session/prompt"));
+});
