@@ -77,7 +77,7 @@ ts-build: $(TS_STAMP)
 
 ## test-typescript: the TypeScript runtime and typed layer's unit tests (node's test runner)
 test-typescript: ts-build
-	cd $(TS_BUILD) && node --test dist-test/test/
+	cd $(TS_BUILD) && node --test dist-test/test/*.test.js
 
 ## test: everything CI runs
 test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) lint check test-typescript

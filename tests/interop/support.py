@@ -14,6 +14,9 @@ import pytest
 
 INTEROP = Path(__file__).resolve().parent
 NODE_PEERS = INTEROP / "node"
+OUR_TS_PROGRAMS = INTEROP.parents[1] / ".build" / "typescript" / "dist-test" / "test"
+"""Our TypeScript interop programs (tests/typescript/interop_*.ts), as `make ts-build` builds them
+against the generated TypeScript package."""
 OUR_AGENT = (sys.executable, str(INTEROP / "our_agent.py"))
 PEER_TIMEOUT = 30.0
 
@@ -28,6 +31,14 @@ def node() -> str:
             f"the TypeScript SDK is not installed: run `make test` (npm ci in {NODE_PEERS})"
         )
     return program
+
+
+def our_ts_program(name: str) -> str:
+    """One of our TypeScript interop programs, built; fails (never skips) when it is not."""
+    program = OUR_TS_PROGRAMS / f"{name}.js"
+    if not program.is_file():
+        pytest.fail(f"{program} is not built: run `make ts-build` (part of `make test`)")
+    return str(program)
 
 
 async def run_json_peer(*command: str) -> dict[str, Any]:

@@ -1,8 +1,12 @@
-"""End to end against the official TypeScript SDK (@agentclientprotocol/sdk 2.4.0, run with node).
+"""End to end over real stdio subprocesses, in TypeScript on node: the official TypeScript SDK
+(@agentclientprotocol/sdk 2.4.0) and our generated TypeScript package.
 
-Both directions over real stdio subprocesses:
-- their client (tests/interop/node/ts_client.mjs) ↔ our agent (tests/interop/our_agent.py);
-- our generated client ↔ their agent (tests/interop/node/ts_agent.mjs).
+- A TypeScript client runs each scenario against an agent and reports what it saw: their client
+  (tests/interop/node/ts_client.mjs) against our Python agent (tests/interop/our_agent.py) and
+  against our TypeScript agent (tests/typescript/interop_agent.ts); our TypeScript client
+  (tests/typescript/interop_client.ts, the same command line and report) against our Python agent.
+- Our generated Python client drives a TypeScript agent: theirs (tests/interop/node/ts_agent.mjs)
+  and ours, which behave alike.
 """
 
 from __future__ import annotations
@@ -19,13 +23,47 @@ from acp_protocol.runtime import CancelSignal, RequestCancelled
 from acp_protocol.v1 import models
 from acp_protocol.v1.client import Client, ClientConnection, ClientContext, spawn_agent
 
-from tests.interop.support import NODE_PEERS, OUR_AGENT, node, read_events, run_json_peer
+from tests.interop.support import (
+    NODE_PEERS,
+    OUR_AGENT,
+    node,
+    our_ts_program,
+    read_events,
+    run_json_peer,
+)
 from tests.runtime.support import eventually
 
+PY_AGENT_NAME = "acp-codegen-interop-agent"
+TS_AGENT_NAME = "acp-codegen-ts-interop-agent"
+CLIENT_AGENT_PAIRS = (
+    "their-ts-client/our-python-agent",
+    "their-ts-client/our-ts-agent",
+    "our-ts-client/our-python-agent",
+)
 
-async def ts_client(scenario: str) -> dict[str, Any]:
-    """Run the TypeScript client's `scenario` against our agent; its JSON report."""
-    return await run_json_peer(node(), str(NODE_PEERS / "ts_client.mjs"), scenario, *OUR_AGENT)
+
+@pytest.fixture(params=CLIENT_AGENT_PAIRS)
+def pair(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def pair_command(pair: str) -> tuple[list[str], str]:
+    """The TypeScript client program and the agent command of `pair`, and the agent's name."""
+    client_side, agent_side = pair.split("/")
+    client = (
+        str(NODE_PEERS / "ts_client.mjs")
+        if client_side == "their-ts-client"
+        else our_ts_program("interop_client")
+    )
+    if agent_side == "our-ts-agent":
+        return [client, node(), our_ts_program("interop_agent")], TS_AGENT_NAME
+    return [client, *OUR_AGENT], PY_AGENT_NAME
+
+
+async def ts_client(pair: str, scenario: str) -> dict[str, Any]:
+    """Run the TypeScript client's `scenario` against the pair's agent; its JSON report."""
+    (client, *agent), _ = pair_command(pair)
+    return await run_json_peer(node(), client, scenario, *agent)
 
 
 def chunks(updates: list[dict[str, Any]]) -> list[str]:
@@ -35,47 +73,49 @@ def chunks(updates: list[dict[str, Any]]) -> list[str]:
 # -- their client, our agent -------------------------------------------------------------------
 
 
-async def test_ts_client_prompts_our_agent_and_receives_the_streamed_updates() -> None:
+async def test_ts_client_prompts_our_agent_and_receives_the_streamed_updates(pair: str) -> None:
     """initialize → session/new → session/prompt, three chunks streamed before the answer."""
-    report = await ts_client("prompt")
+    report = await ts_client(pair, "prompt")
     assert report["initialize"]["protocolVersion"] == 1
-    assert report["initialize"]["agentInfo"]["name"] == "acp-codegen-interop-agent"
+    assert report["initialize"]["agentInfo"]["name"] == pair_command(pair)[1]
     assert report["response"] == {"stopReason": "end_turn"}
     assert chunks(report["updates"]) == ["one ", "two ", "three"]
 
 
-async def test_ts_client_cancel_request_on_a_slow_prompt_gets_request_cancelled() -> None:
+async def test_ts_client_cancel_request_on_a_slow_prompt_gets_request_cancelled(pair: str) -> None:
     """The TS client aborts its request: `$/cancel_request` → our agent answers -32800 with the
     request id in `data`, the TS SDK's own shape."""
-    report = await ts_client("cancel_request")
+    report = await ts_client(pair, "cancel_request")
     error = report["prompt"]["error"]
     assert error["code"] == -32800
     assert error["data"]["requestId"] == 2  # initialize 0, session/new 1, session/prompt 2
     assert chunks(report["updates"]) == ["working"]
 
 
-async def test_ts_client_session_cancel_mid_prompt_gets_stop_reason_cancelled() -> None:
+async def test_ts_client_session_cancel_mid_prompt_gets_stop_reason_cancelled(pair: str) -> None:
     """prompt-turn.mdx: the Agent "MUST respond to the original `session/prompt` request with the
     `cancelled` stop reason" (a result, not an error)."""
-    report = await ts_client("session_cancel")
+    report = await ts_client(pair, "session_cancel")
     assert report["prompt"] == {"result": {"stopReason": "cancelled"}}
 
 
-async def test_ts_client_cancelling_a_prompt_sees_the_cascaded_cancel_for_the_nested_read() -> None:
+async def test_ts_client_cancelling_a_prompt_sees_the_cascaded_cancel_for_the_nested_read(
+    pair: str,
+) -> None:
     """Our agent waits on `fs/read_text_file` when the TS client cancels the prompt: the TS client
     receives `$/cancel_request` for that nested request (its handler's signal aborts), and the
     prompt is answered -32800."""
-    report = await ts_client("cascade")
+    report = await ts_client(pair, "cascade")
     [nested_id] = report["fsRequests"]
     assert report["cancelRequests"] == [nested_id]
     assert report["fsAborted"] == [nested_id]
     assert report["prompt"]["error"]["code"] == -32800
 
 
-async def test_ts_client_receives_session_info_updates_intact() -> None:
+async def test_ts_client_receives_session_info_updates_intact(pair: str) -> None:
     """A title with `_meta`, a cleared title (`null`) and a cleared `_meta`: absent, null and a
     value stay three different things through the TS SDK's parser."""
-    report = await ts_client("session_info")
+    report = await ts_client(pair, "session_info")
     info = [u for u in report["updates"] if u["sessionUpdate"] == "session_info_update"]
     assert info == [
         {
@@ -107,13 +147,20 @@ class RecordingClient(Client):
             self.chunks.append(update.content.text)
 
 
+@pytest.fixture(params=("their-ts-agent", "our-ts-agent"))
+def agent_program(request: pytest.FixtureRequest) -> str:
+    """The TypeScript agent our Python client drives: the official SDK's, or our generated one's."""
+    if request.param == "their-ts-agent":
+        return str(NODE_PEERS / "ts_agent.mjs")
+    return our_ts_program("interop_agent")
+
+
 @asynccontextmanager
 async def ts_agent(
-    client: Client, events: Path
+    client: Client, events: Path, program: str
 ) -> AsyncIterator[tuple[ClientConnection, models.NewSessionResponse]]:
-    """Our client connected to the TypeScript agent, initialized, with one session."""
+    """Our client connected to a TypeScript agent, initialized, with one session."""
     environment = {**os.environ, "ACP_INTEROP_EVENTS": str(events)}
-    program = str(NODE_PEERS / "ts_agent.mjs")
     async with spawn_agent(client, node(), program, env=environment) as connection:
         init = await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
         assert init.protocol_version == 1
@@ -127,21 +174,23 @@ def prompt(session: models.NewSessionResponse, text: str) -> models.PromptReques
 
 
 async def test_our_client_prompts_the_ts_agent_and_receives_the_streamed_updates(
-    tmp_path: Path,
+    tmp_path: Path, agent_program: str
 ) -> None:
     client = RecordingClient()
-    async with ts_agent(client, tmp_path / "events") as (connection, session):
+    async with ts_agent(client, tmp_path / "events", agent_program) as (connection, session):
         response = await connection.agent.session_prompt(prompt(session, "stream"))
     assert response.stop_reason == "end_turn"
     assert client.chunks == ["one ", "two ", "three"]
 
 
-async def test_our_cancelled_caller_sends_cancel_request_to_the_ts_agent(tmp_path: Path) -> None:
+async def test_our_cancelled_caller_sends_cancel_request_to_the_ts_agent(
+    tmp_path: Path, agent_program: str
+) -> None:
     """Ambient cancellation: cancelling the awaiting asyncio task sends `$/cancel_request` for the
     prompt; the TS agent's request signal aborts."""
     client = RecordingClient()
     events = tmp_path / "events"
-    async with ts_agent(client, events) as (connection, session):
+    async with ts_agent(client, events, agent_program) as (connection, session):
         call = asyncio.create_task(connection.agent.session_prompt(prompt(session, "slow")))
         await eventually(lambda: client.chunks, timeout=10)
         call.cancel()
@@ -155,10 +204,12 @@ async def test_our_cancelled_caller_sends_cancel_request_to_the_ts_agent(tmp_pat
     assert {"event": "cancel_request", "requestId": prompt_id} in seen
 
 
-async def test_our_graceful_cancel_gets_the_ts_agents_request_cancelled(tmp_path: Path) -> None:
+async def test_our_graceful_cancel_gets_the_ts_agents_request_cancelled(
+    tmp_path: Path, agent_program: str
+) -> None:
     """Graceful: with `cancel=CancelSignal()` we wait for the peer's answer, the TS SDK's -32800."""
     client = RecordingClient()
-    async with ts_agent(client, tmp_path / "events") as (connection, session):
+    async with ts_agent(client, tmp_path / "events", agent_program) as (connection, session):
         signal = CancelSignal()
         call = connection.agent.session_prompt(prompt(session, "slow"), cancel=signal)
         task = asyncio.create_task(call)
@@ -170,9 +221,11 @@ async def test_our_graceful_cancel_gets_the_ts_agents_request_cancelled(tmp_path
     assert raised.value.data == {"requestId": 3}  # initialize 1, session/new 2, prompt 3
 
 
-async def test_our_session_cancel_ends_the_ts_agents_prompt_cancelled(tmp_path: Path) -> None:
+async def test_our_session_cancel_ends_the_ts_agents_prompt_cancelled(
+    tmp_path: Path, agent_program: str
+) -> None:
     client = RecordingClient()
-    async with ts_agent(client, tmp_path / "events") as (connection, session):
+    async with ts_agent(client, tmp_path / "events", agent_program) as (connection, session):
         task = asyncio.create_task(connection.agent.session_prompt(prompt(session, "slow")))
         await eventually(lambda: client.chunks, timeout=10)
         await connection.agent.session_cancel(

@@ -54,7 +54,7 @@ export interface Router {
   request(request: IncomingRequest): Promise<unknown>;
   /** Called when a notification arrives, before it is queued (feature-level cancellation). */
   received(method: string, params: unknown): void;
-  /** Handles a notification; notifications are handled one at a time, in arrival order. */
+  /** Handles a notification: called in arrival order, as each one is read. */
   notification(method: string, params: unknown): Promise<void>;
   /** The result a request cancelled for `reason` is answered with; undefined: -32800. */
   cancelledResult(reason: unknown): unknown;
@@ -84,7 +84,6 @@ export class Connection {
   private nextId = 0;
   private readonly pending = new Map<RequestId, Pending>();
   private readonly inFlight = new Map<RequestId, InFlight>();
-  private notifications: Promise<void> = Promise.resolve();
   private closedReason: string | null = null;
   private readonly lifetime = new AbortController();
   private readonly router: Router;
@@ -245,12 +244,12 @@ export class Connection {
     }
     if (method.startsWith("$/")) return; // "free to ignore the notification"
     this.router.received(method, params);
-    this.notifications = this.notifications
-      .then(() => this.router.notification(method, params))
-      .catch((error: unknown) => {
-        const where = error instanceof DecodeError ? ` at ${error.pointer || "/"}` : "";
-        this.problem(`notification ${method} failed${where}: ${error instanceof Error ? error.message : String(error)}`);
-      });
+    // Started at once, in arrival order (its synchronous part runs before the next frame is read):
+    // never queued behind another handler, so a handler that awaits an answer cannot deadlock.
+    this.router.notification(method, params).catch((error: unknown) => {
+      const where = error instanceof DecodeError ? ` at ${error.pointer || "/"}` : "";
+      this.problem(`notification ${method} failed${where}: ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
 
   private handleResponse(id: RequestId, message: { result?: unknown; error?: unknown }): void {

@@ -1,0 +1,202 @@
+// Cancellation through the generated v1 typed layer, agent and client in memory (ACP
+// cancellation.mdx, prompt-turn.mdx § Cancellation).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { RequestError, REQUEST_CANCELLED } from "../src/index.js";
+import type * as v1 from "../src/v1/index.js";
+import { aborted, agentWithRawClient, chunk, connected, textOf, until } from "./support.js";
+
+const SESSION = "s-1";
+
+function prompt(text: string): v1.PromptRequest {
+  return { sessionId: SESSION, prompt: [{ type: "text", text }] };
+}
+
+/** A slow prompt: one chunk, then it waits until its signal aborts and throws. */
+const slowAgent: v1.Agent = {
+  async sessionPrompt(params, ctx) {
+    await ctx.client.sessionUpdate(chunk(params.sessionId, "working"));
+    await aborted(ctx.signal);
+    throw ctx.signal.reason;
+  },
+};
+
+function recordingClient(): v1.Client & { chunks: string[] } {
+  const chunks: string[] = [];
+  return {
+    chunks,
+    async sessionUpdate(params) {
+      const update = params.update;
+      if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") chunks.push(update.content.text);
+    },
+  };
+}
+
+async function failure(promise: Promise<unknown>): Promise<RequestError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof RequestError, String(error));
+    return error;
+  }
+  assert.fail("the request did not fail");
+}
+
+test("a prompt streams its updates before its answer", async () => {
+  const client = recordingClient();
+  const { clientSide } = connected(
+    {
+      async sessionPrompt(params, ctx) {
+        for (const part of ["one ", "two ", "three"]) await ctx.client.sessionUpdate(chunk(params.sessionId, part));
+        return { stopReason: "end_turn" };
+      },
+    },
+    client,
+  );
+  const response = await clientSide.agent.sessionPrompt(prompt("stream"));
+  assert.deepEqual(response, { stopReason: "end_turn" });
+  assert.deepEqual(client.chunks, ["one ", "two ", "three"]);
+});
+
+test("cancel_request on a slow prompt is answered -32800 with the request id", async () => {
+  // The receiver "MUST send one of these responses for the original request: … An error response
+  // with code -32800 (Request Cancelled)".
+  const client = recordingClient();
+  const { clientSide } = connected(slowAgent, client);
+  const controller = new AbortController();
+  const call = clientSide.agent.sessionPrompt(prompt("slow"), { signal: controller.signal });
+  await until(() => client.chunks.length > 0);
+  controller.abort();
+  const error = await failure(call);
+  assert.equal(error.code, REQUEST_CANCELLED);
+  assert.deepEqual(error.data, { requestId: 0 });
+});
+
+test("a cancelled handler that returns a partial result is answered with it", async () => {
+  // "A valid response with appropriate data (such as partial results or cancellation marker)".
+  const client = recordingClient();
+  const { clientSide } = connected(
+    {
+      async sessionPrompt(params, ctx) {
+        await ctx.client.sessionUpdate(chunk(params.sessionId, "working"));
+        await aborted(ctx.signal);
+        return { stopReason: "cancelled" };
+      },
+    },
+    client,
+  );
+  const controller = new AbortController();
+  const call = clientSide.agent.sessionPrompt(prompt("slow"), { signal: controller.signal });
+  await until(() => client.chunks.length > 0);
+  controller.abort();
+  assert.deepEqual(await call, { stopReason: "cancelled" });
+});
+
+test("stopWaitingOnCancel rejects at once and the late answer is dropped", async () => {
+  const client = recordingClient();
+  const problems: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const { agentSide, clientSide } = connected(
+    {
+      async sessionPrompt(params, ctx) {
+        if (textOf(params.prompt) === "slow") {
+          await ctx.client.sessionUpdate(chunk(params.sessionId, "working"));
+          await held; // ignores the cancel
+        }
+        return { stopReason: "end_turn" };
+      },
+    },
+    client,
+    { onProblem: (problem) => problems.push(problem) },
+  );
+  const controller = new AbortController();
+  const call = clientSide.agent.sessionPrompt(prompt("slow"), { signal: controller.signal, stopWaitingOnCancel: true });
+  await until(() => client.chunks.length > 0);
+  controller.abort();
+  assert.equal((await failure(call)).code, REQUEST_CANCELLED);
+  release();
+  // The connection still works, and the late answer was matched and dropped.
+  assert.deepEqual(await clientSide.agent.sessionPrompt(prompt("again")), { stopReason: "end_turn" });
+  assert.deepEqual(problems, []);
+  await agentSide.close();
+});
+
+test("session/cancel ends the session's prompt with stopReason cancelled, never an error", async () => {
+  // prompt-turn.mdx: the Agent "MUST respond to the original session/prompt request with the
+  // cancelled stop reason".
+  const client = recordingClient();
+  const { clientSide } = connected(slowAgent, client);
+  const call = clientSide.agent.sessionPrompt(prompt("slow"));
+  await until(() => client.chunks.length > 0);
+  await clientSide.agent.sessionCancel({ sessionId: SESSION });
+  assert.deepEqual(await call, { stopReason: "cancelled" });
+});
+
+test("cancelling a prompt cascades to the request its handler made", async () => {
+  // cancellation.mdx: "MAY cancel the corresponding request activity and all nested activities".
+  const seen: { read: string[]; aborted: string[] } = { read: [], aborted: [] };
+  const { clientSide } = connected(
+    {
+      async sessionPrompt(params, ctx) {
+        await ctx.client.fsReadTextFile({ sessionId: params.sessionId, path: "/held.txt" });
+        return { stopReason: "end_turn" };
+      },
+    },
+    {
+      async fsReadTextFile(params, ctx) {
+        seen.read.push(params.path);
+        await aborted(ctx.signal);
+        seen.aborted.push(params.path);
+        throw ctx.signal.reason;
+      },
+    },
+  );
+  const controller = new AbortController();
+  const call = clientSide.agent.sessionPrompt(prompt("nested"), { signal: controller.signal });
+  await until(() => seen.read.length > 0);
+  controller.abort();
+  assert.equal((await failure(call)).code, REQUEST_CANCELLED);
+  assert.deepEqual(seen.aborted, ["/held.txt"]);
+});
+
+test("sending session/cancel answers the client's pending permission requests cancelled", async () => {
+  // prompt-turn.mdx: the Client "MUST respond to all pending session/request_permission requests
+  // with the cancelled outcome".
+  let asked = false;
+  const { clientSide } = connected(
+    {
+      async sessionPrompt(params, ctx) {
+        const answer = await ctx.client.sessionRequestPermission({
+          sessionId: params.sessionId,
+          toolCall: { toolCallId: "t-1" },
+          options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }],
+        });
+        return { stopReason: answer.outcome.outcome === "cancelled" ? "cancelled" : "end_turn" };
+      },
+    },
+    {
+      async sessionRequestPermission(_params, ctx) {
+        asked = true;
+        await aborted(ctx.signal);
+        throw ctx.signal.reason;
+      },
+    },
+  );
+  const call = clientSide.agent.sessionPrompt(prompt("ask"));
+  await until(() => asked);
+  await clientSide.agent.sessionCancel({ sessionId: SESSION });
+  assert.deepEqual(await call, { stopReason: "cancelled" });
+});
+
+test("a cancel_request for a finished or unknown request is ignored: nothing is answered", async () => {
+  // RFD FAQ: "Ignore the subsequent cancellation notification for that request ID".
+  const { peer } = agentWithRawClient({ async sessionPrompt() { return { stopReason: "end_turn" }; } });
+  peer.send({ jsonrpc: "2.0", id: 1, method: "session/prompt", params: prompt("x") });
+  await peer.next((f) => f.id === 1);
+  peer.send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 1 } });
+  peer.send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "never-sent" } });
+  peer.send({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: prompt("y") });
+  await peer.next((f) => f.id === 2);
+  assert.equal(peer.frames.length, 2);
+});

@@ -1,0 +1,49 @@
+// The dispatcher's answers to bad input: a malformed frame never kills the connection, and every
+// error names what was wrong.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ConnectionClosed, INVALID_PARAMS, METHOD_NOT_FOUND, PARSE_ERROR } from "../src/index.js";
+import { agentWithRawClient, connected } from "./support.js";
+
+const agent = {
+  async initialize(params: { protocolVersion: number }) {
+    return { protocolVersion: params.protocolVersion };
+  },
+};
+
+test("a frame that is not JSON is answered -32700 and the connection keeps serving", async () => {
+  const { peer } = agentWithRawClient(agent);
+  peer.send("{not json");
+  const error = await peer.next((f) => f.error !== undefined);
+  assert.equal((error.error as { code: number }).code, PARSE_ERROR);
+  assert.equal(error.id, null);
+  peer.send({ jsonrpc: "2.0", id: 7, method: "initialize", params: { protocolVersion: 1 } });
+  assert.deepEqual((await peer.next((f) => f.id === 7)).result, { protocolVersion: 1 });
+});
+
+test("a method nobody handles is answered -32601, and so is a $/ request", async () => {
+  const { peer } = agentWithRawClient(agent);
+  peer.send({ jsonrpc: "2.0", id: 1, method: "session/load", params: { sessionId: "s", cwd: "/", mcpServers: [] } });
+  peer.send({ jsonrpc: "2.0", id: 2, method: "$/cancel_request", params: { requestId: 1 } });
+  for (const id of [1, 2]) {
+    const answer = await peer.next((f) => f.id === id);
+    assert.equal((answer.error as { code: number }).code, METHOD_NOT_FOUND);
+  }
+});
+
+test("invalid params are answered -32602 with the JSON pointer of the bad value", async () => {
+  const { peer } = agentWithRawClient(agent);
+  peer.send({ jsonrpc: "2.0", id: "a", method: "initialize", params: { protocolVersion: "one" } });
+  const answer = await peer.next((f) => f.id === "a");
+  const error = answer.error as { code: number; data: { pointer: string } };
+  assert.equal(error.code, INVALID_PARAMS);
+  assert.equal(error.data.pointer, "/protocolVersion");
+});
+
+test("closing rejects the requests still waiting with ConnectionClosed", async () => {
+  const { clientSide, agentSide } = connected({ async initialize() { return new Promise<never>(() => undefined); } }, {});
+  const call = clientSide.agent.initialize({ protocolVersion: 1 });
+  await agentSide.close();
+  await assert.rejects(call, ConnectionClosed);
+  assert.equal(await clientSide.closed, "the peer closed the connection");
+});
