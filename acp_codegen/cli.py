@@ -15,7 +15,8 @@ from pathlib import Path
 from acp_codegen import __version__, drift, pipeline, resources, schema_diff
 from acp_codegen.problems import GenerationError, MissingTool, SchemaProblems
 from acp_codegen.schema_lock import update_schema
-from acp_codegen.targets.python.scaffold import render_scaffold, write_scaffold
+from acp_codegen.targets import TARGETS, load_scaffold
+from acp_codegen.targets.python.scaffold import write_scaffold
 
 DESCRIPTION = """\
 Generate typed SDK code for the Agent Client Protocol (ACP) from its JSON schemas.
@@ -35,6 +36,7 @@ examples:
   acp-codegen generate --out src --package myapp._acp   vendor the package as myapp._acp
   acp-codegen check --out src --package myapp._acp      is that copy still current?
   acp-codegen scaffold agent --out my_agent.py         a runnable starter agent
+  acp-codegen scaffold client --lang typescript --out client.ts   … or client, in TypeScript
   acp-codegen diff 2.3.0 2.4.0                         what changed, and whom it breaks
   acp-codegen update-schema --version 2.4.0            pin another release (needs npm)"""
 
@@ -97,6 +99,9 @@ def _parser() -> argparse.ArgumentParser:
     scaffold.add_argument("role", choices=("agent", "client"))
     scaffold.add_argument("--out", type=Path, required=True, help="the file to write")
     scaffold.add_argument("--unstable", action="store_true", help="use the unstable schema")
+    scaffold.add_argument(
+        "--lang", choices=TARGETS, default="python", help="the starter's language (python)"
+    )
     scaffold.add_argument("--force", action="store_true", help="overwrite an existing file")
     scaffold.set_defaults(run=_scaffold)
 
@@ -168,9 +173,9 @@ def _check(args: argparse.Namespace) -> int:
 
 def _scaffold(args: argparse.Namespace) -> int:
     spec = pipeline.load_specification(args.root)
-    source = render_scaffold(spec, args.role, unstable=args.unstable)
+    source = load_scaffold(args.lang)(spec, args.role, unstable=args.unstable)
     write_scaffold(source, args.out, force=args.force)
-    print(f"acp-codegen: wrote a starter {args.role} to {args.out}")
+    print(f"acp-codegen: wrote a starter {args.lang} {args.role} to {args.out}")
     return OK
 
 

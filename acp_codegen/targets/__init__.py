@@ -1,5 +1,5 @@
-"""One package per language target, each exposing `generate(spec, out_dir, options)`; see
-`TARGETS`."""
+"""One package per language target, each exposing `generate(spec, out_dir, options)` and, in its
+`scaffold` module, `render_scaffold(spec, role, *, unstable)`; see `TARGETS`."""
 
 from __future__ import annotations
 
@@ -35,3 +35,15 @@ def load_target(name: str) -> Generate:
         raise ValueError(f"unknown target {name!r}; known: {', '.join(TARGETS)}")
     module = importlib.import_module(f"acp_codegen.targets.{name}")
     return cast(Generate, module.generate)
+
+
+Scaffold = Callable[..., str]
+
+
+def load_scaffold(name: str) -> Scaffold:
+    """`render_scaffold(spec, role, *, unstable)` of `acp_codegen.targets.<name>.scaffold`: the
+    source of a runnable starter agent or client."""
+    if name not in TARGETS:
+        raise ValueError(f"unknown target {name!r}; known: {', '.join(TARGETS)}")
+    module = importlib.import_module(f"acp_codegen.targets.{name}.scaffold")
+    return cast(Scaffold, module.render_scaffold)

@@ -29,3 +29,4 @@ export {
   type SessionInfo,
 } from "./session_info.js";
 export { LineSplitter, StreamTransport, memoryPair, spawnTransport, stdioTransport, type SpawnedOptions, type Transport } from "./transport.js";
+export { FileService, RESOURCE_NOT_FOUND } from "./file_service.js";
