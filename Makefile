@@ -67,12 +67,13 @@ lint: $(STAMP)
 	$(BIN)/mypy --python-version 3.10 generated/python/acp_protocol
 
 ## ts-build: build generated/typescript as a user would (npm ci from its lock, tsc with strict)
-## in .build/typescript, then compile tests/typescript against it
+## in .build/typescript, then compile tests/typescript and bench/stdio/ours_ts against it
 ts-build: $(TS_STAMP)
 	rm -rf $(TS_BUILD)/src $(TS_BUILD)/dist $(TS_BUILD)/test $(TS_BUILD)/dist-test
 	cp -R $(TS_PACKAGE)/. $(TS_BUILD)/
 	cd $(TS_BUILD) && node_modules/.bin/tsc -p tsconfig.json
 	cp -R tests/typescript $(TS_BUILD)/test
+	cp -R bench/stdio/ours_ts $(TS_BUILD)/test/bench
 	cd $(TS_BUILD) && node_modules/.bin/tsc -p test/tsconfig.json
 
 ## test-typescript: the TypeScript runtime and typed layer's unit tests (node's test runner)
@@ -90,7 +91,7 @@ test-matrix: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) ts-build
 	$(BIN)/python -m tests.matrix
 
 ## bench: ours vs the official SDK vs the NDJSON floor; writes docs/benchmarks.{md,png} (never part of `make test`)
-bench: $(STAMP) $(OFFICIAL_STAMP) $(BENCH_STAMP)
+bench: $(STAMP) $(OFFICIAL_STAMP) $(BENCH_STAMP) ts-build
 	$(BIN)/python bench/run.py
 
 ## update-schema VERSION=x.y.z: pin the schemas of another @agentclientprotocol/sdk version

@@ -1,9 +1,10 @@
 """Workload (j): two processes over stdio, as editors run agents (bench/stdio/).
 
 The client spawns the agent and both sides are the same implementation: ours (the generated
-typed layer, full validation) on asyncio's loop and on uvloop, the official Python SDK (on
-asyncio, as it runs), the official TypeScript SDK on node (from bench/stdio/ts's lock), and the
-raw NDJSON floor on both loops. Pairs run interleaved, `rounds` times; each client reports
+typed layer, full validation) on asyncio's loop and on uvloop, our generated TypeScript package on
+node (bench/stdio/ours_ts, built by `make ts-build`), the official Python SDK (on asyncio, as it
+runs), the official TypeScript SDK on node (from bench/stdio/ts's lock), and the raw NDJSON floor
+on both loops. Pairs run interleaved, `rounds` times; each client reports
 notify/s, round trips/s with 1 in flight and with 64 in flight (bench/stdio/schedule.py).
 """
 
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 STDIO = Path(__file__).resolve().parent / "stdio"
+OURS_TS = STDIO.parents[1] / ".build" / "typescript" / "dist-test" / "test" / "bench"
 KINDS = ("notify", "rt1", "rt64")
 
 
@@ -24,6 +26,10 @@ def pairs(python: str, official: str) -> dict[str, tuple[list[str], list[str]]]:
     """Label → (client command before `--`, agent command), N inserted by `run`."""
     ts = ["node", str(STDIO / "ts" / "client.mjs")], ["node", str(STDIO / "ts" / "agent.mjs")]
     table: dict[str, tuple[list[str], list[str]]] = {"ts-node": ts}
+    table["ours-ts-node"] = (
+        ["node", str(OURS_TS / "client.js")],
+        ["node", str(OURS_TS / "agent.js")],
+    )
     for loop in ("asyncio", "uvloop"):
         table[f"floor-{loop}"] = (
             [python, str(STDIO / "floor_peer.py"), "client"],
@@ -49,7 +55,7 @@ def versions() -> dict[str, str]:
 
 
 def loop_of(label: str) -> str:
-    return label.rsplit("-", 1)[1] if label != "ts-node" else "node"
+    return label.rsplit("-", 1)[1]
 
 
 def measure(
@@ -91,6 +97,15 @@ def goals(rates: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             "measure": "ours (uvloop) / TS SDK (node)",
             "goal": 1.0,
             "value": ratio("ours-uvloop", "ts-node", kind),
+        }
+        for kind in KINDS
+    ]
+    rows += [
+        {
+            "workload": f"2p {kind}",
+            "measure": "our TS target / TS SDK (node)",
+            "goal": 1.0,
+            "value": ratio("ours-ts-node", "ts-node", kind),
         }
         for kind in KINDS
     ]

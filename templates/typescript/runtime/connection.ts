@@ -69,6 +69,8 @@ interface Pending {
   resolve(value: unknown): void;
   reject(error: unknown): void;
   release(): void;
+  /** Sends `$/cancel_request` for it (once: its signal's listener fires once). */
+  cancel(): void;
   abandoned: boolean;
 }
 
@@ -81,6 +83,7 @@ interface InFlight extends IncomingRequest {
 export class Connection {
   private nextId = 0;
   private readonly pending = new Map<RequestId, Pending>();
+  private readonly watched = new WeakMap<AbortSignal, Set<Pending>>();
   private readonly inFlight = new Map<RequestId, InFlight>();
   private closedReason: string | null = null;
   private readonly lifetime = new AbortController();
@@ -114,25 +117,47 @@ export class Connection {
     const { signal, stopWaitingOnCancel = false } = options;
     if (signal?.aborted) return Promise.reject(RequestError.cancelled(id)); // never sent
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        void this.notify(CANCEL_REQUEST, { requestId: id });
-        if (stopWaitingOnCancel) {
-          entry.abandoned = true;
-          reject(RequestError.cancelled(id));
-        }
-      };
       const entry: Pending = {
         method,
         decode,
         resolve,
         reject,
-        release: () => signal?.removeEventListener("abort", onAbort),
+        release: () => undefined,
         abandoned: false,
+        cancel: () => {
+          void this.notify(CANCEL_REQUEST, { requestId: id }).catch(() => undefined);
+          if (stopWaitingOnCancel) {
+            entry.abandoned = true;
+            reject(RequestError.cancelled(id));
+          }
+        },
       };
       this.pending.set(id, entry);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal !== undefined) this.watch(signal, entry);
       void this.transport.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
     });
+  }
+
+  /** One abort listener per signal, however many requests it cancels (a handler's signal is
+   * shared by all its nested requests). */
+  private watch(signal: AbortSignal, entry: Pending): void {
+    let entries = this.watched.get(signal);
+    if (entries === undefined) {
+      const watched = new Set<Pending>();
+      entries = watched;
+      this.watched.set(signal, watched);
+      signal.addEventListener(
+        "abort",
+        () => {
+          for (const waiting of [...watched]) waiting.cancel();
+          watched.clear();
+        },
+        { once: true },
+      );
+    }
+    const set = entries;
+    set.add(entry);
+    entry.release = () => set.delete(entry);
   }
 
   /** Sends a notification; resolves once the transport has room for more. */
