@@ -112,6 +112,16 @@ async def test_ts_client_cancelling_a_prompt_sees_the_cascaded_cancel_for_the_ne
     assert report["prompt"]["error"]["code"] == -32800
 
 
+async def test_ts_client_cancels_of_finished_and_unknown_requests_are_ignored(pair: str) -> None:
+    """RFD FAQ: a request that completed "normally before the cancellation notification is
+    processed": "Ignore the subsequent cancellation notification for that request ID"; an unknown
+    id is ignored too (a notification is never answered). The agent then serves on."""
+    report = await ts_client(pair, "stale_cancels")
+    assert report["first"] == report["second"] == {"stopReason": "end_turn"}
+    assert chunks(report["updates"]) == ["one ", "two ", "three"] * 2
+    assert report.get("problems", []) == []  # our client: no answer to either notification
+
+
 async def test_ts_client_receives_session_info_updates_intact(pair: str) -> None:
     """A title with `_meta`, a cleared title (`null`) and a cleared `_meta`: absent, null and a
     value stay three different things through the TS SDK's parser."""
@@ -233,3 +243,77 @@ async def test_our_session_cancel_ends_the_ts_agents_prompt_cancelled(
         )
         response = await asyncio.wait_for(task, 10)
     assert response.stop_reason == "cancelled"
+
+
+# -- our client, our TypeScript agent: what the official agent program does not do ---------------
+
+
+class HoldingClient(RecordingClient):
+    """Holds `fs/read_text_file` until it is cancelled; records session info updates."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[str] = []
+        self.cancelled_reads: list[str] = []
+        self.info: list[dict[str, Any]] = []
+
+    async def session_update(self, params: models.SessionNotification, ctx: ClientContext) -> None:
+        await super().session_update(params, ctx)
+        if isinstance(params.update, models.SessionUpdateSessionInfoUpdate):
+            self.info.append(params.update.to_wire())
+
+    async def fs_read_text_file(
+        self, params: models.ReadTextFileRequest, ctx: ClientContext
+    ) -> models.ReadTextFileResponse:
+        self.reads.append(params.path)
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled_reads.append(params.path)
+            raise
+        raise AssertionError("unreachable")
+
+
+async def test_our_cancelled_prompt_cascades_through_the_ts_agent_to_our_nested_read(
+    tmp_path: Path,
+) -> None:
+    """Our TS agent waits on our `fs/read_text_file` when we cancel its prompt: its handler's
+    signal aborts, the nested request is cancelled with it (`$/cancel_request` to us), and the
+    prompt is answered -32800."""
+    client = HoldingClient()
+    program = our_ts_program("interop_agent")
+    async with ts_agent(client, tmp_path / "events", program) as (connection, session):
+        signal = CancelSignal()
+        task = asyncio.create_task(
+            connection.agent.session_prompt(prompt(session, "nested"), cancel=signal)
+        )
+        await eventually(lambda: client.reads, timeout=10)
+        signal.cancel()
+        with pytest.raises(RequestCancelled):
+            await asyncio.wait_for(task, 10)
+        await eventually(lambda: client.cancelled_reads, timeout=10)
+    assert client.cancelled_reads == ["/interop/held.txt"]
+
+
+async def test_our_client_receives_the_ts_agents_session_info_updates_intact(
+    tmp_path: Path,
+) -> None:
+    """`title: null` and `_meta: null` reach our models as null, not as absent, and back."""
+    client = HoldingClient()
+    program = our_ts_program("interop_agent")
+    async with ts_agent(client, tmp_path / "events", program) as (connection, session):
+        response = await connection.agent.session_prompt(prompt(session, "info"))
+    assert response.stop_reason == "end_turn"
+    assert client.info == [
+        {
+            "sessionUpdate": "session_info_update",
+            "title": "Interop title",
+            "_meta": {"trace": {"step": 1, "tags": ["a", "b"]}},
+        },
+        {"sessionUpdate": "session_info_update", "title": None},
+        {
+            "sessionUpdate": "session_info_update",
+            "updatedAt": "2026-11-21T12:00:00Z",
+            "_meta": None,
+        },
+    ]

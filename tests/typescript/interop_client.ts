@@ -3,7 +3,7 @@
 // It spawns the agent, runs one scenario and prints one JSON line with what it saw: the same
 // command line and report as tests/interop/node/ts_client.mjs (the official SDK's client), so the
 // same tests drive both.
-import { RequestError } from "../src/index.js";
+import { CANCEL_REQUEST, RequestError } from "../src/index.js";
 import * as v1 from "../src/v1/index.js";
 import { aborted, until } from "./support.js";
 
@@ -13,6 +13,7 @@ if (scenario === undefined || program === undefined) {
   process.exit(2);
 }
 
+const problems: string[] = []; // e.g. an answer to a notification: there must be none
 const seen = {
   updates: [] as v1.SessionUpdate[],
   cancelRequests: [] as unknown[],
@@ -74,6 +75,14 @@ const scenarios: Record<string, Scenario> = {
     controller.abort("interop test");
     return { prompt: await call, ...seen };
   },
+  async stale_cancels(agent, sessionId) {
+    // A cancel for a finished request (the first prompt, id 2) and for an id never sent.
+    const first = await agent.sessionPrompt(prompt(sessionId, "stream"));
+    await connection.connection.notify(CANCEL_REQUEST, { requestId: 2 });
+    await connection.connection.notify(CANCEL_REQUEST, { requestId: 999 });
+    const second = await agent.sessionPrompt(prompt(sessionId, "stream"));
+    return { first, second, updates: seen.updates, problems };
+  },
   async session_info(agent, sessionId) {
     const response = await agent.sessionPrompt(prompt(sessionId, "info"));
     return { response, updates: seen.updates };
@@ -85,7 +94,7 @@ if (run === undefined) {
   process.stderr.write(`unknown scenario ${scenario}\n`);
   process.exit(2);
 }
-const connection = v1.spawnAgent(client, program, args);
+const connection = v1.spawnAgent(client, program, args, { onProblem: (problem) => problems.push(problem) });
 const init = await connection.agent.initialize({ protocolVersion: v1.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true } } });
 const session = await connection.agent.sessionNew({ cwd: process.cwd(), mcpServers: [] });
 const report = { initialize: init, sessionId: session.sessionId, ...(await run(connection.agent, session.sessionId)) };

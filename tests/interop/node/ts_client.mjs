@@ -104,6 +104,20 @@ const scenarios = {
     const result = await prompt;
     return { prompt: result, ...seen };
   },
+  async stale_cancels(agent, sessionId) {
+    // A cancel for a finished request (the first prompt, id 2) and for an id never sent.
+    const first = await agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "stream" }],
+    });
+    await agent.notify(acp.methods.protocol.cancelRequest, { requestId: 2 });
+    await agent.notify(acp.methods.protocol.cancelRequest, { requestId: 999 });
+    const second = await agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "stream" }],
+    });
+    return { first, second, updates: seen.updates };
+  },
   async session_info(agent, sessionId) {
     const response = await agent.request(acp.methods.agent.session.prompt, {
       sessionId,
