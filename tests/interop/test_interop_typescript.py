@@ -35,6 +35,17 @@ from tests.runtime.support import eventually
 
 PY_AGENT_NAME = "acp-codegen-interop-agent"
 TS_AGENT_NAME = "acp-codegen-ts-interop-agent"
+INFO_UPDATES = [
+    {
+        "sessionUpdate": "session_info_update",
+        "title": "Interop title",
+        "_meta": {"trace": {"step": 1, "tags": ["a", "b"]}},
+    },
+    {"sessionUpdate": "session_info_update", "title": None},
+    {"sessionUpdate": "session_info_update", "updatedAt": "2026-11-21T12:00:00Z", "_meta": None},
+]
+"""What the "info" prompt of every interop agent sends: a title with `_meta`, a cleared title, a
+cleared `_meta` (absent, null and a value: three different things)."""
 CLIENT_AGENT_PAIRS = (
     "their-ts-client/our-python-agent",
     "their-ts-client/our-ts-agent",
@@ -127,19 +138,7 @@ async def test_ts_client_receives_session_info_updates_intact(pair: str) -> None
     value stay three different things through the TS SDK's parser."""
     report = await ts_client(pair, "session_info")
     info = [u for u in report["updates"] if u["sessionUpdate"] == "session_info_update"]
-    assert info == [
-        {
-            "sessionUpdate": "session_info_update",
-            "title": "Interop title",
-            "_meta": {"trace": {"step": 1, "tags": ["a", "b"]}},
-        },
-        {"sessionUpdate": "session_info_update", "title": None},
-        {
-            "sessionUpdate": "session_info_update",
-            "updatedAt": "2026-11-21T12:00:00Z",
-            "_meta": None,
-        },
-    ]
+    assert info == INFO_UPDATES
 
 
 # -- our client, their agent -------------------------------------------------------------------
@@ -304,16 +303,4 @@ async def test_our_client_receives_the_ts_agents_session_info_updates_intact(
     async with ts_agent(client, tmp_path / "events", program) as (connection, session):
         response = await connection.agent.session_prompt(prompt(session, "info"))
     assert response.stop_reason == "end_turn"
-    assert client.info == [
-        {
-            "sessionUpdate": "session_info_update",
-            "title": "Interop title",
-            "_meta": {"trace": {"step": 1, "tags": ["a", "b"]}},
-        },
-        {"sessionUpdate": "session_info_update", "title": None},
-        {
-            "sessionUpdate": "session_info_update",
-            "updatedAt": "2026-11-21T12:00:00Z",
-            "_meta": None,
-        },
-    ]
+    assert client.info == INFO_UPDATES

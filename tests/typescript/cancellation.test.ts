@@ -2,9 +2,9 @@
 // cancellation.mdx, prompt-turn.mdx § Cancellation).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { RequestError, REQUEST_CANCELLED } from "../src/index.js";
+import { REQUEST_CANCELLED } from "../src/index.js";
 import type * as v1 from "../src/v1/index.js";
-import { aborted, agentWithRawClient, chunk, connected, textOf, until } from "./support.js";
+import { aborted, agentWithRawClient, chunk, connected, rejection, textOf, until } from "./support.js";
 
 const SESSION = "s-1";
 
@@ -32,16 +32,6 @@ function recordingClient(): v1.Client & { chunks: string[] } {
   };
 }
 
-async function failure(promise: Promise<unknown>): Promise<RequestError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RequestError, String(error));
-    return error;
-  }
-  assert.fail("the request did not fail");
-}
-
 test("a prompt streams its updates before its answer", async () => {
   const client = recordingClient();
   const { clientSide } = connected(
@@ -67,7 +57,7 @@ test("cancel_request on a slow prompt is answered -32800 with the request id", a
   const call = clientSide.agent.sessionPrompt(prompt("slow"), { signal: controller.signal });
   await until(() => client.chunks.length > 0);
   controller.abort();
-  const error = await failure(call);
+  const error = await rejection(call);
   assert.equal(error.code, REQUEST_CANCELLED);
   assert.deepEqual(error.data, { requestId: 0 });
 });
@@ -114,7 +104,7 @@ test("stopWaitingOnCancel rejects at once and the late answer is dropped", async
   const call = clientSide.agent.sessionPrompt(prompt("slow"), { signal: controller.signal, stopWaitingOnCancel: true });
   await until(() => client.chunks.length > 0);
   controller.abort();
-  assert.equal((await failure(call)).code, REQUEST_CANCELLED);
+  assert.equal((await rejection(call)).code, REQUEST_CANCELLED);
   release();
   // The connection still works, and the late answer was matched and dropped.
   assert.deepEqual(await clientSide.agent.sessionPrompt(prompt("again")), { stopReason: "end_turn" });
@@ -156,7 +146,7 @@ test("cancelling a prompt cascades to the request its handler made", async () =>
   const call = clientSide.agent.sessionPrompt(prompt("nested"), { signal: controller.signal });
   await until(() => seen.read.length > 0);
   controller.abort();
-  assert.equal((await failure(call)).code, REQUEST_CANCELLED);
+  assert.equal((await rejection(call)).code, REQUEST_CANCELLED);
   assert.deepEqual(seen.aborted, ["/held.txt"]);
 });
 

@@ -5,7 +5,8 @@ import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync, readFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { FileService, INVALID_PARAMS, RESOURCE_NOT_FOUND, RequestError } from "../src/index.js";
+import { FileService, INVALID_PARAMS, RESOURCE_NOT_FOUND } from "../src/index.js";
+import { rejection } from "./support.js";
 
 function tree(): { root: string; outside: string } {
   const base = mkdtempSync(join(tmpdir(), "acp-fs-"));
@@ -16,16 +17,6 @@ function tree(): { root: string; outside: string } {
   writeFileSync(outside, "secret");
   symlinkSync(outside, join(root, "link.txt"));
   return { root, outside };
-}
-
-async function refusal(run: Promise<unknown>): Promise<RequestError> {
-  try {
-    await run;
-  } catch (error) {
-    assert.ok(error instanceof RequestError, String(error));
-    return error;
-  }
-  assert.fail("the request was served");
 }
 
 test("a file under a root is read, whole or by lines", async () => {
@@ -39,18 +30,18 @@ test("paths outside the roots are refused: absolute, .. and symlinks alike", asy
   const { root, outside } = tree();
   const files = new FileService([root]);
   for (const path of [outside, join(root, "..", "secret.txt"), join(root, "link.txt")]) {
-    const error = await refusal(files.readTextFile(path));
+    const error = await rejection(files.readTextFile(path));
     assert.equal(error.code, INVALID_PARAMS);
     assert.match(error.message, /outside the allowed roots/);
   }
-  assert.equal((await refusal(files.readTextFile("notes.txt"))).code, INVALID_PARAMS);
+  assert.equal((await rejection(files.readTextFile("notes.txt"))).code, INVALID_PARAMS);
 });
 
 test("a missing file is -32002 and a directory is not a file", async () => {
   const { root } = tree();
   const files = new FileService([root]);
-  assert.equal((await refusal(files.readTextFile(join(root, "missing.txt")))).code, RESOURCE_NOT_FOUND);
-  assert.match((await refusal(files.readTextFile(root))).message, /not a regular file/);
+  assert.equal((await rejection(files.readTextFile(join(root, "missing.txt")))).code, RESOURCE_NOT_FOUND);
+  assert.match((await rejection(files.readTextFile(root))).message, /not a regular file/);
 });
 
 test("writes land atomically under a root and never outside", async () => {
@@ -58,6 +49,6 @@ test("writes land atomically under a root and never outside", async () => {
   const files = new FileService([root]);
   await files.writeTextFile(join(root, "new.txt"), "fresh");
   assert.equal(readFileSync(join(root, "new.txt"), "utf8"), "fresh");
-  await refusal(files.writeTextFile(join(root, "link.txt"), "overwritten"));
+  await rejection(files.writeTextFile(join(root, "link.txt"), "overwritten"));
   assert.equal(readFileSync(outside, "utf8"), "secret");
 });

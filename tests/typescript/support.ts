@@ -1,5 +1,5 @@
 // Test support: a v1 agent and client connected in memory, and a raw peer that speaks frames.
-import { memoryPair, type ConnectionOptions, type Transport } from "../src/index.js";
+import { RequestError, memoryPair, type ConnectionOptions, type Transport } from "../src/index.js";
 import * as v1 from "../src/v1/index.js";
 
 export function connected(
@@ -72,4 +72,15 @@ export function chunk(sessionId: string, text: string): v1.SessionNotification {
 
 export function textOf(prompt: v1.ContentBlock[]): string {
   return prompt.map((block) => (block.type === "text" ? block.text : "")).join("");
+}
+
+/** The `RequestError` `promise` rejects with (fails the test if it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<RequestError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (!(error instanceof RequestError)) throw error;
+    return error;
+  }
+  throw new Error("the request did not fail");
 }
