@@ -190,3 +190,20 @@ test("a cancel_request for a finished or unknown request is ignored: nothing is 
   await peer.next((f) => f.id === 2);
   assert.equal(peer.frames.length, 2);
 });
+
+test("a handler's own cancellation is answered -32800 too, as if cancel_request was received", async () => {
+  // cancellation.mdx: internal cancellation SHOULD "Send the same -32800 (Cancelled) error response
+  // as if $/cancel_request was received".
+  const { clientSide } = connected(
+    {
+      async sessionPrompt() {
+        // Its own timeout fired (an AbortSignal.timeout given to fetch would throw the same).
+        throw new DOMException("the model call timed out", "AbortError");
+      },
+    },
+    {},
+  );
+  const error = await rejection(clientSide.agent.sessionPrompt(prompt("x")));
+  assert.equal(error.code, REQUEST_CANCELLED);
+  assert.deepEqual(error.data, { requestId: 0 });
+});
