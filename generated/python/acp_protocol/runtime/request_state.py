@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -123,19 +124,21 @@ class RequestContext:
             self._entry.cancel_event = asyncio.Event()
         await self._entry.cancel_event.wait()
 
-    async def request(
+    def request(
         self,
         method: str,
         params: Any = None,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> Any:
-        """Send a nested request; it is cancelled with this one unless `cascade=False`."""
-        return await self.connection.request(
-            method, params, cancel=cancel, cascade=cascade, parent=self._entry
+        parse: Callable[[Any], Any] | None = None,
+    ) -> Coroutine[Any, Any, Any]:
+        """Send a nested request (await the result); it is cancelled with this one unless
+        `cascade=False`."""
+        return self.connection.request(
+            method, params, cancel=cancel, cascade=cascade, parent=self._entry, parse=parse
         )
 
-    async def notify(self, method: str, params: Any = None) -> None:
-        """Send a notification; it is written before this request's answer."""
-        await self.connection.notify(method, params)
+    def notify(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]:
+        """Send a notification (await it); it is written before this request's answer."""
+        return self.connection.notify(method, params)

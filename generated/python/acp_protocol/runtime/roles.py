@@ -15,7 +15,7 @@ method table, and ACP's feature-level cancellation given by the generated role m
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Generic, Protocol, TypeVar
@@ -42,22 +42,28 @@ log = logging.getLogger(__name__)
 
 
 class Sender(Protocol):
-    """Where a typed peer sends: a `Connection`, or a `RequestContext` (nested requests)."""
+    """Where a typed peer sends: a `Connection`, or a `RequestContext` (nested requests).
 
-    async def request(
+    Both return the innermost coroutine rather than awaiting it in one of their own: a request
+    is one coroutine from the typed peer to the pending table, however many layers it crosses
+    (each pass-through frame would cost memory per pending request and time per message)."""
+
+    def request(
         self,
         method: str,
         params: Any = None,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> Any: ...
+        parse: Callable[[Any], Any] | None = None,
+    ) -> Coroutine[Any, Any, Any]: ...
 
-    async def notify(self, method: str, params: Any = None) -> None: ...
+    def notify(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]: ...
 
 
 def parse_result(method: str, result_type: Any, value: Any) -> Any:
-    """The peer's result of `method` as a `result_type`; `InvalidResponse` when it is not one."""
+    """The peer's result of `method` as a `result_type`; `InvalidResponse` when it is not one.
+    Typed peers pass it, bound to their method, as a request's `parse`."""
     try:
         return validator_for(result_type)(value)
     except ValidationError as error:
@@ -318,15 +324,16 @@ class _CancelAfterSending:
         self._sender = sender
         self._router = router
 
-    async def request(
+    def request(
         self,
         method: str,
         params: Any = None,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> Any:
-        return await self._sender.request(method, params, cancel=cancel, cascade=cascade)
+        parse: Callable[[Any], Any] | None = None,
+    ) -> Coroutine[Any, Any, Any]:
+        return self._sender.request(method, params, cancel=cancel, cascade=cascade, parse=parse)
 
     async def notify(self, method: str, params: Any = None) -> None:
         await self._sender.notify(method, params)

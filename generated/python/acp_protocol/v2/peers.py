@@ -5,20 +5,47 @@
 """ACP v2 typed peers (stable schema): each side as the other sees it.
 
 `AgentPeer`, `ClientPeer`: one method per method that side handles, taking
-the params model and returning the result model (validated; `InvalidResponse` when the peer's
+the params model; await it for the result model (validated; `InvalidResponse` when the peer's
 result is not one). Requests accept `cancel=` (a `CancelSignal`: graceful cancellation, the peer's
 answer is awaited) and `cascade=` (False: not cancelled with the request being handled). Cancelling
 the awaiting task sends `$/cancel_request` once and drops the late answer.
+
+Each method returns the sending coroutine itself (no coroutine of its own in between): one frame
+per pending request, one await per message.
 """
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Coroutine
+from functools import partial
+from typing import Any, cast
 
 from ..runtime.cancellation import CancelSignal
 from ..runtime.roles import Peer, parse_result
 
 from . import models
+
+# How each request's result is checked: the result model of the method, bound once.
+_PARSE_AUTH_LOGIN = partial(parse_result, "auth/login", models.LoginAuthResponse)
+_PARSE_AUTH_LOGOUT = partial(parse_result, "auth/logout", models.LogoutAuthResponse)
+_PARSE_ELICITATION_CREATE = partial(
+    parse_result, "elicitation/create", models.CreateElicitationResponse
+)
+_PARSE_INITIALIZE = partial(parse_result, "initialize", models.InitializeResponse)
+_PARSE_SESSION_CLOSE = partial(parse_result, "session/close", models.CloseSessionResponse)
+_PARSE_SESSION_DELETE = partial(parse_result, "session/delete", models.DeleteSessionResponse)
+_PARSE_SESSION_LIST = partial(parse_result, "session/list", models.ListSessionsResponse)
+_PARSE_SESSION_NEW = partial(parse_result, "session/new", models.NewSessionResponse)
+_PARSE_SESSION_PROMPT = partial(parse_result, "session/prompt", models.PromptResponse)
+_PARSE_SESSION_REQUEST_PERMISSION = partial(
+    parse_result, "session/request_permission", models.RequestPermissionResponse
+)
+_PARSE_SESSION_RESUME = partial(parse_result, "session/resume", models.ResumeSessionResponse)
+_PARSE_SESSION_SET_CONFIG_OPTION = partial(
+    parse_result, "session/set_config_option", models.SetSessionConfigOptionResponse
+)
+_PARSE_TERMINAL_CANCEL = partial(parse_result, "terminal/cancel", models.CancelTerminalResponse)
+_PARSE_TOOL_CALL_CANCEL = partial(parse_result, "tool_call/cancel", models.CancelToolCallResponse)
 
 
 class AgentPeer(Peer):
@@ -26,13 +53,13 @@ class AgentPeer(Peer):
 
     __slots__ = ()
 
-    async def auth_login(
+    def auth_login(
         self,
         params: models.LoginAuthRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.LoginAuthResponse:
+    ) -> Coroutine[Any, Any, models.LoginAuthResponse]:
         """Request parameters for the `auth/login` method.
 
         Specifies which authentication method to use.
@@ -41,19 +68,22 @@ class AgentPeer(Peer):
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
         """
-        result = await self._sender.request("auth/login", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.LoginAuthResponse",
-            parse_result("auth/login", models.LoginAuthResponse, result),
+        sent = self._sender.request(
+            "auth/login",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_AUTH_LOGIN,
         )
+        return cast("Coroutine[Any, Any, models.LoginAuthResponse]", sent)
 
-    async def auth_logout(
+    def auth_logout(
         self,
         params: models.LogoutAuthRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.LogoutAuthResponse:
+    ) -> Coroutine[Any, Any, models.LogoutAuthResponse]:
         """Request parameters for the `auth/logout` method.
 
         Terminates the current authenticated session.
@@ -62,38 +92,44 @@ class AgentPeer(Peer):
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
         """
-        result = await self._sender.request("auth/logout", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.LogoutAuthResponse",
-            parse_result("auth/logout", models.LogoutAuthResponse, result),
+        sent = self._sender.request(
+            "auth/logout",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_AUTH_LOGOUT,
         )
+        return cast("Coroutine[Any, Any, models.LogoutAuthResponse]", sent)
 
-    async def initialize(
+    def initialize(
         self,
         params: models.InitializeRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.InitializeResponse:
+    ) -> Coroutine[Any, Any, models.InitializeResponse]:
         """Request parameters for the initialize method.
 
         Sent by the client to establish connection and negotiate capabilities.
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/initialization)
         """
-        result = await self._sender.request("initialize", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.InitializeResponse",
-            parse_result("initialize", models.InitializeResponse, result),
+        sent = self._sender.request(
+            "initialize",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_INITIALIZE,
         )
+        return cast("Coroutine[Any, Any, models.InitializeResponse]", sent)
 
-    async def session_close(
+    def session_close(
         self,
         params: models.CloseSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.CloseSessionResponse:
+    ) -> Coroutine[Any, Any, models.CloseSessionResponse]:
         """Request parameters for closing an active session.
 
         The Agent MUST cancel any ongoing work related to the session as if `session/cancel`
@@ -115,110 +151,122 @@ class AgentPeer(Peer):
         has already been inserted, the Agent MUST respond successfully with its
         `messageId`. Prompt responses need not precede the close response.
         """
-        result = await self._sender.request("session/close", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.CloseSessionResponse",
-            parse_result("session/close", models.CloseSessionResponse, result),
+        sent = self._sender.request(
+            "session/close",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_CLOSE,
         )
+        return cast("Coroutine[Any, Any, models.CloseSessionResponse]", sent)
 
-    async def session_delete(
+    def session_delete(
         self,
         params: models.DeleteSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.DeleteSessionResponse:
+    ) -> Coroutine[Any, Any, models.DeleteSessionResponse]:
         """Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `session.delete` capability.
         """
-        result = await self._sender.request(
-            "session/delete", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/delete",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_DELETE,
         )
-        return cast(
-            "models.DeleteSessionResponse",
-            parse_result("session/delete", models.DeleteSessionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.DeleteSessionResponse]", sent)
 
-    async def session_list(
+    def session_list(
         self,
         params: models.ListSessionsRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ListSessionsResponse:
+    ) -> Coroutine[Any, Any, models.ListSessionsResponse]:
         """Request parameters for listing existing sessions."""
-        result = await self._sender.request("session/list", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.ListSessionsResponse",
-            parse_result("session/list", models.ListSessionsResponse, result),
+        sent = self._sender.request(
+            "session/list",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_LIST,
         )
+        return cast("Coroutine[Any, Any, models.ListSessionsResponse]", sent)
 
-    async def session_new(
+    def session_new(
         self,
         params: models.NewSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.NewSessionResponse:
+    ) -> Coroutine[Any, Any, models.NewSessionResponse]:
         """Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
         """
-        result = await self._sender.request("session/new", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.NewSessionResponse",
-            parse_result("session/new", models.NewSessionResponse, result),
+        sent = self._sender.request(
+            "session/new",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_NEW,
         )
+        return cast("Coroutine[Any, Any, models.NewSessionResponse]", sent)
 
-    async def session_prompt(
+    def session_prompt(
         self,
         params: models.PromptRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.PromptResponse:
+    ) -> Coroutine[Any, Any, models.PromptResponse]:
         """Request parameters for sending a user prompt to the agent.
 
         Contains the user's message and any additional context.
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#1-user-message)
         """
-        result = await self._sender.request(
-            "session/prompt", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/prompt",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_PROMPT,
         )
-        return cast(
-            "models.PromptResponse",
-            parse_result("session/prompt", models.PromptResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.PromptResponse]", sent)
 
-    async def session_resume(
+    def session_resume(
         self,
         params: models.ResumeSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ResumeSessionResponse:
+    ) -> Coroutine[Any, Any, models.ResumeSessionResponse]:
         """Request parameters for resuming an existing session.
 
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`.
         """
-        result = await self._sender.request(
-            "session/resume", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/resume",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_RESUME,
         )
-        return cast(
-            "models.ResumeSessionResponse",
-            parse_result("session/resume", models.ResumeSessionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.ResumeSessionResponse]", sent)
 
-    async def session_set_config_option(
+    def session_set_config_option(
         self,
         params: models.SetSessionConfigOptionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.SetSessionConfigOptionResponse:
+    ) -> Coroutine[Any, Any, models.SetSessionConfigOptionResponse]:
         """Request parameters for setting a session configuration option.
 
         Agents MUST support this method for any session where they advertise config options.
@@ -227,23 +275,22 @@ class AgentPeer(Peer):
 
         See protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/session-config-options#setting-a-config-option)
         """
-        result = await self._sender.request(
-            "session/set_config_option", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/set_config_option",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_SET_CONFIG_OPTION,
         )
-        return cast(
-            "models.SetSessionConfigOptionResponse",
-            parse_result(
-                "session/set_config_option", models.SetSessionConfigOptionResponse, result
-            ),
-        )
+        return cast("Coroutine[Any, Any, models.SetSessionConfigOptionResponse]", sent)
 
-    async def terminal_cancel(
+    def terminal_cancel(
         self,
         params: models.CancelTerminalRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.CancelTerminalResponse:
+    ) -> Coroutine[Any, Any, models.CancelTerminalResponse]:
         """Request parameters for cancelling one terminal.
 
         Clients MUST NOT send it unless the terminal currently advertises `capabilities.cancel`.
@@ -258,21 +305,22 @@ class AgentPeer(Peer):
 
         See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-terminals)
         """
-        result = await self._sender.request(
-            "terminal/cancel", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "terminal/cancel",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_TERMINAL_CANCEL,
         )
-        return cast(
-            "models.CancelTerminalResponse",
-            parse_result("terminal/cancel", models.CancelTerminalResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.CancelTerminalResponse]", sent)
 
-    async def tool_call_cancel(
+    def tool_call_cancel(
         self,
         params: models.CancelToolCallRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.CancelToolCallResponse:
+    ) -> Coroutine[Any, Any, models.CancelToolCallResponse]:
         """Request parameters for cancelling one tool call.
 
         Clients MUST NOT send it unless the tool call currently advertises `capabilities.cancel`.
@@ -286,20 +334,21 @@ class AgentPeer(Peer):
 
         See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-tool-calls)
         """
-        result = await self._sender.request(
-            "tool_call/cancel", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "tool_call/cancel",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_TOOL_CALL_CANCEL,
         )
-        return cast(
-            "models.CancelToolCallResponse",
-            parse_result("tool_call/cancel", models.CancelToolCallResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.CancelToolCallResponse]", sent)
 
-    async def session_cancel(self, params: models.CancelSessionNotification) -> None:
+    def session_cancel(self, params: models.CancelSessionNotification) -> Coroutine[Any, Any, None]:
         """Notification to cancel a session's foreground work and its prompts not yet inserted.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
         """
-        await self._sender.notify("session/cancel", params)
+        return self._sender.notify("session/cancel", params)
 
 
 class ClientPeer(Peer):
@@ -307,13 +356,13 @@ class ClientPeer(Peer):
 
     __slots__ = ()
 
-    async def elicitation_create(
+    def elicitation_create(
         self,
         params: models.CreateElicitationRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.CreateElicitationResponse:
+    ) -> Coroutine[Any, Any, models.CreateElicitationResponse]:
         """Request from the agent to elicit structured user input.
 
         The agent sends this to the client to request information from the user,
@@ -332,47 +381,51 @@ class ClientPeer(Peer):
 
         See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/elicitation)
         """
-        result = await self._sender.request(
-            "elicitation/create", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "elicitation/create",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_ELICITATION_CREATE,
         )
-        return cast(
-            "models.CreateElicitationResponse",
-            parse_result("elicitation/create", models.CreateElicitationResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.CreateElicitationResponse]", sent)
 
-    async def session_request_permission(
+    def session_request_permission(
         self,
         params: models.RequestPermissionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.RequestPermissionResponse:
+    ) -> Coroutine[Any, Any, models.RequestPermissionResponse]:
         """Request for user permission to proceed with an operation.
 
         Sent when the agent needs authorization before performing a sensitive operation.
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v2/tool-calls#requesting-permission)
         """
-        result = await self._sender.request(
-            "session/request_permission", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/request_permission",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_REQUEST_PERMISSION,
         )
-        return cast(
-            "models.RequestPermissionResponse",
-            parse_result("session/request_permission", models.RequestPermissionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.RequestPermissionResponse]", sent)
 
-    async def elicitation_complete(self, params: models.CompleteElicitationNotification) -> None:
+    def elicitation_complete(
+        self, params: models.CompleteElicitationNotification
+    ) -> Coroutine[Any, Any, None]:
         """Notification sent by the agent when a URL-based elicitation is complete.
 
         This notification is not a foreground state update.
         """
-        await self._sender.notify("elicitation/complete", params)
+        return self._sender.notify("elicitation/complete", params)
 
-    async def session_update(self, params: models.UpdateSessionNotification) -> None:
+    def session_update(self, params: models.UpdateSessionNotification) -> Coroutine[Any, Any, None]:
         """Notification containing a session update from the agent.
 
         Agents can send session updates at any point while the session exists.
 
         See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#3-agent-reports-output)
         """
-        await self._sender.notify("session/update", params)
+        return self._sender.notify("session/update", params)

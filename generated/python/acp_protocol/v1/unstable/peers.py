@@ -5,20 +5,76 @@
 """ACP v1 typed peers (unstable schema): each side as the other sees it.
 
 `AgentPeer`, `ClientPeer`: one method per method that side handles, taking
-the params model and returning the result model (validated; `InvalidResponse` when the peer's
+the params model; await it for the result model (validated; `InvalidResponse` when the peer's
 result is not one). Requests accept `cancel=` (a `CancelSignal`: graceful cancellation, the peer's
 answer is awaited) and `cascade=` (False: not cancelled with the request being handled). Cancelling
 the awaiting task sends `$/cancel_request` once and drops the late answer.
+
+Each method returns the sending coroutine itself (no coroutine of its own in between): one frame
+per pending request, one await per message.
 """
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Coroutine
+from functools import partial
+from typing import Any, cast
 
 from ...runtime.cancellation import CancelSignal
 from ...runtime.roles import Peer, parse_result
 
 from . import models
+
+# How each request's result is checked: the result model of the method, bound once.
+_PARSE_AUTH_STATUS = partial(parse_result, "auth/status", models.AuthStatusResponse)
+_PARSE_AUTHENTICATE = partial(parse_result, "authenticate", models.AuthenticateResponse)
+_PARSE_ELICITATION_CREATE = partial(
+    parse_result, "elicitation/create", models.CreateElicitationResponse
+)
+_PARSE_FS_READ_TEXT_FILE = partial(parse_result, "fs/read_text_file", models.ReadTextFileResponse)
+_PARSE_FS_WRITE_TEXT_FILE = partial(
+    parse_result, "fs/write_text_file", models.WriteTextFileResponse
+)
+_PARSE_INITIALIZE = partial(parse_result, "initialize", models.InitializeResponse)
+_PARSE_LOGOUT = partial(parse_result, "logout", models.LogoutResponse)
+_PARSE_MCP_MESSAGE = partial(parse_result, "mcp/message", models.MessageMcpResponse)
+_PARSE_PROVIDERS_DISABLE = partial(
+    parse_result, "providers/disable", models.DisableProviderResponse
+)
+_PARSE_PROVIDERS_LIST = partial(parse_result, "providers/list", models.ListProvidersResponse)
+_PARSE_PROVIDERS_SET = partial(parse_result, "providers/set", models.SetProviderResponse)
+_PARSE_PROXY_INITIALIZE = partial(parse_result, "proxy/initialize", models.InitializeProxyResponse)
+_PARSE_PROXY_SUCCESSOR = partial(parse_result, "proxy/successor", models.ProxySuccessorResponse)
+_PARSE_SESSION_ARCHIVE = partial(parse_result, "session/archive", models.ArchiveSessionResponse)
+_PARSE_SESSION_CLOSE = partial(parse_result, "session/close", models.CloseSessionResponse)
+_PARSE_SESSION_DELETE = partial(parse_result, "session/delete", models.DeleteSessionResponse)
+_PARSE_SESSION_FORK = partial(parse_result, "session/fork", models.ForkSessionResponse)
+_PARSE_SESSION_LIST = partial(parse_result, "session/list", models.ListSessionsResponse)
+_PARSE_SESSION_LOAD = partial(parse_result, "session/load", models.LoadSessionResponse)
+_PARSE_SESSION_NEW = partial(parse_result, "session/new", models.NewSessionResponse)
+_PARSE_SESSION_PROMPT = partial(parse_result, "session/prompt", models.PromptResponse)
+_PARSE_SESSION_REQUEST_PERMISSION = partial(
+    parse_result, "session/request_permission", models.RequestPermissionResponse
+)
+_PARSE_SESSION_RESUME = partial(parse_result, "session/resume", models.ResumeSessionResponse)
+_PARSE_SESSION_SET_CONFIG_OPTION = partial(
+    parse_result, "session/set_config_option", models.SetSessionConfigOptionResponse
+)
+_PARSE_SESSION_SET_MODE = partial(parse_result, "session/set_mode", models.SetSessionModeResponse)
+_PARSE_SESSION_SET_TITLE = partial(
+    parse_result, "session/set_title", models.SetSessionTitleResponse
+)
+_PARSE_SESSION_STATUS = partial(parse_result, "session/status", models.SessionStatusResponse)
+_PARSE_SESSION_UNARCHIVE = partial(
+    parse_result, "session/unarchive", models.UnarchiveSessionResponse
+)
+_PARSE_TERMINAL_CREATE = partial(parse_result, "terminal/create", models.CreateTerminalResponse)
+_PARSE_TERMINAL_KILL = partial(parse_result, "terminal/kill", models.KillTerminalResponse)
+_PARSE_TERMINAL_OUTPUT = partial(parse_result, "terminal/output", models.TerminalOutputResponse)
+_PARSE_TERMINAL_RELEASE = partial(parse_result, "terminal/release", models.ReleaseTerminalResponse)
+_PARSE_TERMINAL_WAIT_FOR_EXIT = partial(
+    parse_result, "terminal/wait_for_exit", models.WaitForTerminalExitResponse
+)
 
 
 class AgentPeer(Peer):
@@ -26,13 +82,13 @@ class AgentPeer(Peer):
 
     __slots__ = ()
 
-    async def auth_status(
+    def auth_status(
         self,
         params: models.AuthStatusRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.AuthStatusResponse:
+    ) -> Coroutine[Any, Any, models.AuthStatusResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -44,114 +100,128 @@ class AgentPeer(Peer):
         Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
         whether authentication is required.
         """
-        result = await self._sender.request("auth/status", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.AuthStatusResponse",
-            parse_result("auth/status", models.AuthStatusResponse, result),
+        sent = self._sender.request(
+            "auth/status",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_AUTH_STATUS,
         )
+        return cast("Coroutine[Any, Any, models.AuthStatusResponse]", sent)
 
-    async def authenticate(
+    def authenticate(
         self,
         params: models.AuthenticateRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.AuthenticateResponse:
+    ) -> Coroutine[Any, Any, models.AuthenticateResponse]:
         """Request parameters for the authenticate method.
 
         Specifies which authentication method to use.
         """
-        result = await self._sender.request("authenticate", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.AuthenticateResponse",
-            parse_result("authenticate", models.AuthenticateResponse, result),
+        sent = self._sender.request(
+            "authenticate",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_AUTHENTICATE,
         )
+        return cast("Coroutine[Any, Any, models.AuthenticateResponse]", sent)
 
-    async def initialize(
+    def initialize(
         self,
         params: models.InitializeRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.InitializeResponse:
+    ) -> Coroutine[Any, Any, models.InitializeResponse]:
         """Request parameters for the initialize method.
 
         Sent by the client to establish connection and negotiate capabilities.
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
         """
-        result = await self._sender.request("initialize", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.InitializeResponse",
-            parse_result("initialize", models.InitializeResponse, result),
+        sent = self._sender.request(
+            "initialize",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_INITIALIZE,
         )
+        return cast("Coroutine[Any, Any, models.InitializeResponse]", sent)
 
-    async def logout(
+    def logout(
         self,
         params: models.LogoutRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.LogoutResponse:
+    ) -> Coroutine[Any, Any, models.LogoutResponse]:
         """Request parameters for the logout method.
 
         Terminates the current authenticated session.
         """
-        result = await self._sender.request("logout", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.LogoutResponse",
-            parse_result("logout", models.LogoutResponse, result),
+        sent = self._sender.request(
+            "logout",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_LOGOUT,
         )
+        return cast("Coroutine[Any, Any, models.LogoutResponse]", sent)
 
-    async def providers_disable(
+    def providers_disable(
         self,
         params: models.DisableProviderRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.DisableProviderResponse:
+    ) -> Coroutine[Any, Any, models.DisableProviderResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `providers/disable`.
         """
-        result = await self._sender.request(
-            "providers/disable", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "providers/disable",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_PROVIDERS_DISABLE,
         )
-        return cast(
-            "models.DisableProviderResponse",
-            parse_result("providers/disable", models.DisableProviderResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.DisableProviderResponse]", sent)
 
-    async def providers_list(
+    def providers_list(
         self,
         params: models.ListProvidersRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ListProvidersResponse:
+    ) -> Coroutine[Any, Any, models.ListProvidersResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `providers/list`.
         """
-        result = await self._sender.request(
-            "providers/list", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "providers/list",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_PROVIDERS_LIST,
         )
-        return cast(
-            "models.ListProvidersResponse",
-            parse_result("providers/list", models.ListProvidersResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.ListProvidersResponse]", sent)
 
-    async def providers_set(
+    def providers_set(
         self,
         params: models.SetProviderRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.SetProviderResponse:
+    ) -> Coroutine[Any, Any, models.SetProviderResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -160,19 +230,22 @@ class AgentPeer(Peer):
 
         Replaces the full configuration for one provider ID.
         """
-        result = await self._sender.request("providers/set", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.SetProviderResponse",
-            parse_result("providers/set", models.SetProviderResponse, result),
+        sent = self._sender.request(
+            "providers/set",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_PROVIDERS_SET,
         )
+        return cast("Coroutine[Any, Any, models.SetProviderResponse]", sent)
 
-    async def session_archive(
+    def session_archive(
         self,
         params: models.ArchiveSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ArchiveSessionResponse:
+    ) -> Coroutine[Any, Any, models.ArchiveSessionResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -186,21 +259,22 @@ class AgentPeer(Peer):
         free the session's resources as if `session/close` had been called, then archive it.
         Archiving an archived session succeeds. A session that does not exist gets `-32002`.
         """
-        result = await self._sender.request(
-            "session/archive", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/archive",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_ARCHIVE,
         )
-        return cast(
-            "models.ArchiveSessionResponse",
-            parse_result("session/archive", models.ArchiveSessionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.ArchiveSessionResponse]", sent)
 
-    async def session_close(
+    def session_close(
         self,
         params: models.CloseSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.CloseSessionResponse:
+    ) -> Coroutine[Any, Any, models.CloseSessionResponse]:
         """Request parameters for closing an active session.
 
         If supported, the agent **must** cancel any ongoing work related to the session
@@ -209,38 +283,42 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
-        result = await self._sender.request("session/close", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.CloseSessionResponse",
-            parse_result("session/close", models.CloseSessionResponse, result),
+        sent = self._sender.request(
+            "session/close",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_CLOSE,
         )
+        return cast("Coroutine[Any, Any, models.CloseSessionResponse]", sent)
 
-    async def session_delete(
+    def session_delete(
         self,
         params: models.DeleteSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.DeleteSessionResponse:
+    ) -> Coroutine[Any, Any, models.DeleteSessionResponse]:
         """Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
-        result = await self._sender.request(
-            "session/delete", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/delete",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_DELETE,
         )
-        return cast(
-            "models.DeleteSessionResponse",
-            parse_result("session/delete", models.DeleteSessionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.DeleteSessionResponse]", sent)
 
-    async def session_fork(
+    def session_fork(
         self,
         params: models.ForkSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ForkSessionResponse:
+    ) -> Coroutine[Any, Any, models.ForkSessionResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -252,93 +330,106 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `session.fork` capability.
         """
-        result = await self._sender.request("session/fork", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.ForkSessionResponse",
-            parse_result("session/fork", models.ForkSessionResponse, result),
+        sent = self._sender.request(
+            "session/fork",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_FORK,
         )
+        return cast("Coroutine[Any, Any, models.ForkSessionResponse]", sent)
 
-    async def session_list(
+    def session_list(
         self,
         params: models.ListSessionsRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ListSessionsResponse:
+    ) -> Coroutine[Any, Any, models.ListSessionsResponse]:
         """Request parameters for listing existing sessions.
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
-        result = await self._sender.request("session/list", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.ListSessionsResponse",
-            parse_result("session/list", models.ListSessionsResponse, result),
+        sent = self._sender.request(
+            "session/list",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_LIST,
         )
+        return cast("Coroutine[Any, Any, models.ListSessionsResponse]", sent)
 
-    async def session_load(
+    def session_load(
         self,
         params: models.LoadSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.LoadSessionResponse:
+    ) -> Coroutine[Any, Any, models.LoadSessionResponse]:
         """Request parameters for loading an existing session.
 
         Only available if the Agent supports the `loadSession` capability.
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/draft/session-setup#loading-sessions)
         """
-        result = await self._sender.request("session/load", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.LoadSessionResponse",
-            parse_result("session/load", models.LoadSessionResponse, result),
+        sent = self._sender.request(
+            "session/load",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_LOAD,
         )
+        return cast("Coroutine[Any, Any, models.LoadSessionResponse]", sent)
 
-    async def session_new(
+    def session_new(
         self,
         params: models.NewSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.NewSessionResponse:
+    ) -> Coroutine[Any, Any, models.NewSessionResponse]:
         """Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
         """
-        result = await self._sender.request("session/new", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.NewSessionResponse",
-            parse_result("session/new", models.NewSessionResponse, result),
+        sent = self._sender.request(
+            "session/new",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_NEW,
         )
+        return cast("Coroutine[Any, Any, models.NewSessionResponse]", sent)
 
-    async def session_prompt(
+    def session_prompt(
         self,
         params: models.PromptRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.PromptResponse:
+    ) -> Coroutine[Any, Any, models.PromptResponse]:
         """Request parameters for sending a user prompt to the agent.
 
         Contains the user's message and any additional context.
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#1-user-message)
         """
-        result = await self._sender.request(
-            "session/prompt", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/prompt",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_PROMPT,
         )
-        return cast(
-            "models.PromptResponse",
-            parse_result("session/prompt", models.PromptResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.PromptResponse]", sent)
 
-    async def session_resume(
+    def session_resume(
         self,
         params: models.ResumeSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ResumeSessionResponse:
+    ) -> Coroutine[Any, Any, models.ResumeSessionResponse]:
         """Request parameters for resuming an existing session.
 
         Resumes an existing session without returning previous messages (unlike `session/load`).
@@ -346,55 +437,56 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
-        result = await self._sender.request(
-            "session/resume", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/resume",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_RESUME,
         )
-        return cast(
-            "models.ResumeSessionResponse",
-            parse_result("session/resume", models.ResumeSessionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.ResumeSessionResponse]", sent)
 
-    async def session_set_config_option(
+    def session_set_config_option(
         self,
         params: models.SetSessionConfigOptionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.SetSessionConfigOptionResponse:
+    ) -> Coroutine[Any, Any, models.SetSessionConfigOptionResponse]:
         """Request parameters for setting a session configuration option."""
-        result = await self._sender.request(
-            "session/set_config_option", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/set_config_option",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_SET_CONFIG_OPTION,
         )
-        return cast(
-            "models.SetSessionConfigOptionResponse",
-            parse_result(
-                "session/set_config_option", models.SetSessionConfigOptionResponse, result
-            ),
-        )
+        return cast("Coroutine[Any, Any, models.SetSessionConfigOptionResponse]", sent)
 
-    async def session_set_mode(
+    def session_set_mode(
         self,
         params: models.SetSessionModeRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.SetSessionModeResponse:
+    ) -> Coroutine[Any, Any, models.SetSessionModeResponse]:
         """Request parameters for setting a session mode."""
-        result = await self._sender.request(
-            "session/set_mode", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/set_mode",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_SET_MODE,
         )
-        return cast(
-            "models.SetSessionModeResponse",
-            parse_result("session/set_mode", models.SetSessionModeResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.SetSessionModeResponse]", sent)
 
-    async def session_set_title(
+    def session_set_title(
         self,
         params: models.SetSessionTitleRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.SetSessionTitleResponse:
+    ) -> Coroutine[Any, Any, models.SetSessionTitleResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -409,21 +501,22 @@ class AgentPeer(Peer):
         The Agent responds only after it has stored the title. After a successful response, the
         Agent SHOULD NOT replace the title with one it generates automatically.
         """
-        result = await self._sender.request(
-            "session/set_title", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/set_title",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_SET_TITLE,
         )
-        return cast(
-            "models.SetSessionTitleResponse",
-            parse_result("session/set_title", models.SetSessionTitleResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.SetSessionTitleResponse]", sent)
 
-    async def session_status(
+    def session_status(
         self,
         params: models.SessionStatusRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.SessionStatusResponse:
+    ) -> Coroutine[Any, Any, models.SessionStatusResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -436,21 +529,22 @@ class AgentPeer(Peer):
         close, or change the session, and does not attach the requesting connection to it.
         A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
         """
-        result = await self._sender.request(
-            "session/status", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/status",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_STATUS,
         )
-        return cast(
-            "models.SessionStatusResponse",
-            parse_result("session/status", models.SessionStatusResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.SessionStatusResponse]", sent)
 
-    async def session_unarchive(
+    def session_unarchive(
         self,
         params: models.UnarchiveSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.UnarchiveSessionResponse:
+    ) -> Coroutine[Any, Any, models.UnarchiveSessionResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -465,15 +559,18 @@ class AgentPeer(Peer):
         Unarchiving a session that is not archived succeeds. A session that does not exist
         gets `-32002`.
         """
-        result = await self._sender.request(
-            "session/unarchive", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/unarchive",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_UNARCHIVE,
         )
-        return cast(
-            "models.UnarchiveSessionResponse",
-            parse_result("session/unarchive", models.UnarchiveSessionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.UnarchiveSessionResponse]", sent)
 
-    async def mcp_message_notification(self, params: models.MessageMcpNotification) -> None:
+    def mcp_message_notification(
+        self, params: models.MessageMcpNotification
+    ) -> Coroutine[Any, Any, None]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -483,14 +580,14 @@ class AgentPeer(Peer):
         Sent by the provider to the consumer for an active request (including
         subscription acknowledgements and updates). The outer envelope has no `id`.
         """
-        await self._sender.notify("mcp/message", params)
+        return self._sender.notify("mcp/message", params)
 
-    async def session_cancel(self, params: models.CancelNotification) -> None:
+    def session_cancel(self, params: models.CancelNotification) -> Coroutine[Any, Any, None]:
         """Notification to cancel ongoing operations for a session.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
         """
-        await self._sender.notify("session/cancel", params)
+        return self._sender.notify("session/cancel", params)
 
 
 class ClientPeer(Peer):
@@ -498,184 +595,200 @@ class ClientPeer(Peer):
 
     __slots__ = ()
 
-    async def elicitation_create(
+    def elicitation_create(
         self,
         params: models.CreateElicitationRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.CreateElicitationResponse:
+    ) -> Coroutine[Any, Any, models.CreateElicitationResponse]:
         """Request from the agent to elicit structured user input.
 
         The agent sends this to the client to request information from the user,
         either via a form or by directing them to a URL.
         Elicitations are tied to a session (optionally a tool call) or a request.
         """
-        result = await self._sender.request(
-            "elicitation/create", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "elicitation/create",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_ELICITATION_CREATE,
         )
-        return cast(
-            "models.CreateElicitationResponse",
-            parse_result("elicitation/create", models.CreateElicitationResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.CreateElicitationResponse]", sent)
 
-    async def fs_read_text_file(
+    def fs_read_text_file(
         self,
         params: models.ReadTextFileRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ReadTextFileResponse:
+    ) -> Coroutine[Any, Any, models.ReadTextFileResponse]:
         """Request to read content from a text file.
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
-        result = await self._sender.request(
-            "fs/read_text_file", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "fs/read_text_file",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_FS_READ_TEXT_FILE,
         )
-        return cast(
-            "models.ReadTextFileResponse",
-            parse_result("fs/read_text_file", models.ReadTextFileResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.ReadTextFileResponse]", sent)
 
-    async def fs_write_text_file(
+    def fs_write_text_file(
         self,
         params: models.WriteTextFileRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.WriteTextFileResponse:
+    ) -> Coroutine[Any, Any, models.WriteTextFileResponse]:
         """Request to write content to a text file.
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
-        result = await self._sender.request(
-            "fs/write_text_file", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "fs/write_text_file",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_FS_WRITE_TEXT_FILE,
         )
-        return cast(
-            "models.WriteTextFileResponse",
-            parse_result("fs/write_text_file", models.WriteTextFileResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.WriteTextFileResponse]", sent)
 
-    async def mcp_message(
+    def mcp_message(
         self,
         params: models.MessageMcpRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.MessageMcpResponse:
+    ) -> Coroutine[Any, Any, models.MessageMcpResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `mcp/message`.
         """
-        result = await self._sender.request("mcp/message", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.MessageMcpResponse",
-            parse_result("mcp/message", models.MessageMcpResponse, result),
+        sent = self._sender.request(
+            "mcp/message",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_MCP_MESSAGE,
         )
+        return cast("Coroutine[Any, Any, models.MessageMcpResponse]", sent)
 
-    async def session_request_permission(
+    def session_request_permission(
         self,
         params: models.RequestPermissionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.RequestPermissionResponse:
+    ) -> Coroutine[Any, Any, models.RequestPermissionResponse]:
         """Request for user permission to execute a tool call.
 
         Sent when the agent needs authorization before performing a sensitive operation.
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#requesting-permission)
         """
-        result = await self._sender.request(
-            "session/request_permission", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/request_permission",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_REQUEST_PERMISSION,
         )
-        return cast(
-            "models.RequestPermissionResponse",
-            parse_result("session/request_permission", models.RequestPermissionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.RequestPermissionResponse]", sent)
 
-    async def terminal_create(
+    def terminal_create(
         self,
         params: models.CreateTerminalRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.CreateTerminalResponse:
+    ) -> Coroutine[Any, Any, models.CreateTerminalResponse]:
         """Request to create a new terminal and execute a command."""
-        result = await self._sender.request(
-            "terminal/create", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "terminal/create",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_TERMINAL_CREATE,
         )
-        return cast(
-            "models.CreateTerminalResponse",
-            parse_result("terminal/create", models.CreateTerminalResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.CreateTerminalResponse]", sent)
 
-    async def terminal_kill(
+    def terminal_kill(
         self,
         params: models.KillTerminalRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.KillTerminalResponse:
+    ) -> Coroutine[Any, Any, models.KillTerminalResponse]:
         """Request to kill a terminal without releasing it."""
-        result = await self._sender.request("terminal/kill", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.KillTerminalResponse",
-            parse_result("terminal/kill", models.KillTerminalResponse, result),
+        sent = self._sender.request(
+            "terminal/kill",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_TERMINAL_KILL,
         )
+        return cast("Coroutine[Any, Any, models.KillTerminalResponse]", sent)
 
-    async def terminal_output(
+    def terminal_output(
         self,
         params: models.TerminalOutputRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.TerminalOutputResponse:
+    ) -> Coroutine[Any, Any, models.TerminalOutputResponse]:
         """Request to get the current output and status of a terminal."""
-        result = await self._sender.request(
-            "terminal/output", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "terminal/output",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_TERMINAL_OUTPUT,
         )
-        return cast(
-            "models.TerminalOutputResponse",
-            parse_result("terminal/output", models.TerminalOutputResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.TerminalOutputResponse]", sent)
 
-    async def terminal_release(
+    def terminal_release(
         self,
         params: models.ReleaseTerminalRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ReleaseTerminalResponse:
+    ) -> Coroutine[Any, Any, models.ReleaseTerminalResponse]:
         """Request to release a terminal and free its resources."""
-        result = await self._sender.request(
-            "terminal/release", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "terminal/release",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_TERMINAL_RELEASE,
         )
-        return cast(
-            "models.ReleaseTerminalResponse",
-            parse_result("terminal/release", models.ReleaseTerminalResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.ReleaseTerminalResponse]", sent)
 
-    async def terminal_wait_for_exit(
+    def terminal_wait_for_exit(
         self,
         params: models.WaitForTerminalExitRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.WaitForTerminalExitResponse:
+    ) -> Coroutine[Any, Any, models.WaitForTerminalExitResponse]:
         """Request to wait for a terminal command to exit."""
-        result = await self._sender.request(
-            "terminal/wait_for_exit", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "terminal/wait_for_exit",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_TERMINAL_WAIT_FOR_EXIT,
         )
-        return cast(
-            "models.WaitForTerminalExitResponse",
-            parse_result("terminal/wait_for_exit", models.WaitForTerminalExitResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.WaitForTerminalExitResponse]", sent)
 
-    async def auth_status_update(self, params: models.AuthStatusUpdateNotification) -> None:
+    def auth_status_update(
+        self, params: models.AuthStatusUpdateNotification
+    ) -> Coroutine[Any, Any, None]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -686,17 +799,19 @@ class ClientPeer(Peer):
         `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
         send it when the reported status differs from the last one sent on the connection.
         """
-        await self._sender.notify("auth/status_update", params)
+        return self._sender.notify("auth/status_update", params)
 
-    async def elicitation_complete(self, params: models.CompleteElicitationNotification) -> None:
+    def elicitation_complete(
+        self, params: models.CompleteElicitationNotification
+    ) -> Coroutine[Any, Any, None]:
         """Notification sent by the agent when a URL-based elicitation is complete."""
-        await self._sender.notify("elicitation/complete", params)
+        return self._sender.notify("elicitation/complete", params)
 
-    async def session_update(self, params: models.SessionNotification) -> None:
+    def session_update(self, params: models.SessionNotification) -> Coroutine[Any, Any, None]:
         """Notification containing a session update from the agent.
 
         Used to stream real-time progress and results during prompt processing.
 
         See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#3-agent-reports-output)
         """
-        await self._sender.notify("session/update", params)
+        return self._sender.notify("session/update", params)

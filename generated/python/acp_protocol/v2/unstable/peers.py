@@ -5,20 +5,65 @@
 """ACP v2 typed peers (unstable schema): each side as the other sees it.
 
 `AgentPeer`, `ClientPeer`: one method per method that side handles, taking
-the params model and returning the result model (validated; `InvalidResponse` when the peer's
+the params model; await it for the result model (validated; `InvalidResponse` when the peer's
 result is not one). Requests accept `cancel=` (a `CancelSignal`: graceful cancellation, the peer's
 answer is awaited) and `cascade=` (False: not cancelled with the request being handled). Cancelling
 the awaiting task sends `$/cancel_request` once and drops the late answer.
+
+Each method returns the sending coroutine itself (no coroutine of its own in between): one frame
+per pending request, one await per message.
 """
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Coroutine
+from functools import partial
+from typing import Any, cast
 
 from ...runtime.cancellation import CancelSignal
 from ...runtime.roles import Peer, parse_result
 
 from . import models
+
+# How each request's result is checked: the result model of the method, bound once.
+_PARSE_AUTH_LOGIN = partial(parse_result, "auth/login", models.LoginAuthResponse)
+_PARSE_AUTH_LOGOUT = partial(parse_result, "auth/logout", models.LogoutAuthResponse)
+_PARSE_AUTH_STATUS = partial(parse_result, "auth/status", models.AuthStatusResponse)
+_PARSE_ELICITATION_CREATE = partial(
+    parse_result, "elicitation/create", models.CreateElicitationResponse
+)
+_PARSE_INITIALIZE = partial(parse_result, "initialize", models.InitializeResponse)
+_PARSE_MCP_MESSAGE = partial(parse_result, "mcp/message", models.MessageMcpResponse)
+_PARSE_PROVIDERS_DISABLE = partial(
+    parse_result, "providers/disable", models.DisableProviderResponse
+)
+_PARSE_PROVIDERS_LIST = partial(parse_result, "providers/list", models.ListProvidersResponse)
+_PARSE_PROVIDERS_SET = partial(parse_result, "providers/set", models.SetProviderResponse)
+_PARSE_PROXY_INITIALIZE = partial(parse_result, "proxy/initialize", models.InitializeProxyResponse)
+_PARSE_PROXY_SUCCESSOR = partial(parse_result, "proxy/successor", models.ProxySuccessorResponse)
+_PARSE_SESSION_ARCHIVE = partial(parse_result, "session/archive", models.ArchiveSessionResponse)
+_PARSE_SESSION_CLOSE = partial(parse_result, "session/close", models.CloseSessionResponse)
+_PARSE_SESSION_DELETE = partial(parse_result, "session/delete", models.DeleteSessionResponse)
+_PARSE_SESSION_FORK = partial(parse_result, "session/fork", models.ForkSessionResponse)
+_PARSE_SESSION_LIST = partial(parse_result, "session/list", models.ListSessionsResponse)
+_PARSE_SESSION_NEW = partial(parse_result, "session/new", models.NewSessionResponse)
+_PARSE_SESSION_PROMPT = partial(parse_result, "session/prompt", models.PromptResponse)
+_PARSE_SESSION_REQUEST_PERMISSION = partial(
+    parse_result, "session/request_permission", models.RequestPermissionResponse
+)
+_PARSE_SESSION_RESUME = partial(parse_result, "session/resume", models.ResumeSessionResponse)
+_PARSE_SESSION_SET_CONFIG_OPTION = partial(
+    parse_result, "session/set_config_option", models.SetSessionConfigOptionResponse
+)
+_PARSE_SESSION_SET_TITLE = partial(
+    parse_result, "session/set_title", models.SetSessionTitleResponse
+)
+_PARSE_SESSION_STATUS = partial(parse_result, "session/status", models.SessionStatusResponse)
+_PARSE_SESSION_UNARCHIVE = partial(
+    parse_result, "session/unarchive", models.UnarchiveSessionResponse
+)
+_PARSE_TERMINAL_CANCEL = partial(parse_result, "terminal/cancel", models.CancelTerminalResponse)
+_PARSE_TOOL_CALL_CANCEL = partial(parse_result, "tool_call/cancel", models.CancelToolCallResponse)
 
 
 class AgentPeer(Peer):
@@ -26,13 +71,13 @@ class AgentPeer(Peer):
 
     __slots__ = ()
 
-    async def auth_login(
+    def auth_login(
         self,
         params: models.LoginAuthRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.LoginAuthResponse:
+    ) -> Coroutine[Any, Any, models.LoginAuthResponse]:
         """Request parameters for the `auth/login` method.
 
         Specifies which authentication method to use.
@@ -41,19 +86,22 @@ class AgentPeer(Peer):
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
         """
-        result = await self._sender.request("auth/login", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.LoginAuthResponse",
-            parse_result("auth/login", models.LoginAuthResponse, result),
+        sent = self._sender.request(
+            "auth/login",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_AUTH_LOGIN,
         )
+        return cast("Coroutine[Any, Any, models.LoginAuthResponse]", sent)
 
-    async def auth_logout(
+    def auth_logout(
         self,
         params: models.LogoutAuthRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.LogoutAuthResponse:
+    ) -> Coroutine[Any, Any, models.LogoutAuthResponse]:
         """Request parameters for the `auth/logout` method.
 
         Terminates the current authenticated session.
@@ -62,19 +110,22 @@ class AgentPeer(Peer):
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
         """
-        result = await self._sender.request("auth/logout", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.LogoutAuthResponse",
-            parse_result("auth/logout", models.LogoutAuthResponse, result),
+        sent = self._sender.request(
+            "auth/logout",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_AUTH_LOGOUT,
         )
+        return cast("Coroutine[Any, Any, models.LogoutAuthResponse]", sent)
 
-    async def auth_status(
+    def auth_status(
         self,
         params: models.AuthStatusRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.AuthStatusResponse:
+    ) -> Coroutine[Any, Any, models.AuthStatusResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -86,80 +137,88 @@ class AgentPeer(Peer):
         Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
         whether authentication is required.
         """
-        result = await self._sender.request("auth/status", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.AuthStatusResponse",
-            parse_result("auth/status", models.AuthStatusResponse, result),
+        sent = self._sender.request(
+            "auth/status",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_AUTH_STATUS,
         )
+        return cast("Coroutine[Any, Any, models.AuthStatusResponse]", sent)
 
-    async def initialize(
+    def initialize(
         self,
         params: models.InitializeRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.InitializeResponse:
+    ) -> Coroutine[Any, Any, models.InitializeResponse]:
         """Request parameters for the initialize method.
 
         Sent by the client to establish connection and negotiate capabilities.
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)
         """
-        result = await self._sender.request("initialize", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.InitializeResponse",
-            parse_result("initialize", models.InitializeResponse, result),
+        sent = self._sender.request(
+            "initialize",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_INITIALIZE,
         )
+        return cast("Coroutine[Any, Any, models.InitializeResponse]", sent)
 
-    async def providers_disable(
+    def providers_disable(
         self,
         params: models.DisableProviderRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.DisableProviderResponse:
+    ) -> Coroutine[Any, Any, models.DisableProviderResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `providers/disable`.
         """
-        result = await self._sender.request(
-            "providers/disable", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "providers/disable",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_PROVIDERS_DISABLE,
         )
-        return cast(
-            "models.DisableProviderResponse",
-            parse_result("providers/disable", models.DisableProviderResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.DisableProviderResponse]", sent)
 
-    async def providers_list(
+    def providers_list(
         self,
         params: models.ListProvidersRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ListProvidersResponse:
+    ) -> Coroutine[Any, Any, models.ListProvidersResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `providers/list`.
         """
-        result = await self._sender.request(
-            "providers/list", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "providers/list",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_PROVIDERS_LIST,
         )
-        return cast(
-            "models.ListProvidersResponse",
-            parse_result("providers/list", models.ListProvidersResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.ListProvidersResponse]", sent)
 
-    async def providers_set(
+    def providers_set(
         self,
         params: models.SetProviderRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.SetProviderResponse:
+    ) -> Coroutine[Any, Any, models.SetProviderResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -168,19 +227,22 @@ class AgentPeer(Peer):
 
         Replaces the full configuration for one provider ID.
         """
-        result = await self._sender.request("providers/set", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.SetProviderResponse",
-            parse_result("providers/set", models.SetProviderResponse, result),
+        sent = self._sender.request(
+            "providers/set",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_PROVIDERS_SET,
         )
+        return cast("Coroutine[Any, Any, models.SetProviderResponse]", sent)
 
-    async def session_archive(
+    def session_archive(
         self,
         params: models.ArchiveSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ArchiveSessionResponse:
+    ) -> Coroutine[Any, Any, models.ArchiveSessionResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -194,21 +256,22 @@ class AgentPeer(Peer):
         free the session's resources as if `session/close` had been called, then archive it.
         Archiving an archived session succeeds. A session that does not exist gets `-32002`.
         """
-        result = await self._sender.request(
-            "session/archive", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/archive",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_ARCHIVE,
         )
-        return cast(
-            "models.ArchiveSessionResponse",
-            parse_result("session/archive", models.ArchiveSessionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.ArchiveSessionResponse]", sent)
 
-    async def session_close(
+    def session_close(
         self,
         params: models.CloseSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.CloseSessionResponse:
+    ) -> Coroutine[Any, Any, models.CloseSessionResponse]:
         """Request parameters for closing an active session.
 
         The Agent MUST cancel any ongoing work related to the session as if `session/cancel`
@@ -230,38 +293,42 @@ class AgentPeer(Peer):
         has already been inserted, the Agent MUST respond successfully with its
         `messageId`. Prompt responses need not precede the close response.
         """
-        result = await self._sender.request("session/close", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.CloseSessionResponse",
-            parse_result("session/close", models.CloseSessionResponse, result),
+        sent = self._sender.request(
+            "session/close",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_CLOSE,
         )
+        return cast("Coroutine[Any, Any, models.CloseSessionResponse]", sent)
 
-    async def session_delete(
+    def session_delete(
         self,
         params: models.DeleteSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.DeleteSessionResponse:
+    ) -> Coroutine[Any, Any, models.DeleteSessionResponse]:
         """Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `session.delete` capability.
         """
-        result = await self._sender.request(
-            "session/delete", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/delete",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_DELETE,
         )
-        return cast(
-            "models.DeleteSessionResponse",
-            parse_result("session/delete", models.DeleteSessionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.DeleteSessionResponse]", sent)
 
-    async def session_fork(
+    def session_fork(
         self,
         params: models.ForkSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ForkSessionResponse:
+    ) -> Coroutine[Any, Any, models.ForkSessionResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -273,91 +340,102 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `session.fork` capability.
         """
-        result = await self._sender.request("session/fork", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.ForkSessionResponse",
-            parse_result("session/fork", models.ForkSessionResponse, result),
+        sent = self._sender.request(
+            "session/fork",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_FORK,
         )
+        return cast("Coroutine[Any, Any, models.ForkSessionResponse]", sent)
 
-    async def session_list(
+    def session_list(
         self,
         params: models.ListSessionsRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ListSessionsResponse:
+    ) -> Coroutine[Any, Any, models.ListSessionsResponse]:
         """Request parameters for listing existing sessions."""
-        result = await self._sender.request("session/list", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.ListSessionsResponse",
-            parse_result("session/list", models.ListSessionsResponse, result),
+        sent = self._sender.request(
+            "session/list",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_LIST,
         )
+        return cast("Coroutine[Any, Any, models.ListSessionsResponse]", sent)
 
-    async def session_new(
+    def session_new(
         self,
         params: models.NewSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.NewSessionResponse:
+    ) -> Coroutine[Any, Any, models.NewSessionResponse]:
         """Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
         """
-        result = await self._sender.request("session/new", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.NewSessionResponse",
-            parse_result("session/new", models.NewSessionResponse, result),
+        sent = self._sender.request(
+            "session/new",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_NEW,
         )
+        return cast("Coroutine[Any, Any, models.NewSessionResponse]", sent)
 
-    async def session_prompt(
+    def session_prompt(
         self,
         params: models.PromptRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.PromptResponse:
+    ) -> Coroutine[Any, Any, models.PromptResponse]:
         """Request parameters for sending a user prompt to the agent.
 
         Contains the user's message and any additional context.
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#1-user-message)
         """
-        result = await self._sender.request(
-            "session/prompt", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/prompt",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_PROMPT,
         )
-        return cast(
-            "models.PromptResponse",
-            parse_result("session/prompt", models.PromptResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.PromptResponse]", sent)
 
-    async def session_resume(
+    def session_resume(
         self,
         params: models.ResumeSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.ResumeSessionResponse:
+    ) -> Coroutine[Any, Any, models.ResumeSessionResponse]:
         """Request parameters for resuming an existing session.
 
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`.
         """
-        result = await self._sender.request(
-            "session/resume", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/resume",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_RESUME,
         )
-        return cast(
-            "models.ResumeSessionResponse",
-            parse_result("session/resume", models.ResumeSessionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.ResumeSessionResponse]", sent)
 
-    async def session_set_config_option(
+    def session_set_config_option(
         self,
         params: models.SetSessionConfigOptionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.SetSessionConfigOptionResponse:
+    ) -> Coroutine[Any, Any, models.SetSessionConfigOptionResponse]:
         """Request parameters for setting a session configuration option.
 
         Agents MUST support this method for any session where they advertise config options.
@@ -366,23 +444,22 @@ class AgentPeer(Peer):
 
         See protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/draft/session-config-options#setting-a-config-option)
         """
-        result = await self._sender.request(
-            "session/set_config_option", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/set_config_option",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_SET_CONFIG_OPTION,
         )
-        return cast(
-            "models.SetSessionConfigOptionResponse",
-            parse_result(
-                "session/set_config_option", models.SetSessionConfigOptionResponse, result
-            ),
-        )
+        return cast("Coroutine[Any, Any, models.SetSessionConfigOptionResponse]", sent)
 
-    async def session_set_title(
+    def session_set_title(
         self,
         params: models.SetSessionTitleRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.SetSessionTitleResponse:
+    ) -> Coroutine[Any, Any, models.SetSessionTitleResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -397,21 +474,22 @@ class AgentPeer(Peer):
         The Agent responds only after it has stored the title. After a successful response, the
         Agent SHOULD NOT replace the title with one it generates automatically.
         """
-        result = await self._sender.request(
-            "session/set_title", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/set_title",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_SET_TITLE,
         )
-        return cast(
-            "models.SetSessionTitleResponse",
-            parse_result("session/set_title", models.SetSessionTitleResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.SetSessionTitleResponse]", sent)
 
-    async def session_status(
+    def session_status(
         self,
         params: models.SessionStatusRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.SessionStatusResponse:
+    ) -> Coroutine[Any, Any, models.SessionStatusResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -424,21 +502,22 @@ class AgentPeer(Peer):
         close, or change the session, and does not attach the requesting connection to it.
         A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
         """
-        result = await self._sender.request(
-            "session/status", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/status",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_STATUS,
         )
-        return cast(
-            "models.SessionStatusResponse",
-            parse_result("session/status", models.SessionStatusResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.SessionStatusResponse]", sent)
 
-    async def session_unarchive(
+    def session_unarchive(
         self,
         params: models.UnarchiveSessionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.UnarchiveSessionResponse:
+    ) -> Coroutine[Any, Any, models.UnarchiveSessionResponse]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -453,21 +532,22 @@ class AgentPeer(Peer):
         Unarchiving a session that is not archived succeeds. A session that does not exist
         gets `-32002`.
         """
-        result = await self._sender.request(
-            "session/unarchive", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/unarchive",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_UNARCHIVE,
         )
-        return cast(
-            "models.UnarchiveSessionResponse",
-            parse_result("session/unarchive", models.UnarchiveSessionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.UnarchiveSessionResponse]", sent)
 
-    async def terminal_cancel(
+    def terminal_cancel(
         self,
         params: models.CancelTerminalRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.CancelTerminalResponse:
+    ) -> Coroutine[Any, Any, models.CancelTerminalResponse]:
         """Request parameters for cancelling one terminal.
 
         Clients MUST NOT send it unless the terminal currently advertises `capabilities.cancel`.
@@ -482,21 +562,22 @@ class AgentPeer(Peer):
 
         See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-terminals)
         """
-        result = await self._sender.request(
-            "terminal/cancel", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "terminal/cancel",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_TERMINAL_CANCEL,
         )
-        return cast(
-            "models.CancelTerminalResponse",
-            parse_result("terminal/cancel", models.CancelTerminalResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.CancelTerminalResponse]", sent)
 
-    async def tool_call_cancel(
+    def tool_call_cancel(
         self,
         params: models.CancelToolCallRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.CancelToolCallResponse:
+    ) -> Coroutine[Any, Any, models.CancelToolCallResponse]:
         """Request parameters for cancelling one tool call.
 
         Clients MUST NOT send it unless the tool call currently advertises `capabilities.cancel`.
@@ -510,28 +591,31 @@ class AgentPeer(Peer):
 
         See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-tool-calls)
         """
-        result = await self._sender.request(
-            "tool_call/cancel", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "tool_call/cancel",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_TOOL_CALL_CANCEL,
         )
-        return cast(
-            "models.CancelToolCallResponse",
-            parse_result("tool_call/cancel", models.CancelToolCallResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.CancelToolCallResponse]", sent)
 
-    async def mcp_message_notification(self, params: models.MessageMcpNotification) -> None:
+    def mcp_message_notification(
+        self, params: models.MessageMcpNotification
+    ) -> Coroutine[Any, Any, None]:
         """**UNSTABLE**
 
         Notification for an active request, sent from provider to consumer.
         Includes subscription acknowledgements and updates.
         """
-        await self._sender.notify("mcp/message", params)
+        return self._sender.notify("mcp/message", params)
 
-    async def session_cancel(self, params: models.CancelSessionNotification) -> None:
+    def session_cancel(self, params: models.CancelSessionNotification) -> Coroutine[Any, Any, None]:
         """Notification to cancel a session's foreground work and its prompts not yet inserted.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
         """
-        await self._sender.notify("session/cancel", params)
+        return self._sender.notify("session/cancel", params)
 
 
 class ClientPeer(Peer):
@@ -539,13 +623,13 @@ class ClientPeer(Peer):
 
     __slots__ = ()
 
-    async def elicitation_create(
+    def elicitation_create(
         self,
         params: models.CreateElicitationRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.CreateElicitationResponse:
+    ) -> Coroutine[Any, Any, models.CreateElicitationResponse]:
         """Request from the agent to elicit structured user input.
 
         The agent sends this to the client to request information from the user,
@@ -564,53 +648,60 @@ class ClientPeer(Peer):
 
         See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/draft/elicitation)
         """
-        result = await self._sender.request(
-            "elicitation/create", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "elicitation/create",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_ELICITATION_CREATE,
         )
-        return cast(
-            "models.CreateElicitationResponse",
-            parse_result("elicitation/create", models.CreateElicitationResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.CreateElicitationResponse]", sent)
 
-    async def mcp_message(
+    def mcp_message(
         self,
         params: models.MessageMcpRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.MessageMcpResponse:
+    ) -> Coroutine[Any, Any, models.MessageMcpResponse]:
         """**UNSTABLE**
 
         Request parameters for `mcp/message`, sent from consumer to provider.
         """
-        result = await self._sender.request("mcp/message", params, cancel=cancel, cascade=cascade)
-        return cast(
-            "models.MessageMcpResponse",
-            parse_result("mcp/message", models.MessageMcpResponse, result),
+        sent = self._sender.request(
+            "mcp/message",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_MCP_MESSAGE,
         )
+        return cast("Coroutine[Any, Any, models.MessageMcpResponse]", sent)
 
-    async def session_request_permission(
+    def session_request_permission(
         self,
         params: models.RequestPermissionRequest,
         *,
         cancel: CancelSignal | None = None,
         cascade: bool = True,
-    ) -> models.RequestPermissionResponse:
+    ) -> Coroutine[Any, Any, models.RequestPermissionResponse]:
         """Request for user permission to proceed with an operation.
 
         Sent when the agent needs authorization before performing a sensitive operation.
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#requesting-permission)
         """
-        result = await self._sender.request(
-            "session/request_permission", params, cancel=cancel, cascade=cascade
+        sent = self._sender.request(
+            "session/request_permission",
+            params,
+            cancel=cancel,
+            cascade=cascade,
+            parse=_PARSE_SESSION_REQUEST_PERMISSION,
         )
-        return cast(
-            "models.RequestPermissionResponse",
-            parse_result("session/request_permission", models.RequestPermissionResponse, result),
-        )
+        return cast("Coroutine[Any, Any, models.RequestPermissionResponse]", sent)
 
-    async def auth_status_update(self, params: models.AuthStatusUpdateNotification) -> None:
+    def auth_status_update(
+        self, params: models.AuthStatusUpdateNotification
+    ) -> Coroutine[Any, Any, None]:
         """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -621,20 +712,22 @@ class ClientPeer(Peer):
         `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
         send it when the reported status differs from the last one sent on the connection.
         """
-        await self._sender.notify("auth/status_update", params)
+        return self._sender.notify("auth/status_update", params)
 
-    async def elicitation_complete(self, params: models.CompleteElicitationNotification) -> None:
+    def elicitation_complete(
+        self, params: models.CompleteElicitationNotification
+    ) -> Coroutine[Any, Any, None]:
         """Notification sent by the agent when a URL-based elicitation is complete.
 
         This notification is not a foreground state update.
         """
-        await self._sender.notify("elicitation/complete", params)
+        return self._sender.notify("elicitation/complete", params)
 
-    async def session_update(self, params: models.UpdateSessionNotification) -> None:
+    def session_update(self, params: models.UpdateSessionNotification) -> Coroutine[Any, Any, None]:
         """Notification containing a session update from the agent.
 
         Agents can send session updates at any point while the session exists.
 
         See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#3-agent-reports-output)
         """
-        await self._sender.notify("session/update", params)
+        return self._sender.notify("session/update", params)
