@@ -211,7 +211,9 @@ class Connection:
             failure = {"code": -32603, "message": "Internal error", "data": {"details": str(error)}}
             data = encode(error_frame(frame["id"], failure))
         try:
-            self._transport.write(self._wrap(data))
+            # While other requests are in flight, their answers likely follow in this event-loop
+            # turn: they share one write (the first goes out at once, see `StreamTransport`).
+            self._transport.write(self._wrap(data), coalesce=len(self._incoming) > 0)
         except ConnectionClosed:
             log.debug("answer to request %r dropped: the connection is closed", frame["id"])
 

@@ -116,7 +116,10 @@ class OutgoingRequests:
         self._next_id = request_id + 1
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         entry = Pending(self, request_id, method, future, parent, cascade)
-        self._out.write_frame(request_frame(request_id, method, params))
+        # With others pending (a worker pool), the next requests likely follow in this turn.
+        self._out.write_frame(
+            request_frame(request_id, method, params), coalesce=bool(self._pending)
+        )
         self._pending[request_id] = entry
         if scope is not None:
             scope.children.add(entry)
