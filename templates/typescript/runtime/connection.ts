@@ -26,7 +26,7 @@ import {
   type ErrorObject,
   type RequestId,
 } from "./errors.js";
-import type { Transport } from "./transport.js";
+import type { OversizedFrame, Transport } from "./transport.js";
 
 export const CANCEL_REQUEST = "$/cancel_request";
 
@@ -102,6 +102,7 @@ export class Connection {
     transport.start(
       (frame) => this.receive(frame),
       (reason) => void this.close(reason),
+      (frame) => this.oversized(frame),
     );
   }
 
@@ -219,6 +220,25 @@ export class Connection {
     } else {
       this.answer(null, undefined, { code: INVALID_REQUEST, message: "Invalid Request" });
     }
+  }
+
+  /** A frame over the limit was dropped unread. When its head shows an id, no one waits forever:
+   * a request is answered -32600, an answer to one of ours fails its caller. */
+  private oversized(frame: OversizedFrame): void {
+    this.problem(`dropped a frame of ${frame.size} bytes (over the frame limit)`);
+    const found = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/.exec(frame.head);
+    if (found?.[1] === undefined) return;
+    const id = JSON.parse(found[1]) as RequestId;
+    const details = { details: "the frame is over the size limit", size: frame.size };
+    if (/"method"\s*:/.test(frame.head)) {
+      this.answer(id, undefined, { code: INVALID_REQUEST, message: "Invalid Request", data: details });
+      return;
+    }
+    const entry = this.pending.get(id);
+    if (entry === undefined) return;
+    this.pending.delete(id);
+    entry.release();
+    if (!entry.abandoned) entry.reject(new RequestError(INVALID_REQUEST, "The answer is over the frame size limit", details));
   }
 
   private handleRequest(id: RequestId, method: string, params: unknown): void {

@@ -3,8 +3,9 @@
  * program's stdio, or an in-memory pair. Layer: transport (bytes ↔ frames); it knows nothing of
  * JSON-RPC.
  *
- * A frame may be any size: lines are split from the byte stream without a limit of their own.
- * A spawned program never outlives its connection: closing the transport ends its stdin, waits
+ * A frame may be up to `DEFAULT_FRAME_LIMIT` bytes; a longer one is dropped unread (its first
+ * bytes and size are reported, the connection stays up) and memory stays bounded whatever the peer
+ * sends. A spawned program never outlives its connection: closing the transport ends its stdin, waits
  * for it to exit, then terminates it; this process exiting kills it too.
  */
 
@@ -12,10 +13,28 @@ import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process"
 import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
 
+/** Longest accepted frame, in bytes (50 MiB, as the Python runtime). */
+export const DEFAULT_FRAME_LIMIT = 50 * 1024 * 1024;
+/** How much of a dropped frame is kept, to find its id. */
+const HEAD_BYTES = 256;
+
+/** A frame over the limit, dropped unread: its first bytes and its size. */
+export interface OversizedFrame {
+  readonly head: string;
+  readonly size: number;
+}
+
 /** How the dispatcher meets the bytes: frames in (`onFrame`, then `onClose` once), frames out. */
 export interface Transport {
-  /** Starts reading; `onFrame` gets each line (without its newline), `onClose` the end. */
-  start(onFrame: (frame: string) => void, onClose: (reason: string) => void): void;
+  /**
+   * Starts reading; `onFrame` gets each line (without its newline), `onOversized` each frame over
+   * the limit (dropped), `onClose` the end.
+   */
+  start(
+    onFrame: (frame: string) => void,
+    onClose: (reason: string) => void,
+    onOversized?: (frame: OversizedFrame) => void,
+  ): void;
   /** Queues one frame; resolves at once unless the outgoing buffer is full (then on drain). */
   write(frame: string): Promise<void> | undefined;
   /** Stops writing and releases what the transport holds (a spawned program is ended). */
@@ -24,36 +43,70 @@ export interface Transport {
 
 const NEWLINE = 0x0a;
 
-/** Splits a byte stream into lines; a frame split across chunks is joined first. */
+/** Splits a byte stream into lines; a frame split across chunks is joined first, and a frame
+ * over `limit` bytes is dropped as it streams (only its head is kept). */
 export class LineSplitter {
   private pending: Buffer[] = [];
+  private pendingSize = 0;
+  private dropping: { head: string; size: number } | null = null;
 
-  constructor(private readonly onLine: (line: string) => void) {}
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly onOversized: (frame: OversizedFrame) => void = () => undefined,
+    private readonly limit = DEFAULT_FRAME_LIMIT,
+  ) {}
 
   push(chunk: Buffer): void {
     let start = 0;
     let end = chunk.indexOf(NEWLINE);
     while (end !== -1) {
-      let line: Buffer = chunk.subarray(start, end);
-      if (this.pending.length > 0) {
-        this.pending.push(line);
-        line = Buffer.concat(this.pending);
-        this.pending = [];
-      }
-      const length = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
-      if (length > 0) this.onLine(line.toString("utf8", 0, length));
+      this.line(chunk.subarray(start, end));
       start = end + 1;
       end = chunk.indexOf(NEWLINE, start);
     }
-    if (start < chunk.length) this.pending.push(chunk.subarray(start));
+    if (start < chunk.length) this.keep(chunk.subarray(start));
   }
 
   /** The bytes after the last newline, as a last frame (a peer that ends without one). */
   flush(): void {
-    if (this.pending.length === 0) return;
-    const line = Buffer.concat(this.pending).toString("utf8").trim();
-    this.pending = [];
-    if (line) this.onLine(line);
+    if (this.pending.length > 0 || this.dropping !== null) this.line(Buffer.alloc(0));
+  }
+
+  private line(piece: Buffer): void {
+    if (this.dropping !== null) {
+      const { head, size } = this.dropping;
+      this.dropping = null;
+      this.onOversized({ head, size: size + piece.length });
+      return;
+    }
+    let line = piece;
+    if (this.pending.length > 0) {
+      this.pending.push(piece);
+      line = Buffer.concat(this.pending);
+      this.pending = [];
+      this.pendingSize = 0;
+    }
+    if (line.length > this.limit) {
+      this.onOversized({ head: line.toString("utf8", 0, HEAD_BYTES), size: line.length });
+      return;
+    }
+    const length = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
+    if (length > 0) this.onLine(line.toString("utf8", 0, length));
+  }
+
+  private keep(piece: Buffer): void {
+    if (this.dropping !== null) {
+      this.dropping.size += piece.length;
+      return;
+    }
+    this.pending.push(piece);
+    this.pendingSize += piece.length;
+    if (this.pendingSize > this.limit) {
+      const joined = Buffer.concat(this.pending);
+      this.dropping = { head: joined.toString("utf8", 0, HEAD_BYTES), size: joined.length };
+      this.pending = [];
+      this.pendingSize = 0;
+    }
   }
 }
 
@@ -67,8 +120,12 @@ export class StreamTransport implements Transport {
     private readonly release: () => Promise<void> = async () => undefined,
   ) {}
 
-  start(onFrame: (frame: string) => void, onClose: (reason: string) => void): void {
-    const splitter = new LineSplitter(onFrame);
+  start(
+    onFrame: (frame: string) => void,
+    onClose: (reason: string) => void,
+    onOversized?: (frame: OversizedFrame) => void,
+  ): void {
+    const splitter = new LineSplitter(onFrame, onOversized);
     let ended = false;
     const end = (reason: string): void => {
       if (ended) return;
@@ -109,24 +166,34 @@ export interface SpawnedOptions {
   exitGrace?: number;
 }
 
+/** A spawned program's stdio as a transport; `child` is the program. */
+export class ProcessTransport extends StreamTransport {
+  constructor(
+    readonly child: ChildProcess,
+    exitGrace: number,
+  ) {
+    if (child.stdin === null || child.stdout === null) throw new Error("the program has no stdio pipes");
+    const killOnExit = (): void => {
+      child.kill("SIGKILL");
+    };
+    process.once("exit", killOnExit); // this process ending ends the program too
+    super(child.stdout, child.stdin, async () => {
+      await endChild(child, exitGrace);
+      process.removeListener("exit", killOnExit);
+    });
+  }
+}
+
 /** Starts `program` and talks NDJSON over its stdin and stdout (its stderr is passed through). */
-export function spawnTransport(program: string, args: readonly string[], options: SpawnedOptions = {}): Transport {
+export function spawnTransport(program: string, args: readonly string[], options: SpawnedOptions = {}): ProcessTransport {
   const spawnOptions: SpawnOptions = { stdio: ["pipe", "pipe", "inherit"] };
   if (options.env !== undefined) spawnOptions.env = options.env;
   if (options.cwd !== undefined) spawnOptions.cwd = options.cwd;
-  const child = spawn(program, [...args], spawnOptions);
-  const killOnExit = (): void => {
-    child.kill("SIGKILL");
-  };
-  process.once("exit", killOnExit);
-  const release = async (): Promise<void> => {
-    await endChild(child, options.exitGrace ?? 2000);
-    process.removeListener("exit", killOnExit);
-  };
-  if (child.stdin === null || child.stdout === null) throw new Error(`could not open the stdio of ${program}`);
-  return new StreamTransport(child.stdout, child.stdin, release);
+  return new ProcessTransport(spawn(program, [...args], spawnOptions), options.exitGrace ?? 2000);
 }
 
+/** Ends a program: its stdin is already closed; it gets `grace` ms to exit, then SIGTERM, then
+ * SIGKILL. */
 async function endChild(child: ChildProcess, grace: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, "exit");

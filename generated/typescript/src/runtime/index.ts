@@ -30,5 +30,16 @@ export {
   type MetaPolicy,
   type SessionInfo,
 } from "./session_info.js";
-export { LineSplitter, StreamTransport, memoryPair, spawnTransport, stdioTransport, type SpawnedOptions, type Transport } from "./transport.js";
+export {
+  DEFAULT_FRAME_LIMIT,
+  LineSplitter,
+  ProcessTransport,
+  StreamTransport,
+  memoryPair,
+  spawnTransport,
+  stdioTransport,
+  type OversizedFrame,
+  type SpawnedOptions,
+  type Transport,
+} from "./transport.js";
 export { FileService, RESOURCE_NOT_FOUND } from "./file_service.js";

@@ -1,0 +1,87 @@
+// NDJSON framing (runtime/transport.ts): frames of any split, and frames over the limit dropped
+// without taking the connection (or memory) with them.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  Connection,
+  INVALID_REQUEST,
+  LineSplitter,
+  spawnTransport,
+  type OversizedFrame,
+  type Router,
+  type Transport,
+} from "../src/index.js";
+
+function split(chunks: string[], limit = 1024): { lines: string[]; dropped: OversizedFrame[] } {
+  const lines: string[] = [];
+  const dropped: OversizedFrame[] = [];
+  const splitter = new LineSplitter((line) => lines.push(line), (frame) => dropped.push(frame), limit);
+  for (const chunk of chunks) splitter.push(Buffer.from(chunk));
+  splitter.flush();
+  return { lines, dropped };
+}
+
+test("frames split anywhere are joined, CRLF and empty lines tolerated", () => {
+  const { lines } = split(['{"a":', '1}\n{"b"', ":2}\r\n\n", '{"c":3}']);
+  assert.deepEqual(lines, ['{"a":1}', '{"b":2}', '{"c":3}']);
+});
+
+test("a frame over the limit is dropped as it streams; its head and size are reported", () => {
+  const big = '{"jsonrpc":"2.0","id":7,"method":"x","params":"' + "y".repeat(5000) + '"}';
+  const { lines, dropped } = split(["{\"ok\":1}\n", big.slice(0, 3000), big.slice(3000) + "\n", '{"ok":2}\n'], 1024);
+  assert.deepEqual(lines, ['{"ok":1}', '{"ok":2}']);
+  assert.equal(dropped.length, 1);
+  assert.equal(dropped[0]?.size, big.length);
+  assert.ok(dropped[0]?.head.startsWith('{"jsonrpc":"2.0","id":7'));
+});
+
+test("an oversized request is answered -32600 with its id, and the connection keeps serving", () => {
+  const written: Array<Record<string, unknown>> = [];
+  let oversized: ((frame: OversizedFrame) => void) | undefined;
+  const transport: Transport = {
+    start(_onFrame, _onClose, onOversized) {
+      oversized = onOversized;
+    },
+    write(frame) {
+      written.push(JSON.parse(frame) as Record<string, unknown>);
+      return undefined;
+    },
+    async close() {},
+  };
+  const router: Router = {
+    async request() {
+      return null;
+    },
+    received() {},
+    async notification() {},
+    cancelledResult() {
+      return undefined;
+    },
+  };
+  new Connection(transport, () => router);
+  oversized?.({ head: '{"jsonrpc":"2.0","id":"big-1","method":"session/prompt","params":{"prompt":[', size: 60_000_000 });
+  assert.equal(written.length, 1);
+  assert.equal(written[0]?.id, "big-1");
+  assert.equal((written[0]?.error as { code: number }).code, INVALID_REQUEST);
+});
+
+test("a spawned program that ignores the end of its input is terminated on close", async () => {
+  // A child process must never outlive its parent's interest in it.
+  const stubborn = "process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000);";
+  const transport = spawnTransport(process.execPath, ["-e", stubborn], { exitGrace: 200 });
+  transport.start(() => undefined, () => undefined);
+  const started = Date.now();
+  await transport.close();
+  assert.ok(transport.child.exitCode !== null || transport.child.signalCode !== null, "the program still runs");
+  assert.equal(transport.child.signalCode, "SIGTERM");
+  assert.ok(Date.now() - started < 2000);
+});
+
+test("a spawned program that exits on the end of its input is waited for, not signalled", async () => {
+  const polite = "process.stdin.resume(); process.stdin.on('end', () => process.exit(0));";
+  const transport = spawnTransport(process.execPath, ["-e", polite], { exitGrace: 2000 });
+  transport.start(() => undefined, () => undefined);
+  await transport.close();
+  assert.equal(transport.child.exitCode, 0);
+  assert.equal(transport.child.signalCode, null);
+});
