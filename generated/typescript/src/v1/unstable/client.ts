@@ -9,7 +9,7 @@
  * the context (`ClientContext`: the request's id and `signal`, and the agent as a typed
  * handle) and resolves with the result. A request you do not handle is answered -32601; a
  * notification you do not handle is ignored. Then serve it: `runClient()` on this process's
- * stdio, `spawnAgent()` to start a agent program, or `connectClient()` on any transport.
+ * stdio, `spawnAgent()` to start an agent program, or `connectClient()` on any transport.
  *
  * Sending `session/cancel` aborts the signal of the session's pending `session/request_permission` handlers; one
  * that then throws is answered `{"outcome": {"outcome": "cancelled"}}`.
