@@ -4,7 +4,8 @@
 - A TypeScript client runs each scenario against an agent and reports what it saw: their client
   (tests/interop/node/ts_client.mjs) against our Python agent (tests/interop/our_agent.py) and
   against our TypeScript agent (tests/typescript/interop_agent.ts); our TypeScript client
-  (tests/typescript/interop_client.ts, the same command line and report) against our Python agent.
+  (tests/typescript/interop_client.ts, the same command line and report) against our Python agent
+  and our TypeScript agent.
 - Our generated Python client drives a TypeScript agent: theirs (tests/interop/node/ts_agent.mjs)
   and ours, which behave alike.
 """
@@ -50,6 +51,7 @@ CLIENT_AGENT_PAIRS = (
     "their-ts-client/our-python-agent",
     "their-ts-client/our-ts-agent",
     "our-ts-client/our-python-agent",
+    "our-ts-client/our-ts-agent",
 )
 
 
