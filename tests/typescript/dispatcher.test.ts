@@ -47,3 +47,27 @@ test("closing rejects the requests still waiting with ConnectionClosed", async (
   await assert.rejects(call, ConnectionClosed);
   assert.equal(await clientSide.closed, "the peer closed the connection");
 });
+
+test("a peer that floods requests is read only as fast as they are handled", async () => {
+  // Reading pauses at `maxQueued` requests being handled and resumes below half of it.
+  let started = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const { peer } = agentWithRawClient(
+    {
+      async initialize(params) {
+        started++;
+        await gate;
+        return { protocolVersion: params.protocolVersion };
+      },
+    },
+    { maxQueued: 10 },
+  );
+  for (let id = 1; id <= 30; id++) peer.send({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: 1 } });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(started, 10);
+  release();
+  await peer.next((f) => f.id === 30);
+  assert.equal(started, 30);
+  assert.equal(peer.frames.length, 30);
+});

@@ -47,6 +47,8 @@ test("an oversized request is answered -32600 with its id, and the connection ke
       return undefined;
     },
     async close() {},
+    pause() {},
+    resume() {},
   };
   const router: Router = {
     async request() {

@@ -45,9 +45,9 @@ export class RawPeer {
   }
 }
 
-export function agentWithRawClient(agent: v1.Agent): { connection: v1.AgentConnection; peer: RawPeer } {
+export function agentWithRawClient(agent: v1.Agent, options: ConnectionOptions = {}): { connection: v1.AgentConnection; peer: RawPeer } {
   const [left, right] = memoryPair();
-  return { connection: v1.connectAgent(agent, left), peer: new RawPeer(right) };
+  return { connection: v1.connectAgent(agent, left, options), peer: new RawPeer(right) };
 }
 
 /** Resolves once `signal` aborts. */

@@ -39,6 +39,9 @@ export interface Transport {
   write(frame: string): Promise<void> | undefined;
   /** Stops writing and releases what the transport holds (a spawned program is ended). */
   close(): Promise<void>;
+  /** Stops delivering frames until `resume()` (the dispatcher's flow control). */
+  pause(): void;
+  resume(): void;
 }
 
 const NEWLINE = 0x0a;
@@ -145,6 +148,14 @@ export class StreamTransport implements Transport {
     return once(this.output, "drain").then(() => undefined);
   }
 
+  pause(): void {
+    this.input.pause();
+  }
+
+  resume(): void {
+    if (!this.closed) this.input.resume();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -218,22 +229,31 @@ class MemoryTransport implements Transport {
   peer: MemoryTransport | null = null;
   private onFrame: ((frame: string) => void) | null = null;
   private onClose: ((reason: string) => void) | null = null;
-  private backlog: string[] = [];
+  private backlog: string[] = []; // frames not delivered yet: before start(), or while paused
+  private paused = false;
   private closed = false;
 
   start(onFrame: (frame: string) => void, onClose: (reason: string) => void): void {
     this.onFrame = onFrame;
     this.onClose = onClose;
-    for (const frame of this.backlog.splice(0)) queueMicrotask(() => onFrame(frame));
+    this.deliverBacklog();
   }
 
   write(frame: string): undefined {
     const peer = this.peer;
     if (this.closed || peer === null || peer.closed) return undefined;
-    const deliver = peer.onFrame;
-    if (deliver === null) peer.backlog.push(frame);
-    else setImmediate(() => deliver(frame)); // a real pipe never delivers synchronously
+    peer.backlog.push(frame);
+    if (peer.backlog.length === 1) setImmediate(() => peer.deliverBacklog()); // never synchronous, as a pipe
     return undefined;
+  }
+
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    setImmediate(() => this.deliverBacklog());
   }
 
   async close(): Promise<void> {
@@ -244,5 +264,11 @@ class MemoryTransport implements Transport {
       this.onClose?.("closed");
       peer?.onClose?.("the peer closed the connection");
     });
+  }
+
+  private deliverBacklog(): void {
+    const deliver = this.onFrame;
+    if (deliver === null) return;
+    while (!this.paused && !this.closed && this.backlog.length > 0) deliver(this.backlog.shift() as string);
   }
 }
