@@ -28,6 +28,7 @@ import {
   type ErrorObject,
   type RequestId,
 } from "./errors.js";
+import { FlowControl } from "./flow_control.js";
 import type { OversizedFrame, Transport } from "./transport.js";
 
 export const CANCEL_REQUEST = "$/cancel_request";
@@ -91,12 +92,7 @@ export class Connection {
   private readonly watched = new WeakMap<AbortSignal, Set<Pending>>();
   private readonly inFlight = new Map<RequestId, InFlight>();
   private closedReason: string | null = null;
-  /** Flow control: the peer's requests and notifications being handled, and whether our output is
-   * over the transport's buffer; reading pauses while either is too high. */
-  private working = 0;
-  private writeBlocked = false;
-  private readingPaused = false;
-  private readonly maxQueued: number;
+  private readonly flow: FlowControl;
   private readonly lifetime = new AbortController();
   private readonly router: Router;
   private resolveClosed!: (reason: string) => void;
@@ -109,7 +105,7 @@ export class Connection {
     private readonly options: ConnectionOptions = {},
   ) {
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    this.maxQueued = options.maxQueued ?? 1000;
+    this.flow = new FlowControl(transport, options.maxQueued ?? 1000);
     this.router = router(this);
     transport.start(
       (frame) => this.receive(frame),
@@ -267,7 +263,7 @@ export class Connection {
     const controller = new AbortController();
     const request: InFlight = { id, method, params, signal: controller.signal, controller };
     this.inFlight.set(id, request);
-    this.began();
+    this.flow.began();
     this.router.request(request).then(
       (result) => this.finish(request, { result: result ?? null }),
       (error: unknown) => this.finish(request, this.failure(request, error)),
@@ -285,7 +281,7 @@ export class Connection {
 
   private finish(request: InFlight, outcome: Outcome): void {
     this.inFlight.delete(request.id);
-    this.ended();
+    this.flow.ended();
     if ("error" in outcome) this.answer(request.id, undefined, outcome.error);
     else this.answer(request.id, outcome.result, undefined);
   }
@@ -303,14 +299,14 @@ export class Connection {
     this.router.received(method, params);
     // Started at once, in arrival order (its synchronous part runs before the next frame is read):
     // never queued behind another handler, so a handler that awaits an answer cannot deadlock.
-    this.began();
+    this.flow.began();
     this.router
       .notification(method, params)
       .catch((error: unknown) => {
         const where = error instanceof DecodeError ? ` at ${error.pointer || "/"}` : "";
         this.problem(`notification ${method} failed${where}: ${error instanceof Error ? error.message : String(error)}`);
       })
-      .finally(() => this.ended());
+      .finally(() => this.flow.ended());
   }
 
   private handleResponse(id: RequestId, message: { result?: unknown; error?: unknown }): void {
@@ -337,39 +333,7 @@ export class Connection {
   private answer(id: RequestId, result: unknown, error: ErrorObject | undefined): void {
     if (this.closedReason !== null) return;
     const frame = error === undefined ? { jsonrpc: "2.0", id, result } : { jsonrpc: "2.0", id, error };
-    const full = this.transport.write(JSON.stringify(frame));
-    if (full !== undefined && !this.writeBlocked) {
-      // The peer reads our answers slower than it sends requests: read on once it caught up.
-      this.writeBlocked = true;
-      this.flowControl();
-      void full.then(() => {
-        this.writeBlocked = false;
-        this.flowControl();
-      });
-    }
-  }
-
-  private began(): void {
-    this.working++;
-    if (this.working >= this.maxQueued) this.flowControl();
-  }
-
-  private ended(): void {
-    this.working--;
-    if (this.readingPaused) this.flowControl();
-  }
-
-  /** A peer that floods us, or stops reading our answers, cannot make our memory grow without
-   * bound: reading pauses, and resumes once below half the bound and the output has drained. */
-  private flowControl(): void {
-    const over = this.working >= this.maxQueued || this.writeBlocked;
-    if (!this.readingPaused && over) {
-      this.readingPaused = true;
-      this.transport.pause();
-    } else if (this.readingPaused && !this.writeBlocked && this.working <= this.maxQueued / 2) {
-      this.readingPaused = false;
-      this.transport.resume();
-    }
+    this.flow.written(this.transport.write(JSON.stringify(frame)));
   }
 
   private problem(message: string): void {
