@@ -195,7 +195,8 @@ class Connection:
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (also while closing: a cancelled handler may flush updates)."""
         self.write_frame(notification_frame(method, params), coalesce=True)
-        await self._transport.drain()
+        if self._transport.writing_paused():  # waiting costs two coroutines; most writes need none
+            await self._transport.drain()
 
     async def drain(self) -> None:
         """Wait while our output is over the transport's high-water mark (`Outbound`)."""
