@@ -15,8 +15,7 @@ from pathlib import Path
 from acp_codegen import __version__, drift, pipeline, resources, schema_diff
 from acp_codegen.problems import GenerationError, MissingTool, SchemaProblems
 from acp_codegen.schema_lock import update_schema
-from acp_codegen.targets import TARGETS, load_scaffold
-from acp_codegen.targets.python.scaffold import write_scaffold
+from acp_codegen.targets import TARGETS, load_scaffold, write_scaffold
 
 DESCRIPTION = """\
 Generate typed SDK code for the Agent Client Protocol (ACP) from its JSON schemas.

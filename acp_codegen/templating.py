@@ -1,16 +1,36 @@
 """The one jinja2 set-up every template of the generator is rendered with: `StrictUndefined` (a
 missing value is an error, never an empty string), no autoescaping (the output is code and
-Markdown, not HTML), and block tags that leave no blank lines behind."""
+Markdown, not HTML), block tags that leave no blank lines behind, and one jinja test per IR node
+class, named by rule (`{% if t is null_type %}`, `{% if d is tagged_union %}`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import jinja2
 
+from acp_codegen import ir
+from acp_codegen.words import snake
+
+_NODE_CLASSES: tuple[type, ...] = (
+    *(ir.Primitive, ir.Const, ir.InlineEnum, ir.Array, ir.Map, ir.Ref, ir.AnyValue),
+    *(ir.NullType, ir.Nullable, ir.UnionOf, ir.Struct, ir.Enumeration, ir.TaggedUnion, ir.Alias),
+)
+
+
+def _is_instance(node: object, cls: type) -> bool:
+    return isinstance(node, cls)
+
+
+IR_NODE_TESTS: dict[str, Callable[..., bool]] = {
+    snake(c.__name__): partial(_is_instance, cls=c) for c in _NODE_CLASSES
+}
+
 
 def template_environment(folder: Path) -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(folder),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -19,3 +39,5 @@ def template_environment(folder: Path) -> jinja2.Environment:
         autoescape=False,
         extensions=["jinja2.ext.do"],
     )
+    env.tests.update(IR_NODE_TESTS)
+    return env

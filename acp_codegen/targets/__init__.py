@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import importlib
+import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from acp_codegen import __version__
 from acp_codegen.ir import Specification
+from acp_codegen.problems import GenerationError
 
 TARGETS = ("python", "typescript")
 
@@ -47,3 +51,20 @@ def load_scaffold(name: str) -> Scaffold:
         raise ValueError(f"unknown target {name!r}; known: {', '.join(TARGETS)}")
     module = importlib.import_module(f"acp_codegen.targets.{name}.scaffold")
     return cast(Scaffold, module.render_scaffold)
+
+
+def write_scaffold(source: str, out: Path, *, force: bool) -> None:
+    """Write a starter's `source` to `out` atomically; an existing file is kept unless `force`."""
+    if out.exists() and not force:
+        raise GenerationError(f"{out} exists; pass --force to overwrite it")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=out.parent, delete=False, suffix=".tmp") as file:
+        file.write(source)
+    os.replace(file.name, out)
+
+
+def package_version(spec: Specification) -> str:
+    """Every target's package version: the schema release, then the generator's version as a
+    local label (`2.4.0+codegen.0.2.0`), so `acp-protocol-sdk==2.4.0` matches any generator
+    version of that schema (docs/install.md, versioning)."""
+    return f"{spec.version}+codegen.{__version__}"

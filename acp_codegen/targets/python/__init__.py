@@ -21,12 +21,12 @@ from typing import Any
 import jinja2
 
 from acp_codegen import __version__, ir, resources, templating
-from acp_codegen.targets import Options
+from acp_codegen.targets import Options, package_version
 from acp_codegen.targets.python.format import format_source
 from acp_codegen.targets.python.helpers import helpers_view
 from acp_codegen.targets.python.models import models_view
 from acp_codegen.targets.python.roles import method_handler_names, role_views
-from acp_codegen.targets.python.types import JINJA_TESTS, PRIMITIVES, attribute_name
+from acp_codegen.targets.python.types import PRIMITIVES, attribute_name
 
 PACKAGE = "acp_protocol"
 """The import name of the package written as a distribution (without `--package`)."""
@@ -61,7 +61,7 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             env.get_template("pyproject.toml.jinja").render(
                 header=header,
                 name=DISTRIBUTION,
-                version=distribution_version(spec),
+                version=package_version(spec),
                 origin=spec.origin,
                 package=PACKAGE,
                 pydantic=PYDANTIC,
@@ -147,7 +147,6 @@ def template_environment() -> jinja2.Environment:
     env.filters["docstring"] = _docstring
     env.filters["attribute_name"] = attribute_name
     env.filters["constant_name"] = _constant_name
-    env.tests.update(JINJA_TESTS)
     env.globals["primitives"] = PRIMITIVES
     return env
 
@@ -161,12 +160,6 @@ def render_models(edition: ir.Edition, header: str, runtime_import: str) -> str:
         view=models_view(edition),
         runtime_import=runtime_import,
     )
-
-
-def distribution_version(spec: ir.Specification) -> str:
-    """The schema release, then the generator's version as a local label: `2.4.0+codegen.0.2.0`.
-    `pip install "acp-protocol-sdk==2.4.0"` matches any generator version of that schema."""
-    return f"{spec.version}+codegen.{__version__}"
 
 
 def _runtime_import(edition: ir.Edition) -> str:

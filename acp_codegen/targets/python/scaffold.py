@@ -3,15 +3,11 @@
 The starter subclasses the generated base class of the role (`acp_protocol.v1.agent.Agent`, …)
 with every handler's real signature and schema docstring; a few bodies show the patterns (checking
 for cancellation, streaming `session/update`, a nested request), the rest call `super()`, which
-answers `-32601`. It is the user's file: written once, never regenerated, never overwritten
-unless `force`.
+answers `-32601`. It is the user's file: written once (`acp_codegen.targets.write_scaffold`), never
+regenerated, never overwritten unless `force`.
 """
 
 from __future__ import annotations
-
-import os
-import tempfile
-from pathlib import Path
 
 from acp_codegen.ir import Specification, Stability
 from acp_codegen.problems import GenerationError
@@ -44,13 +40,3 @@ def render_scaffold(
         runtime_package=f"{PACKAGE}.runtime",
     )
     return format_source(source)
-
-
-def write_scaffold(source: str, out: Path, *, force: bool) -> None:
-    """Write `source` to `out` atomically; an existing file is kept unless `force`."""
-    if out.exists() and not force:
-        raise GenerationError(f"{out} exists; pass --force to overwrite it")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", dir=out.parent, delete=False, suffix=".tmp") as file:
-        file.write(source)
-    os.replace(file.name, out)

@@ -1,7 +1,8 @@
 """Python spellings of the IR: attribute names, and the jinja tests that tell type nodes apart.
 
-Annotations themselves are written by the `annotation` macro of `templates/python/models.py.jinja`
-from the IR's type expressions; this module only answers questions the template asks.
+Annotations themselves are written by the `annotation` macro of `templates/python/annotations.jinja`
+from the IR's type expressions (telling node classes apart with `acp_codegen.templating`'s jinja
+tests); this module only answers questions the template asks.
 """
 
 from __future__ import annotations
@@ -34,22 +35,3 @@ def attribute_name(wire_name: str) -> str:
     if name in RESERVED or name.startswith("model_"):
         name += "_"
     return name
-
-
-# One jinja test per IR node class: `{% if t is nullable %}`.
-JINJA_TESTS = {
-    "primitive": lambda n: isinstance(n, ir.Primitive),
-    "const": lambda n: isinstance(n, ir.Const),
-    "inline_enum": lambda n: isinstance(n, ir.InlineEnum),
-    "array": lambda n: isinstance(n, ir.Array),
-    "map": lambda n: isinstance(n, ir.Map),
-    "ref": lambda n: isinstance(n, ir.Ref),
-    "any_value": lambda n: isinstance(n, ir.AnyValue),
-    "null_type": lambda n: isinstance(n, ir.NullType),
-    "nullable": lambda n: isinstance(n, ir.Nullable),
-    "union_of": lambda n: isinstance(n, ir.UnionOf),
-    "struct": lambda n: isinstance(n, ir.Struct),
-    "enumeration": lambda n: isinstance(n, ir.Enumeration),
-    "tagged_union": lambda n: isinstance(n, ir.TaggedUnion),
-    "alias": lambda n: isinstance(n, ir.Alias),
-}

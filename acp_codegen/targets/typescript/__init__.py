@@ -16,15 +16,13 @@ they check values in place (no copy of a valid message). One template per output
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
 from acp_codegen import __version__, ir, resources, templating
-from acp_codegen.targets import Options
+from acp_codegen.targets import Options, package_version
 from acp_codegen.targets.typescript.names import (
     comment_lines,
     handler_names,
@@ -33,28 +31,14 @@ from acp_codegen.targets.typescript.names import (
 )
 from acp_codegen.targets.typescript.roles import role_views
 from acp_codegen.targets.typescript.views import types_view
-from acp_codegen.words import pascal, snake
+from acp_codegen.words import pascal
 
 PACKAGE = "acp-protocol-sdk"
 """The npm package name (free on the npm registry), unless `options.package` names another."""
 TEMPLATES = resources.TEMPLATES / "typescript"
 RUNTIME_SOURCES = TEMPLATES / "runtime"
-
-
-def _is_instance(node: object, cls: type) -> bool:
-    return isinstance(node, cls)
-
-
 DEV_DEPENDENCIES = (("@types/node", "20.19.43"), ("typescript", "5.9.3"))
 """Exact pins, matching `package-lock.json.jinja` (refresh both together)."""
-NODE_CLASSES: tuple[type, ...] = (
-    *(ir.Primitive, ir.Const, ir.InlineEnum, ir.Array, ir.Map, ir.Ref, ir.AnyValue),
-    *(ir.NullType, ir.Nullable, ir.UnionOf, ir.Struct, ir.Enumeration, ir.TaggedUnion, ir.Alias),
-)
-# One jinja test per IR node class, named by rule: `{% if t is null_type %}`.
-JINJA_TESTS: dict[str, Callable[..., bool]] = {
-    snake(c.__name__): partial(_is_instance, cls=c) for c in NODE_CLASSES
-}
 
 
 def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
@@ -63,7 +47,7 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
     env = template_environment()
     header = env.get_template("header.ts.jinja").render(origin=spec.origin, command=options.command)
     name = options.package or PACKAGE
-    version = f"{spec.version}+codegen.{__version__}"
+    version = package_version(spec)
     project = {"origin": spec.origin, "command": options.command, "name": name, "version": version}
     _write(
         out_dir / "package.json",
@@ -118,7 +102,6 @@ def template_environment() -> jinja2.Environment:
     env.filters["property_key"] = property_key
     env.filters["comment_lines"] = comment_lines
     env.filters["pascal"] = pascal
-    env.tests.update(JINJA_TESTS)
     return env
 
 

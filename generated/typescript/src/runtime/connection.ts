@@ -300,13 +300,14 @@ export class Connection {
     // Started at once, in arrival order (its synchronous part runs before the next frame is read):
     // never queued behind another handler, so a handler that awaits an answer cannot deadlock.
     this.flow.began();
-    this.router
-      .notification(method, params)
-      .catch((error: unknown) => {
+    this.router.notification(method, params).then(
+      () => this.flow.ended(),
+      (error: unknown) => {
+        this.flow.ended();
         const where = error instanceof DecodeError ? ` at ${error.pointer || "/"}` : "";
         this.problem(`notification ${method} failed${where}: ${error instanceof Error ? error.message : String(error)}`);
-      })
-      .finally(() => this.flow.ended());
+      },
+    );
   }
 
   private handleResponse(id: RequestId, message: { result?: unknown; error?: unknown }): void {

@@ -74,8 +74,10 @@ export class PeerLink {
   ) {}
 
   request(method: string, params: unknown, decode: Decoder = any, options: RequestOptions = {}): Promise<unknown> {
-    const signals = [this.signal, options.signal].filter((s): s is AbortSignal => s != null);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const own = this.signal;
+    if (own === null) return this.connection.request(method, params, decode, options);
+    const given = options.signal;
+    const signal = given == null ? own : AbortSignal.any([own, given]);
     return this.connection.request(method, params, decode, { ...options, signal });
   }
 
@@ -120,6 +122,8 @@ export interface RoleWiring<P> {
 }
 
 class RoleRouter<P> implements Router {
+  private readonly notificationContexts = new Map<string, HandlerContext>();
+
   constructor(
     private readonly handlers: object,
     private readonly wiring: RoleWiring<P>,
@@ -149,14 +153,15 @@ class RoleRouter<P> implements Router {
 
   async notification(method: string, params: unknown): Promise<void> {
     const route = this.wiring.routes.notifications.get(method);
-    const context = this.context(null, method, this.connection.signal);
     if (route !== undefined) {
       const handler = this.handler(route.handler);
-      if (handler !== undefined) await handler.call(this.handlers, route.params(params), context);
+      if (handler !== undefined) await handler.call(this.handlers, route.params(params), this.notificationContext(method));
       return;
     }
     const extension = this.handler("extensionNotification");
-    if (method.startsWith("_") && extension !== undefined) await extension.call(this.handlers, method, params, context);
+    if (method.startsWith("_") && extension !== undefined) {
+      await extension.call(this.handlers, method, params, this.context(null, method, this.connection.signal));
+    }
   }
 
   cancelledResult(reason: unknown): unknown {
@@ -166,6 +171,17 @@ class RoleRouter<P> implements Router {
   private handler(name: string): Handler | undefined {
     const handler = (this.handlers as Record<string, unknown>)[name];
     return typeof handler === "function" ? (handler as Handler) : undefined;
+  }
+
+  /** One context (and peer) per routed notification method, built on first use: a notification
+   * has no request of its own, its signal is the connection's. */
+  private notificationContext(method: string): HandlerContext {
+    let context = this.notificationContexts.get(method);
+    if (context === undefined) {
+      context = this.context(null, method, this.connection.signal);
+      this.notificationContexts.set(method, context);
+    }
+    return context;
   }
 
   private context(requestId: RequestId, method: string, signal: AbortSignal): HandlerContext {
