@@ -233,9 +233,11 @@ async def test_reading_pauses_while_the_in_flight_bound_is_reached_and_resumes()
         assert sorted(a["result"]["n"] for a in answers) == list(range(1000))
 
 
-async def test_reading_pauses_while_the_peer_does_not_read_our_answers() -> None:
-    """A peer that sends requests and never reads the answers: our output pipe fills, so we stop
-    reading its requests (1.8 GB for 200k unread prompts before)."""
+@pytest.mark.parametrize("push", [True, False], ids=["push", "pull"])
+async def test_reading_pauses_while_the_peer_does_not_read_our_answers(push: bool) -> None:
+    """A peer that sends requests and never reads the answers: our output pipe fills, the answers
+    wait with their requests in flight, so we stop reading its requests at the in-flight bound
+    (1.8 GB for 200k unread prompts before)."""
     handled = 0
 
     async def big(params: Any, ctx: RequestContext) -> Any:
@@ -245,7 +247,9 @@ async def test_reading_pauses_while_the_peer_does_not_read_our_answers() -> None
 
     our_read, their_write = os.pipe()
     their_read, our_write = os.pipe()
-    connection = Connection(await open_fds(our_read, our_write), handlers({"big": big}))
+    connection = Connection(
+        await open_fds(our_read, our_write, push=push), handlers({"big": big}), max_queued=1000
+    )
     connection.start()
     os.set_blocking(their_write, False)
     sent = 0

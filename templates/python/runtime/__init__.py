@@ -25,6 +25,7 @@ from .frames import RequestId
 from .framing import CONTENT_LENGTH, NDJSON, Framing
 from .handler import Handler, MethodHandlers
 from .model import ABSENT, Absent
+from .pipes import PipeTransport, open_fds, open_stdio
 from .process import ProcessTransport, spawn_process
 from .request_state import CancelSource, RequestContext
 from .roles import HandlerContext, Peer, RoleConnection, Router
@@ -34,11 +35,10 @@ from .session_turns import TurnRule
 from .transport import (
     DEFAULT_FRAME_LIMIT,
     MemoryTransport,
+    PushTransport,
     StreamTransport,
     Transport,
     memory_pair,
-    open_fds,
-    open_stdio,
 )
 
 __all__ = [
@@ -69,7 +69,9 @@ __all__ = [
     "MethodNotFound",
     "ParseError",
     "Peer",
+    "PipeTransport",
     "ProcessTransport",
+    "PushTransport",
     "RequestCancelled",
     "RequestContext",
     "RequestId",

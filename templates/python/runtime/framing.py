@@ -32,6 +32,10 @@ class PayloadReader(Protocol):
         """The payloads complete with the next chunk (maybe none); None at end of stream."""
         ...
 
+    def feed(self, chunk: bytes) -> list[bytes | OversizedFrame] | None:
+        """The payloads complete with `chunk` (maybe none); None when it is the end (`b""`)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Framing:
@@ -70,7 +74,9 @@ class ContentLengthReader:
         return self._limit
 
     async def next_lines(self) -> list[bytes | OversizedFrame] | None:
-        chunk = await self._read()
+        return self.feed(await self._read())
+
+    def feed(self, chunk: bytes) -> list[bytes | OversizedFrame] | None:
         if not chunk:
             if self._buffer.strip() or self._need is not None:
                 log.error("the stream ended inside a message (%d bytes dropped)", len(self._buffer))

@@ -4,11 +4,15 @@ Layer: transport.
 
 A transport moves bytes; it knows nothing of JSON-RPC. Constructors:
 
-- `open_stdio()`: this process's stdin/stdout (an agent started by a client);
+- `open_stdio()` (in `pipes`): this process's stdin/stdout (an agent started by a client);
 - `spawn_process(program, *args)` (in `process`): a child process's stdin/stdout and the end of its
   process group (a client starting an agent);
-- `open_fds(read_fd, write_fd)`: any pair of pipe descriptors (`os.pipe()`);
+- `open_fds(read_fd, write_fd)` (in `pipes`): any pair of pipe descriptors (`os.pipe()`);
+- `StreamTransport(reader, writer)`: asyncio streams (a socket);
 - `memory_pair()`: two connected in-memory ends, for tests.
+
+Every transport can be read with `read()`; a `PushTransport` (the pipes) can also hand each chunk
+to the connection in the callback that read it, an event-loop turn earlier (see `pipes`).
 """
 
 from __future__ import annotations
@@ -16,11 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol, runtime_checkable
 
 from .errors import ConnectionClosed
 
@@ -32,9 +34,9 @@ answered -32600 when its id can be read); the connection stays up."""
 
 _CHUNK = 256 * 1024
 _COALESCE_LIMIT = 64 * 1024
+"""Frames collected in one event-loop turn are written together once they reach this size."""
 _HIGH_WATER = 64 * 1024
 """asyncio's default write high-water mark: above it `drain()` waits."""
-"""Frames collected in one event-loop turn are written together once they reach this size."""
 
 
 class Transport(Protocol):
@@ -64,6 +66,24 @@ class Transport(Protocol):
     async def close(self) -> None:
         """Flush what can be flushed and release the stream; idempotent."""
         ...
+
+
+@runtime_checkable
+class PushTransport(Transport, Protocol):
+    """A transport that can deliver what it reads as it reads it, instead of through `read()`."""
+
+    def deliver_to(self, sink: Callable[[bytes], None]) -> bool:
+        """From now on, call `sink` with every chunk read, in the event-loop callback that read it
+        (what was read before first), and `b""` once at the end of the stream; or return False
+        (it is faster read with `read()` here) and do nothing."""
+        ...
+
+    def pause_reading(self) -> None:
+        """Stop delivering (flow control) until `resume_reading()`; what is read meanwhile is
+        kept, and reading stops once that passes a bound."""
+        ...
+
+    def resume_reading(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +125,10 @@ class FrameReader:
 
     async def next_lines(self) -> list[bytes | OversizedFrame] | None:
         """The complete lines that came with the next chunk (maybe none); None at end of stream."""
-        chunk = await self._read()
+        return self.feed(await self._read())
+
+    def feed(self, chunk: bytes) -> list[bytes | OversizedFrame] | None:
+        """The complete lines that came with `chunk` (maybe none); None at the end (`b""`)."""
         if not chunk:
             if self._discarding:
                 return [self._end_discard(0)]
@@ -168,8 +191,9 @@ class FrameReader:
         return out
 
 
-class StreamTransport:
-    """A transport over an asyncio StreamReader/StreamWriter pair, with coalesced writes.
+class CoalescingWriter:
+    """The write half of `StreamTransport` and `PipeTransport`: an asyncio `StreamWriter` with
+    coalesced writes.
 
     A frame written with `coalesce=True` (the connection's notifications) while the transport is
     idle goes to the stream at once and opens a batch: every frame written after it in the same
@@ -182,22 +206,14 @@ class StreamTransport:
 
     def __init__(
         self,
-        reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         on_close: Callable[[], Awaitable[None]] | None = None,
     ):
-        self._reader = reader
         self._writer = writer
         self._on_close = on_close
         self._closed = False
         self._batch: list[bytes] | None = None  # None: idle, nothing written this turn
         self._batch_size = 0
-
-    async def read(self) -> bytes:
-        try:
-            return await self._reader.read(_CHUNK)
-        except (ConnectionError, OSError):
-            return b""
 
     def write(self, data: bytes, *, coalesce: bool = False) -> None:
         if self._closed or self._writer.is_closing():
@@ -251,60 +267,24 @@ class StreamTransport:
             await self._on_close()
 
 
-class _WritePipeProtocol(asyncio.streams.FlowControlMixin):
-    """Flow control for a write pipe, plus the close waiter `StreamWriter.wait_closed` needs."""
+class StreamTransport(CoalescingWriter):
+    """A transport over an asyncio StreamReader/StreamWriter pair (a socket from
+    `asyncio.open_connection`, say), with coalesced writes (`CoalescingWriter`)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        on_close: Callable[[], Awaitable[None]] | None = None,
+    ):
+        super().__init__(writer, on_close)
+        self._reader = reader
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        super().connection_lost(exc)
-        if not self._closed.done():
-            self._closed.set_result(None)
-
-    @property
-    def closed(self) -> asyncio.Future[None]:
-        """Done when the pipe is gone (the peer closed its end, or we closed ours)."""
-        return self._closed
-
-    def _get_close_waiter(self, stream: asyncio.StreamWriter) -> asyncio.Future[None]:
-        return self._closed
-
-
-async def connect_pipes(
-    read_file: Any, write_file: Any
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, asyncio.ReadTransport]:
-    """Stream ends over two pipe files (anything with `fileno()`), and the read pipe's transport
-    (closing it ends the reader: `process.py` does so when a child exits)."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=_CHUNK)
-    read_transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), read_file
-    )
-    write_transport, write_protocol = await loop.connect_write_pipe(_WritePipeProtocol, write_file)
-    # A peer that stops reading (our stdout closed: EPIPE) is gone: end the reading side too, so
-    # the connection closes at once instead of running on, unheard.
-    write_protocol.closed.add_done_callback(lambda _: read_transport.close())
-    writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
-    return reader, writer, read_transport
-
-
-async def open_fds(read_fd: int, write_fd: int) -> StreamTransport:
-    """A transport over two pipe (or socket, or terminal) descriptors, e.g. from `os.pipe()`."""
-    reader, writer, _ = await connect_pipes(
-        os.fdopen(read_fd, "rb", buffering=0), os.fdopen(write_fd, "wb", buffering=0)
-    )
-    return StreamTransport(reader, writer)
-
-
-async def open_stdio() -> StreamTransport:
-    """This process's stdin and stdout (duplicated, so `sys.stdout` can still be closed safely).
-
-    Anything else printed to stdout would corrupt the stream: log to stderr.
-    """
-    sys.stdout.flush()
-    return await open_fds(os.dup(sys.stdin.fileno()), os.dup(sys.stdout.fileno()))
+    async def read(self) -> bytes:
+        try:
+            return await self._reader.read(_CHUNK)
+        except (ConnectionError, OSError):
+            return b""
 
 
 class MemoryTransport:

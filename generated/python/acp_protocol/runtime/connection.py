@@ -12,12 +12,13 @@ to a response, through `Inbound`) and the peer's notifications (`NotificationQue
 typed layer sits on top and implements `Handler`. Nothing here knows an ACP method other than the
 dialect's cancel notification.
 
-Scheduling: lines are decoded and routed in the receive loop. Responses and cancel notifications are
-handled there at once; each incoming request gets a task (concurrent, optionally bounded); incoming
-notifications go through one queue to one worker, so they are handled in arrival order (a
-`session/update` stream is never reordered). Reading pauses while too much is queued (flow
-control). Every frame is written by one synchronous `write` of one whole message, so frames never
-interleave.
+Scheduling: lines are decoded and routed as they are read: in the transport's callback when it
+pushes what it reads (`PushTransport`: the pipes on uvloop), else in a receive loop task.
+Responses and cancel notifications are handled there at once; each incoming request gets a task
+(concurrent, optionally bounded); incoming notifications go through one queue to one worker, so
+they are handled in arrival order (a `session/update` stream is never reordered). Reading pauses
+while too much is queued (flow control). Every frame is written by one synchronous `write` of one
+whole message, so frames never interleave.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from .json_codec import decode, encode
 from .notifications import NotificationQueue
 from .outgoing import OutgoingRequests
 from .request_state import CancelSource, InFlight, RequestContext
-from .transport import DEFAULT_FRAME_LIMIT, OversizedFrame, Transport
+from .transport import DEFAULT_FRAME_LIMIT, OversizedFrame, PushTransport, Transport
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +86,8 @@ class Connection:
         self._frames = framing.reader(transport.read, frame_limit)
         self._wrap = framing.wrap
         # Flow control: reading pauses while `max_queued` requests are in flight (this bounds the
-        # handlers running at once too) or notifications queued, and resumes below half; it also
-        # waits while our output is over the transport's high-water mark.
+        # handlers running at once too; an answer waiting for the peer to read our output keeps
+        # its request in flight) or notifications queued, and resumes below half.
         self._max_queued = max_queued
         self._room = asyncio.Event()
         self._room.set()
@@ -103,7 +104,10 @@ class Connection:
         self._notifications: NotificationQueue | None = (
             None if handler is None else NotificationQueue(handler, self._after_progress)
         )
-        self._reader_task: asyncio.Task[None] | None = None
+        self._started = False
+        self._reading = True  # False once the stream ended or we shut down (push mode)
+        self._reader_task: asyncio.Task[None] | None = None  # pull mode, or push mode's end
+        self._resume_task: asyncio.Task[None] | None = None  # push mode, paused by flow control
         self._notifier_task: asyncio.Task[None] | None = None
         self._closing = False
         self._closed = asyncio.Event()
@@ -112,8 +116,13 @@ class Connection:
 
     def start(self) -> None:
         """Start reading; idempotent."""
-        if self._reader_task is None and not self._closing:
-            self._reader_task = asyncio.create_task(self._receive_loop(), name="jsonrpc-receive")
+        if not self._started and not self._closing:
+            self._started = True
+            transport = self._transport
+            if not (isinstance(transport, PushTransport) and transport.deliver_to(self._on_chunk)):
+                self._reader_task = asyncio.create_task(
+                    self._receive_loop(), name="jsonrpc-receive"
+                )
             if self._notifications is not None:
                 self._notifier_task = asyncio.create_task(
                     self._notifications.run(), name="jsonrpc-notifications"
@@ -162,7 +171,8 @@ class Connection:
         """Internal cancellation "on shutdown" of every handler, then release everything."""
         await self._incoming.cancel_all(self._shutdown_timeout)
         self._outgoing.fail_all(reason)
-        for task in (self._notifier_task, self._reader_task):
+        self._reading = False
+        for task in (self._notifier_task, self._resume_task, self._reader_task):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
@@ -202,6 +212,10 @@ class Connection:
         """Wait while our output is over the transport's high-water mark (`Outbound`)."""
         await self._transport.drain()
 
+    def writing_paused(self) -> bool:
+        """Whether our output is over the transport's high-water mark (`Inbound`)."""
+        return self._transport.writing_paused()
+
     def write_frame(self, frame: dict[str, Any], *, coalesce: bool = False) -> None:
         """Write one frame (`Outbound`): one write of one whole message."""
         self._transport.write(self._wrap(encode(frame)), coalesce=coalesce)
@@ -216,7 +230,7 @@ class Connection:
             data = encode(error_frame(frame["id"], failure))
         try:
             # While other requests are in flight, their answers likely follow in this event-loop
-            # turn: they share one write (the first goes out at once, see `StreamTransport`).
+            # turn: they share one write (the first goes out at once, see `CoalescingWriter`).
             self._transport.write(self._wrap(data), coalesce=len(self._incoming) > 0)
         except ConnectionClosed:
             log.debug("answer to request %r dropped: the connection is closed", frame["id"])
@@ -224,26 +238,56 @@ class Connection:
     # -- incoming ----------------------------------------------------------------------------
 
     async def _receive_loop(self) -> None:
+        """Pull mode: read, route, and pause while there is no room, until the stream ends."""
         frames = self._frames
         try:
             while (lines := await frames.next_lines()) is not None:
-                for line in lines:
-                    if type(line) is bytes:
-                        self._receive_line(line)
-                    else:
-                        self._on_oversized(line)  # type: ignore[arg-type]
-                if (
-                    len(self._incoming) >= self._max_queued
-                    or self._queued() >= self._max_queued
-                    or self._transport.writing_paused()
-                ):
+                self._receive_lines(lines)
+                if self._must_pause():
                     await self._flow_control()
         except asyncio.CancelledError:
             raise
-        except ConnectionClosed:
-            log.debug("the peer stopped reading: closing")
         except Exception:  # a transport failure ends the connection like EOF
             log.exception("reading from the peer failed")
+        await self._peer_gone()
+
+    def _on_chunk(self, chunk: bytes) -> None:
+        """Push mode: the transport's callback with each chunk read (`b""` at the end)."""
+        if not self._reading:
+            return
+        try:
+            lines = self._frames.feed(chunk)
+            if lines is not None:
+                self._receive_lines(lines)
+                if self._must_pause() and self._resume_task is None:
+                    assert isinstance(self._transport, PushTransport)
+                    self._transport.pause_reading()
+                    self._resume_task = asyncio.get_running_loop().create_task(self._resume())
+                return
+        except Exception:  # a failure here ends the connection like EOF, as in pull mode
+            log.exception("reading from the peer failed")
+        self._reading = False
+        self._reader_task = asyncio.get_running_loop().create_task(self._peer_gone())
+
+    async def _resume(self) -> None:
+        """Push mode: resume reading once there is room again."""
+        assert isinstance(self._transport, PushTransport)
+        await self._flow_control()
+        self._resume_task = None
+        self._transport.resume_reading()
+
+    def _receive_lines(self, lines: list[bytes | OversizedFrame]) -> None:
+        for line in lines:
+            if type(line) is bytes:
+                self._receive_line(line)
+            else:
+                self._on_oversized(line)  # type: ignore[arg-type]
+
+    def _must_pause(self) -> bool:
+        return len(self._incoming) >= self._max_queued or self._queued() >= self._max_queued
+
+    async def _peer_gone(self) -> None:
+        """The stream ended (or failed): close, unless we are closing already."""
         if not self._closing:
             # The peer is gone: "every pending caller fails promptly".
             self._closing = True
@@ -253,10 +297,8 @@ class Connection:
             await self._shutdown(reason)
 
     async def _flow_control(self) -> None:
-        """Read on only when there is room: a peer that floods us, or stops reading our answers,
-        cannot make our memory grow without bound."""
-        if self._transport.writing_paused():
-            await self._transport.drain()  # the peer reads what we wrote (ConnectionClosed: gone)
+        """Read on only when there is room: a peer that floods us, or stops reading our answers
+        (they wait in flight, see `IncomingRequests`), cannot make our memory grow without bound."""
         limit = self._max_queued
         if len(self._incoming) >= limit or self._queued() >= limit:
             self._room.clear()

@@ -19,12 +19,14 @@ and `TaskGroup` is Python 3.11+, the runtime supports 3.10.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from .cancellation import CancelDialect
 from .errors import (
+    ConnectionClosed,
     MethodNotFound,
     RequestCancelled,
     RpcError,
@@ -51,6 +53,10 @@ class Inbound(Protocol):
     def closing(self) -> bool: ...
 
     def write_answer(self, frame: dict[str, Any]) -> None: ...
+
+    def writing_paused(self) -> bool: ...
+
+    async def drain(self) -> None: ...
 
 
 class IncomingRequests:
@@ -105,16 +111,25 @@ class IncomingRequests:
         entry.started = True
         current_request.set(entry)  # this task's nested requests are the entry's children
         context = self._context(entry)
+        result: Any = None
+        error: BaseException | None = None
         try:
             if self._slots is None:
                 result = await handler.handle_request(entry.method, entry.params, context)
             else:
                 async with self._slots:
                     result = await handler.handle_request(entry.method, entry.params, context)
-        except (Exception, asyncio.CancelledError) as error:  # every outcome is answered
-            self._answer(entry, None, error)
-        else:
-            self._answer(entry, result, None)
+        except (Exception, asyncio.CancelledError) as failure:  # every outcome is answered
+            error = failure
+        if self._out.writing_paused() and not self._out.closing:
+            # Flow control: while the peer does not read our output, an answer waits here and its
+            # request stays in flight, so reading stops at `max_queued` of them; our reading never
+            # waits on our writing (two peers that both did would wait on each other forever).
+            entry.finished = True
+            # The peer gone, or we close: the answer is still this outcome.
+            with contextlib.suppress(ConnectionClosed, asyncio.CancelledError):
+                await self._out.drain()
+        self._answer(entry, result, error)
 
     # -- cancelling --------------------------------------------------------------------------
 
@@ -138,7 +153,7 @@ class IncomingRequests:
         """Cancel the handler of `request_id` as if `source` asked for it. False when there is
         nothing left to cancel (unknown or answered id, or already cancelled)."""
         entry = self._in_flight.get(request_id)
-        if entry is None or entry.cancel_source is not None:
+        if entry is None or entry.cancel_source is not None or entry.finished:
             return False
         if entry.task is None or entry.task.done():
             return False
@@ -150,7 +165,10 @@ class IncomingRequests:
         handlers = []
         for entry in list(self._in_flight.values()):
             if entry.task is not None and not entry.task.done():
-                self._cancel(entry, CancelSource.SHUTDOWN)
+                if entry.finished:
+                    entry.task.cancel()  # only its wait to be written: it answers its outcome
+                else:
+                    self._cancel(entry, CancelSource.SHUTDOWN)
                 handlers.append(entry.task)
         if handlers:
             _, stuck = await asyncio.wait(handlers, timeout=timeout)

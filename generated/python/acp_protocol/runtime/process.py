@@ -27,25 +27,27 @@ import signal
 import subprocess
 from collections.abc import Callable
 
-from .transport import StreamTransport, connect_pipes
+from .pipes import PipeReader, PipeTransport, connect_pipes
 
 EXIT_GRACE = 0.2
 """Seconds stdout is still read after the child exits (its last output), before it is ended."""
 _GROUP_POLL = 0.02
 
 
-class ProcessTransport(StreamTransport):
+class ProcessTransport(PipeTransport):
     """The stdin/stdout of a child process and the end of its process group (see the module)."""
 
     def __init__(
         self,
         process: subprocess.Popen[bytes],
-        pipes: tuple[asyncio.StreamReader, asyncio.StreamWriter, asyncio.ReadTransport],
+        pipes: tuple[PipeReader, asyncio.StreamWriter, asyncio.ReadTransport],
         exit_timeout: float,
         kill_timeout: float,
+        *,
+        push: bool | None = None,
     ) -> None:
-        reader, writer, self._stdout_transport = pipes
-        super().__init__(reader, writer, self._end_process_group)
+        super().__init__(pipes, self._end_process_group, push=push)
+        self._stdout_transport = pipes[2]
         self.process = process
         self._exit_timeout = exit_timeout
         self._kill_timeout = kill_timeout
@@ -113,12 +115,14 @@ async def spawn_process(
     cwd: str | None = None,
     exit_timeout: float = 2.0,
     kill_timeout: float = 1.0,
+    push: bool | None = None,
 ) -> ProcessTransport:
     """Start `program` and talk to it over its stdin/stdout; its stderr stays this process's.
 
     `exit_timeout`: how long the child may take to exit once its stdin is closed before its group
-    is terminated; `kill_timeout`: how long SIGTERM is given before SIGKILL. Raises `OSError`
-    (`FileNotFoundError`, `PermissionError`) when the program cannot be started.
+    is terminated; `kill_timeout`: how long SIGTERM is given before SIGKILL; `push`: see
+    `PipeTransport`. Raises `OSError` (`FileNotFoundError`, `PermissionError`) when the program
+    cannot be started.
     """
     process = subprocess.Popen(
         [program, *args],
@@ -135,7 +139,7 @@ async def spawn_process(
         process.kill()
         process.wait()
         raise
-    return ProcessTransport(process, pipes, exit_timeout, kill_timeout)
+    return ProcessTransport(process, pipes, exit_timeout, kill_timeout, push=push)
 
 
 def _living_group_members(pgid: int) -> list[int] | None:

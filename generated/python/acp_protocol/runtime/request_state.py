@@ -68,6 +68,9 @@ class InFlight:
     task: asyncio.Task[Any] | None = None
     started: bool = False
     """Whether the handler's task ran its first step (a task cancelled before it never does)."""
+    finished: bool = False
+    """The handler is done and its answer waits for the peer to read our output (flow control):
+    a cancel now is for a finished request."""
     cancel_source: CancelSource | None = None
     cancel_event: asyncio.Event | None = None
     """Created on demand by `RequestContext.wait_cancelled`."""

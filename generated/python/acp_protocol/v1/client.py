@@ -27,7 +27,8 @@ from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ..runtime.file_service import FileService
 from ..runtime.session_turns import TurnRule
 from ..runtime.process import spawn_process
-from ..runtime.transport import Transport, open_stdio
+from ..runtime.pipes import open_stdio
+from ..runtime.transport import Transport
 
 from . import models
 from .methods import METHODS

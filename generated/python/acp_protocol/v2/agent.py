@@ -24,7 +24,8 @@ from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ..runtime.session_store import SessionStore
 from ..runtime.session_turns import TurnRule
 from ..runtime.process import spawn_process
-from ..runtime.transport import Transport, open_stdio
+from ..runtime.pipes import open_stdio
+from ..runtime.transport import Transport
 
 from . import models
 from .methods import METHODS
