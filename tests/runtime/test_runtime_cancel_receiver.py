@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 import pytest
@@ -61,7 +62,8 @@ async def test_cancel_while_running_is_answered_request_cancelled(request_id: An
 
 
 async def test_cancel_before_the_handler_starts_is_answered_request_cancelled() -> None:
-    """The request and its cancel arrive together: the handler never runs, the answer still
+    """The request and its cancel arrive together behind a notification that still waits (so the
+    request does not start at once, see the next test): the handler never runs, the answer still
     comes ("MUST send one of these responses")."""
     ran = False
 
@@ -71,11 +73,51 @@ async def test_cancel_before_the_handler_starts_is_answered_request_cancelled() 
         return "ran"
 
     async with connected(handlers({"work": work})) as (_, peer):
+        note = b'{"jsonrpc":"2.0","method":"session/update","params":{}}\n'
         request = b'{"jsonrpc":"2.0","id":3,"method":"work"}\n'
         cancel = b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":3}}'
-        peer.send_line(request + cancel)  # one chunk: both are routed before any task runs
+        peer.send_line(note + request + cancel)  # one chunk: all routed before any task runs
         assert await peer.receive() == cancelled(3)
         assert ran is False
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="eager task start is Python 3.12+")
+async def test_a_handler_that_does_not_wait_is_answered_before_a_cancel_read_with_it() -> None:
+    """Python 3.12+: a request's handler runs its first step as the request is read (an eager
+    task), so one that never waits has answered before the cancel in the same chunk is routed;
+    that cancel is for a finished request: "Send the normal response (not a cancellation
+    error)"."""
+
+    async def work(params: Any, ctx: RequestContext) -> Any:
+        return "ran"
+
+    async with connected(handlers({"work": work})) as (_, peer):
+        request = b'{"jsonrpc":"2.0","id":3,"method":"work"}\n'
+        cancel = b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":3}}'
+        peer.send_line(request + cancel)
+        assert await peer.receive() == {"jsonrpc": "2.0", "id": 3, "result": "ran"}
+        await peer.expect_silence()
+
+
+async def test_a_request_starts_after_the_notifications_read_before_it() -> None:
+    """Notifications are handled in arrival order, and a request read after them starts after
+    them (a `tool_call` update is seen before the permission request about it)."""
+    order: list[str] = []
+
+    async def update(params: Any) -> None:
+        order.append(f"update {params['n']}")
+
+    async def ask(params: Any, ctx: RequestContext) -> Any:
+        order.append("request")
+        return None
+
+    async with connected(handlers({"ask": ask}, {"session/update": update})) as (_, peer):
+        notes = b"".join(
+            b'{"jsonrpc":"2.0","method":"session/update","params":{"n":%d}}\n' % n for n in range(3)
+        )
+        peer.send_line(notes + b'{"jsonrpc":"2.0","id":1,"method":"ask"}')
+        await peer.receive()
+        assert order == ["update 0", "update 1", "update 2", "request"]
 
 
 async def test_cancel_while_waiting_for_a_concurrency_slot_is_answered() -> None:

@@ -266,3 +266,39 @@ async def test_reading_pauses_while_the_peer_does_not_read_our_answers(push: boo
     os.close(their_read)
     os.close(their_write)
     await asyncio.wait_for(connection.close(), 10)
+
+
+class BackedUpOutput:
+    """Makes one end of a memory pair report its output as not being read until `release()`."""
+
+    def __init__(self, transport: Any) -> None:
+        self.read = asyncio.Event()
+        transport.writing_paused = lambda: not self.read.is_set()
+        transport.drain = self.read.wait
+
+    def release(self) -> None:
+        self.read.set()
+
+
+async def test_an_answer_waiting_for_the_peer_to_read_keeps_its_request_in_flight() -> None:
+    """Flow control: while our output is not read, a finished handler's answer waits and its
+    request counts as in flight (so reading stops at `max_queued`); a cancel arriving then is for
+    a finished request: "Send the normal response (not a cancellation error)"."""
+
+    async def work(params: Any, ctx: RequestContext) -> Any:
+        return "done"
+
+    ours, theirs = memory_pair()
+    output = BackedUpOutput(ours)
+    async with Connection(ours, handlers({"work": work})) as connection:
+        peer = RawPeer(theirs)
+        peer.request(1, "work")
+        await eventually(lambda: connection.in_flight_count == 1)
+        await settle()
+        assert connection.in_flight_count == 1  # handled, not yet answered
+        peer.cancel(1)
+        await settle()
+        output.release()
+        assert await peer.receive() == {"jsonrpc": "2.0", "id": 1, "result": "done"}
+        assert connection.in_flight_count == 0
+        await peer.expect_silence()

@@ -46,20 +46,25 @@ def reader_on_fake_pipe(limit: int = 100) -> tuple[PipeReader, FakePipe]:
     return reader, pipe
 
 
-async def test_chunks_read_before_a_sink_is_attached_are_delivered_first_then_each_as_read() -> (
-    None
-):
+async def test_a_sink_gets_every_chunk_as_it_is_read_and_the_end_once() -> None:
     reader, _ = reader_on_fake_pipe()
+    delivered: list[bytes] = []
+    assert reader.deliver_to(delivered.append)
     reader.data_received(b'{"a":1}\n{"b"')
     reader.data_received(b":2}\n")
-    delivered: list[bytes] = []
-    reader.deliver_to(delivered.append)
-    assert delivered == [b'{"a":1}\n{"b":2}\n']  # kept chunks, joined, before anything new
-    reader.data_received(b'{"c":3}\n')
-    assert delivered[-1] == b'{"c":3}\n'
+    assert delivered == [b'{"a":1}\n{"b"', b":2}\n"]
     reader.eof_received()
     reader.connection_lost(None)
-    assert delivered[-1] == b"" and delivered.count(b"") == 1  # the end, once
+    assert delivered[-1] == b"" and delivered.count(b"") == 1
+
+
+async def test_a_pipe_that_was_read_from_stays_read_by_read() -> None:
+    """Bytes already taken into the pull buffer stay there, in order: no sink is attached."""
+    reader, _ = reader_on_fake_pipe()
+    reader.data_received(b'{"a":1}\n')
+    delivered: list[bytes] = []
+    assert not reader.deliver_to(delivered.append)
+    assert await reader.read() == b'{"a":1}\n' and delivered == []
 
 
 async def test_held_chunks_stop_the_pipe_only_past_twice_the_limit_and_arrive_whole() -> None:
@@ -79,13 +84,15 @@ async def test_held_chunks_stop_the_pipe_only_past_twice_the_limit_and_arrive_wh
     assert not pipe.paused
 
 
-async def test_pull_mode_read_joins_what_was_read_and_ends_with_empty_bytes() -> None:
+async def test_pull_mode_reads_up_to_the_limit_and_ends_with_empty_bytes() -> None:
     reader, pipe = reader_on_fake_pipe(limit=10)
     reader.data_received(b"0123456789")
     reader.data_received(b"abcdefghij!")
     assert pipe.paused  # 21 bytes unread: past twice the limit
-    assert await reader.read() == b"0123456789abcdefghij!"
+    assert await reader.read() == b"0123456789"
+    assert await reader.read() == b"abcdefghij"
     assert not pipe.paused
+    assert await reader.read() == b"!"
     waiting = asyncio.ensure_future(reader.read())
     await asyncio.sleep(0)
     reader.data_received(b"late")

@@ -97,6 +97,7 @@ class Connection:
             max_concurrent=max_concurrent_requests,
             send_tracebacks=send_tracebacks,
             on_answered=self._after_progress,
+            may_start_now=self._no_notification_waits,
         )
         self._notifications: NotificationQueue | None = (
             None if handler is None else NotificationQueue(handler, self._after_progress)
@@ -304,6 +305,9 @@ class Connection:
 
     def _queued(self) -> int:
         return 0 if self._notifications is None else len(self._notifications)
+
+    def _no_notification_waits(self) -> bool:
+        return self._notifications is None or not len(self._notifications)
 
     def _after_progress(self) -> None:
         """Work completed: wake the paused reader once below half the bound."""

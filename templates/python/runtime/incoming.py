@@ -18,7 +18,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from .cancellation import CancelDialect
@@ -38,6 +39,19 @@ log = logging.getLogger(__name__)
 
 _CANCELLED = (asyncio.CancelledError, RequestCancelled, TimeoutError, asyncio.TimeoutError)
 """Outcomes answered as cancellation (`asyncio.TimeoutError` is `TimeoutError` from 3.11 only)."""
+
+
+if sys.version_info >= (3, 12):
+
+    def _start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """A task that runs its first step now, as its own task (Python 3.12+ eager start)."""
+        return asyncio.Task(coro, loop=asyncio.get_running_loop(), eager_start=True)
+
+else:
+
+    def _start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Before Python 3.12 there is no eager start: a task that starts next turn."""
+        return asyncio.get_running_loop().create_task(coro)
 
 
 class Inbound(Protocol):
@@ -68,8 +82,12 @@ class IncomingRequests:
         max_concurrent: int | None,
         send_tracebacks: bool,
         on_answered: Callable[[], None],
+        may_start_now: Callable[[], bool] = lambda: True,
     ) -> None:
         self._out = out
+        # Whether a request's handler may run its first step at once (Python 3.12+): not while a
+        # notification read before it still waits, as that one is handled first.
+        self._may_start_now = may_start_now
         self._handler = handler
         self._context = context
         self._slots = asyncio.Semaphore(max_concurrent) if max_concurrent else None
@@ -99,7 +117,13 @@ class IncomingRequests:
             return
         entry = InFlight(frame.id, frame.method, frame.params)
         self._in_flight[frame.id] = entry
-        entry.task = asyncio.get_running_loop().create_task(self._run(entry))
+        if self._may_start_now():
+            # The handler runs until it first waits right here, in its own task (so
+            # `current_task()`, `asyncio.timeout` and cancellation are its own): a handler that
+            # does not wait is answered in the event-loop turn its request was read in.
+            entry.task = _start_eagerly(self._run(entry))
+        else:
+            entry.task = asyncio.get_running_loop().create_task(self._run(entry))
 
     async def _run(self, entry: InFlight) -> None:
         """Run the handler and answer from its outcome, inside its task (no extra loop turn)."""

