@@ -1,21 +1,21 @@
-"""The JSON-RPC connection: reads frames, routes them, writes answers, and opens and closes.
+"""The JSON-RPC connection: routes frames, writes answers, and opens and closes.
 
 Layer: dispatcher.
 
-Layers: a `Transport` moves bytes; this `Connection` joins the dispatcher's parts: our requests
+Layers: a `Transport` moves bytes; this `Connection` joins the dispatcher's parts: reading with
+flow control (`Receiver`, handing it frames through the `FrameSink` protocol), our requests
 (`OutgoingRequests`, through the `Outbound` protocol), the peer's requests (`IncomingRequests`:
 the in-flight table, handler tasks, the cancel cascade and the one mapping from a handler's outcome
 to a response, through `Inbound`) and the peer's notifications (`NotificationQueue`). The generated
 typed layer sits on top and implements `Handler`. Nothing here knows an ACP method other than the
 dialect's cancel notification.
 
-Scheduling: lines are decoded and routed as they are read: in the transport's callback when it
-pushes what it reads (`PushTransport`: the pipes on uvloop), else in a receive loop task.
-Responses and cancel notifications are handled there at once; each incoming request gets a task
-(concurrent, optionally bounded); incoming notifications go through one queue to one worker, so
-they are handled in arrival order (a `session/update` stream is never reordered). Reading pauses
-while too much is queued (flow control). Every frame is written by one synchronous `write` of one
-whole message, so frames never interleave.
+Scheduling: each frame is decoded and routed as it is read (see `receiving`). Responses and
+cancel notifications are handled at once; each incoming request gets a task (concurrent,
+optionally bounded; started eagerly on Python 3.12+); incoming notifications go through one queue
+to one worker, so they are handled in arrival order (a `session/update` stream is never
+reordered). Every frame is written by one synchronous `write` of one whole message, so frames never
+interleave.
 """
 
 from __future__ import annotations
@@ -51,8 +51,9 @@ from .incoming import IncomingRequests
 from .json_codec import decode, encode
 from .notifications import NotificationQueue
 from .outgoing import OutgoingRequests
+from .receiving import Receiver
 from .request_state import CancelSource, InFlight, RequestContext
-from .transport import DEFAULT_FRAME_LIMIT, OversizedFrame, PushTransport, Transport
+from .transport import DEFAULT_FRAME_LIMIT, OversizedFrame, Transport
 
 log = logging.getLogger(__name__)
 
@@ -80,14 +81,13 @@ class Connection:
     ):
         self.dialect = dialect
         self._transport = transport
-        self._frames = framing.reader(transport.read, frame_limit)
         self._wrap = framing.wrap
         # Flow control: reading pauses while `max_queued` requests are in flight (this bounds the
         # handlers running at once too; an answer waiting for the peer to read our output keeps
         # its request in flight) or notifications queued, and resumes below half.
-        self._max_queued = max_queued
-        self._room = asyncio.Event()
-        self._room.set()
+        self._receiver = Receiver(
+            transport, framing.reader(transport.read, frame_limit), self, max_queued
+        )
         self._shutdown_timeout = shutdown_timeout
         self._outgoing = OutgoingRequests(self, cascade_wait)
         self._incoming = IncomingRequests(
@@ -96,16 +96,13 @@ class Connection:
             partial(RequestContext, self),
             max_concurrent=max_concurrent_requests,
             send_tracebacks=send_tracebacks,
-            on_answered=self._after_progress,
+            on_answered=self._receiver.made_progress,
             may_start_now=self._no_notification_waits,
         )
         self._notifications: NotificationQueue | None = (
-            None if handler is None else NotificationQueue(handler, self._after_progress)
+            None if handler is None else NotificationQueue(handler, self._receiver.made_progress)
         )
         self._started = False
-        self._reading = True  # False once the stream ended or we shut down (push mode)
-        self._reader_task: asyncio.Task[None] | None = None  # pull mode, or push mode's end
-        self._resume_task: asyncio.Task[None] | None = None  # push mode, paused by flow control
         self._notifier_task: asyncio.Task[None] | None = None
         self._closing = False
         self._closed = asyncio.Event()
@@ -116,11 +113,7 @@ class Connection:
         """Start reading; idempotent."""
         if not self._started and not self._closing:
             self._started = True
-            transport = self._transport
-            if not (isinstance(transport, PushTransport) and transport.deliver_to(self._on_chunk)):
-                self._reader_task = asyncio.create_task(
-                    self._receive_loop(), name="jsonrpc-receive"
-                )
+            self._receiver.start()
             if self._notifications is not None:
                 self._notifier_task = asyncio.create_task(
                     self._notifications.run(), name="jsonrpc-notifications"
@@ -169,11 +162,11 @@ class Connection:
         """Internal cancellation "on shutdown" of every handler, then release everything."""
         await self._incoming.cancel_all(self._shutdown_timeout)
         self._outgoing.fail_all(reason)
-        self._reading = False
-        for task in (self._notifier_task, self._resume_task, self._reader_task):
-            if task is not None and task is not asyncio.current_task():
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
+        await self._receiver.stop()
+        task = self._notifier_task
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         await self._transport.close()
         self._closed.set()
 
@@ -235,57 +228,16 @@ class Connection:
 
     # -- incoming ----------------------------------------------------------------------------
 
-    async def _receive_loop(self) -> None:
-        """Pull mode: read, route, and pause while there is no room, until the stream ends."""
-        frames = self._frames
-        try:
-            while (lines := await frames.next_lines()) is not None:
-                self._receive_lines(lines)
-                if self._must_pause():
-                    await self._flow_control()
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # a transport failure ends the connection like EOF
-            log.exception("reading from the peer failed")
-        await self._peer_gone()
+    def backlog(self) -> int:
+        """Requests in flight or notifications queued, whichever is more (`FrameSink`)."""
+        queued = 0 if self._notifications is None else len(self._notifications)
+        return max(len(self._incoming), queued)
 
-    def _on_chunk(self, chunk: bytes) -> None:
-        """Push mode: the transport's callback with each chunk read (`b""` at the end)."""
-        if not self._reading:
-            return
-        try:
-            lines = self._frames.feed(chunk)
-            if lines is not None:
-                self._receive_lines(lines)
-                if self._must_pause() and self._resume_task is None:
-                    assert isinstance(self._transport, PushTransport)
-                    self._transport.pause_reading()
-                    self._resume_task = asyncio.get_running_loop().create_task(self._resume())
-                return
-        except Exception:  # a failure here ends the connection like EOF, as in pull mode
-            log.exception("reading from the peer failed")
-        self._reading = False
-        self._reader_task = asyncio.get_running_loop().create_task(self._peer_gone())
+    def _no_notification_waits(self) -> bool:
+        return self._notifications is None or not len(self._notifications)
 
-    async def _resume(self) -> None:
-        """Push mode: resume reading once there is room again."""
-        assert isinstance(self._transport, PushTransport)
-        await self._flow_control()
-        self._resume_task = None
-        self._transport.resume_reading()
-
-    def _receive_lines(self, lines: list[bytes | OversizedFrame]) -> None:
-        for line in lines:
-            if type(line) is bytes:
-                self._receive_line(line)
-            else:
-                self._on_oversized(line)  # type: ignore[arg-type]
-
-    def _must_pause(self) -> bool:
-        return len(self._incoming) >= self._max_queued or self._queued() >= self._max_queued
-
-    async def _peer_gone(self) -> None:
-        """The stream ended (or failed): close, unless we are closing already."""
+    async def stream_ended(self) -> None:
+        """The peer's stream ended, or reading it failed (`FrameSink`): close, unless closing."""
         if not self._closing:
             # The peer is gone: "every pending caller fails promptly".
             self._closing = True
@@ -294,28 +246,6 @@ class Connection:
             await self._deliver_queued_notifications()
             await self._shutdown(reason)
 
-    async def _flow_control(self) -> None:
-        """Read on only when there is room: a peer that floods us, or stops reading our answers
-        (they wait in flight, see `IncomingRequests`), cannot make our memory grow without bound."""
-        limit = self._max_queued
-        if len(self._incoming) >= limit or self._queued() >= limit:
-            self._room.clear()
-            log.debug("reading paused: %d requests in flight", len(self._incoming))
-            await self._room.wait()
-
-    def _queued(self) -> int:
-        return 0 if self._notifications is None else len(self._notifications)
-
-    def _no_notification_waits(self) -> bool:
-        return self._notifications is None or not len(self._notifications)
-
-    def _after_progress(self) -> None:
-        """Work completed: wake the paused reader once below half the bound."""
-        if not self._room.is_set():
-            half = self._max_queued // 2
-            if len(self._incoming) <= half and self._queued() <= half:
-                self._room.set()
-
     async def _deliver_queued_notifications(self) -> None:
         """What the peer sent before it left is handled before the connection reports closed
         (within `shutdown_timeout`): its last `session/update`s are not lost."""
@@ -323,7 +253,8 @@ class Connection:
         if queue is not None and not await queue.drained(self._shutdown_timeout):
             log.warning("%d notifications not handled within the shutdown timeout", len(queue))
 
-    def _receive_line(self, line: bytes) -> None:
+    def receive_line(self, line: bytes) -> None:
+        """Decode and route one frame (`FrameSink`)."""
         try:
             message = decode(line)
         except ValueError as error:
@@ -347,13 +278,14 @@ class Connection:
             if frame.answer:
                 self.write_answer(error_frame(frame.id, invalid_request_error(frame.reason)))
 
-    def _on_oversized(self, frame: OversizedFrame) -> None:
-        """A frame over the limit was dropped unread. When its start shows an id, no one waits
-        forever: a request is answered -32600 with the limit, a response fails our caller."""
+    def receive_oversized(self, frame: OversizedFrame) -> None:
+        """A frame over the limit was dropped unread (`FrameSink`). When its start shows an id, no
+        one waits forever: a request is answered -32600 with the limit, a response fails our
+        caller."""
         request_id = oversized_frame_id(frame.head)
         if request_id is None:
             return
-        data = {"limit": self._frames.limit, "size": frame.size}
+        data = {"limit": self._receiver.limit, "size": frame.size}
         if b'"method"' in frame.head:
             error = {"code": INVALID_REQUEST, "message": "Frame too large", "data": data}
             self.write_answer(error_frame(request_id, error))

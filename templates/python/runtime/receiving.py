@@ -1,0 +1,137 @@
+"""Reading a connection: frames from the transport to the connection, under flow control.
+
+Layer: dispatcher. A `Receiver` splits what the transport reads into frames (the framing's
+reader) and hands each to its `FrameSink` (the connection) as it is read: in the transport's own
+callback when it pushes (`PushTransport`: the pipes on uvloop), else in a receive loop task
+(pull). After each chunk it checks the sink's backlog: at `max_queued` requests in flight or
+notifications queued it stops reading (pull: the loop waits; push: the transport holds what it
+reads) until the backlog is down to half. Reading never waits on our own writing (see
+`IncomingRequests` for how a peer that does not read our answers is bounded).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Protocol
+
+from .framing import PayloadReader
+from .transport import OversizedFrame, PushTransport, Transport
+
+log = logging.getLogger(__name__)
+
+
+class FrameSink(Protocol):
+    """What a receiver hands frames to (the connection)."""
+
+    def receive_line(self, line: bytes) -> None:
+        """One frame's bytes, as read."""
+        ...
+
+    def receive_oversized(self, frame: OversizedFrame) -> None:
+        """A frame over the size limit, dropped unread but for its head."""
+        ...
+
+    def backlog(self) -> int:
+        """Work read and not yet done: the larger of requests in flight and notifications
+        queued."""
+        ...
+
+    async def stream_ended(self) -> None:
+        """The peer's stream ended (or reading it failed)."""
+        ...
+
+
+class Receiver:
+    """Reads one transport for one sink, pausing while the sink's backlog is at the bound."""
+
+    def __init__(
+        self, transport: Transport, frames: PayloadReader, sink: FrameSink, max_queued: int
+    ) -> None:
+        self._transport = transport
+        self._frames = frames
+        self._sink = sink
+        self._max_queued = max_queued
+        self._room = asyncio.Event()
+        self._room.set()
+        self._reading = True  # False once the stream ended or `stop()` was called (push)
+        self._task: asyncio.Task[None] | None = None  # pull: the loop; push: the end
+        self._resume_task: asyncio.Task[None] | None = None  # push, paused by flow control
+
+    @property
+    def limit(self) -> int:
+        """The frame size limit, in bytes."""
+        return self._frames.limit
+
+    def start(self) -> None:
+        transport = self._transport
+        if not (isinstance(transport, PushTransport) and transport.deliver_to(self._on_chunk)):
+            self._task = asyncio.create_task(self._receive_loop(), name="jsonrpc-receive")
+
+    async def stop(self) -> None:
+        """Read no more, and end the reading tasks (not the one calling this)."""
+        self._reading = False
+        for task in (self._resume_task, self._task):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    def made_progress(self) -> None:
+        """Work completed: wake the paused reader once the backlog is down to half the bound."""
+        if not self._room.is_set() and self._sink.backlog() <= self._max_queued // 2:
+            self._room.set()
+
+    async def _receive_loop(self) -> None:
+        """Pull: read, route, and pause while there is no room, until the stream ends."""
+        frames = self._frames
+        try:
+            while (lines := await frames.next_lines()) is not None:
+                self._route(lines)
+                if self._sink.backlog() >= self._max_queued:
+                    await self._wait_for_room()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a transport failure ends the connection like EOF
+            log.exception("reading from the peer failed")
+        await self._sink.stream_ended()
+
+    def _on_chunk(self, chunk: bytes) -> None:
+        """Push: the transport's callback with each chunk read (`b""` at the end)."""
+        if not self._reading:
+            return
+        try:
+            lines = self._frames.feed(chunk)
+            if lines is not None:
+                self._route(lines)
+                if self._sink.backlog() >= self._max_queued and self._resume_task is None:
+                    assert isinstance(self._transport, PushTransport)
+                    self._transport.pause_reading()
+                    self._resume_task = asyncio.get_running_loop().create_task(self._resume())
+                return
+        except Exception:  # a failure here ends the connection like EOF, as in pull mode
+            log.exception("reading from the peer failed")
+        self._reading = False
+        self._task = asyncio.get_running_loop().create_task(self._sink.stream_ended())
+
+    async def _resume(self) -> None:
+        """Push: resume reading once there is room again."""
+        assert isinstance(self._transport, PushTransport)
+        await self._wait_for_room()
+        self._resume_task = None
+        self._transport.resume_reading()
+
+    def _route(self, lines: list[bytes | OversizedFrame]) -> None:
+        sink = self._sink
+        for line in lines:
+            if type(line) is bytes:
+                sink.receive_line(line)
+            else:
+                sink.receive_oversized(line)  # type: ignore[arg-type]
+
+    async def _wait_for_room(self) -> None:
+        """Read on only when there is room: a peer that floods us, or stops reading our answers
+        (they wait in flight, see `IncomingRequests`), cannot make our memory grow without bound."""
+        if self._sink.backlog() >= self._max_queued:
+            self._room.clear()
+            log.debug("reading paused: %d requests or notifications waiting", self._sink.backlog())
+            await self._room.wait()
