@@ -105,11 +105,14 @@ def classify(message: Any) -> Frame:
 
 
 def _classify_call(message: dict[str, Any]) -> Request | Notification | Invalid:
-    has_id = "id" in message
-    request_id = as_request_id(message.get("id"))
     method = message["method"]
-    if has_id and request_id is None:
-        return Invalid(None, "a request id must be an integer or a string")
+    has_id = "id" in message
+    if has_id:
+        request_id = as_request_id(message["id"])
+        if request_id is None:
+            return Invalid(None, "a request id must be an integer or a string")
+    else:
+        request_id = None
     if type(method) is not str:
         return Invalid(request_id, "the method must be a string")
     if message.get("jsonrpc") != "2.0":

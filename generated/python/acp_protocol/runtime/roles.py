@@ -185,6 +185,12 @@ class Router(Generic[PeerT]):
         self._extension_request = _override(implementation, base, "extension_request")
         self._extension_notification = _override(implementation, base, "extension_notification")
         self._turns = SessionTurns(turn_rule) if turn_rule is not None else None
+        # The feature-level cancel this side receives (ACP agents: `session/cancel`), if any.
+        self._received_cancel = (
+            turn_rule.cancel_method
+            if turn_rule is not None and turn_rule.cancel_is_received
+            else None
+        )
         self._connection: Connection | None = None
         self._peer: PeerT | None = None
         self._notification_ctx: HandlerContext[PeerT] | None = None
@@ -240,12 +246,7 @@ class Router(Generic[PeerT]):
         return self._peer_type(self._sender_for(request))
 
     async def handle_notification(self, method: str, params: Any) -> None:
-        turns = self._turns
-        if (
-            turns is not None
-            and turns.rule.cancel_is_received
-            and method == turns.rule.cancel_method
-        ):
+        if method == self._received_cancel:
             self.cancel_turns(params)
         route = self._notifications.get(method)
         if route is None or route.handler is None:
