@@ -302,3 +302,35 @@ async def test_an_answer_waiting_for_the_peer_to_read_keeps_its_request_in_fligh
         assert await peer.receive() == {"jsonrpc": "2.0", "id": 1, "result": "done"}
         assert connection.in_flight_count == 0
         await peer.expect_silence()
+
+
+@pytest.mark.parametrize("push", [True, False], ids=["push", "pull"])
+async def test_a_peer_that_floods_malformed_frames_and_reads_nothing_stops_being_read(
+    push: bool,
+) -> None:
+    """Each malformed frame is answered (-32700); answers the peer has not read count as work, so
+    reading stops at the bound instead of our output growing without one."""
+    our_read, their_write = os.pipe()
+    their_read, our_write = os.pipe()
+    connection = Connection(
+        await open_fds(our_read, our_write, push=push), handlers({}), max_queued=1000
+    )
+    connection.start()
+    os.set_blocking(their_write, False)
+    garbage = b"not json " * 20 + b"\n"
+    sent = blocked = 0
+    while sent < 50_000 and blocked < 10:  # until its pipe stays full for 0.5 s
+        try:
+            os.write(their_write, garbage)
+        except BlockingIOError:
+            blocked += 1
+            await asyncio.sleep(0.05)
+        else:
+            sent += 1
+            blocked = 0
+            if sent % 500 == 0:
+                await asyncio.sleep(0)
+    assert sent < 50_000  # we stopped reading: its pipe filled and stayed full
+    os.close(their_read)
+    os.close(their_write)
+    await asyncio.wait_for(connection.close(), 10)

@@ -1,8 +1,20 @@
 // The dispatcher's answers to bad input: a malformed frame never kills the connection, and every
 // error names what was wrong.
 import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { type Socket, connect, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
-import { ConnectionClosed, INVALID_PARAMS, METHOD_NOT_FOUND, PARSE_ERROR } from "../src/index.js";
+import {
+  Connection,
+  ConnectionClosed,
+  INVALID_PARAMS,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  StreamTransport,
+  type Router,
+} from "../src/index.js";
 import { agentWithRawClient, connected } from "./support.js";
 
 const agent = {
@@ -70,4 +82,45 @@ test("a peer that floods requests is read only as fast as they are handled", asy
   await peer.next((f) => f.id === 30);
   assert.equal(started, 30);
   assert.equal(peer.frames.length, 30);
+});
+
+test("two peers whose output backs up still read each other", async () => {
+  // Both send each other more than the socket buffers hold, answers as large as the requests;
+  // reading never waits on our own writing (an answer counts as work until it is read), so
+  // neither waits for the other forever.
+  const path = join(mkdtempSync(join(tmpdir(), "acp-flow-")), "socket");
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  const accepted = new Promise<Socket>((resolve) => server.once("connection", resolve));
+  const dialled = connect(path);
+  await new Promise<void>((resolve) => dialled.once("connect", resolve));
+  const answered = await accepted;
+  const echo: Router = {
+    async request(request) {
+      return (request.params as { text: string }).text; // a large answer too
+    },
+    received() {},
+    async notification() {},
+    cancelledResult() {
+      return undefined;
+    },
+  };
+  const left = new Connection(new StreamTransport(dialled, dialled), () => echo);
+  const right = new Connection(new StreamTransport(answered, answered), () => echo);
+  const text = "z".repeat(100_000);
+  const calls = [left, right].flatMap((side) =>
+    Array.from({ length: 20 }, () => side.request("echo", { text }, (value) => (value as string).length)),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const all = await Promise.race([
+    Promise.all(calls),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("the peers waited on each other")), 10_000);
+    }),
+  ]);
+  clearTimeout(timer);
+  assert.deepEqual(all, Array(40).fill(100_000));
+  await left.close();
+  await right.close();
+  server.close();
 });

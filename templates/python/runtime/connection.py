@@ -21,6 +21,7 @@ interleave.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Coroutine
 from functools import partial
@@ -104,6 +105,8 @@ class Connection:
         )
         self._started = False
         self._notifier_task: asyncio.Task[None] | None = None
+        self._unread_answers = 0  # written while the peer was not reading, not read yet
+        self._unread_task: asyncio.Task[None] | None = None
         self._closing = False
         self._closed = asyncio.Event()
 
@@ -163,10 +166,10 @@ class Connection:
         await self._incoming.cancel_all(self._shutdown_timeout)
         self._outgoing.fail_all(reason)
         await self._receiver.stop()
-        task = self._notifier_task
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        for task in (self._notifier_task, self._unread_task):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         await self._transport.close()
         self._closed.set()
 
@@ -225,13 +228,29 @@ class Connection:
             self._transport.write(self._wrap(data), coalesce=len(self._incoming) > 0)
         except ConnectionClosed:
             log.debug("answer to request %r dropped: the connection is closed", frame["id"])
+            return
+        if self._transport.writing_paused():
+            # Flow control: an answer the peer has not read yet counts as work until it has (an
+            # error to a malformed frame, say: a peer that floods them and reads nothing is
+            # bounded too).
+            self._unread_answers += 1
+            if self._unread_task is None:
+                self._unread_task = asyncio.get_running_loop().create_task(self._until_read())
+
+    async def _until_read(self) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await self._transport.drain()
+        self._unread_answers = 0
+        self._unread_task = None
+        self._receiver.made_progress()
 
     # -- incoming ----------------------------------------------------------------------------
 
     def backlog(self) -> int:
-        """Requests in flight or notifications queued, whichever is more (`FrameSink`)."""
+        """Requests in flight (and answers not read yet) or notifications queued, whichever is
+        more (`FrameSink`)."""
         queued = 0 if self._notifications is None else len(self._notifications)
-        return max(len(self._incoming), queued)
+        return max(len(self._incoming) + self._unread_answers, queued)
 
     def _no_notification_waits(self) -> bool:
         return self._notifications is None or not len(self._notifications)

@@ -5,8 +5,9 @@ reader) and hands each to its `FrameSink` (the connection) as it is read: in the
 callback when it pushes (`PushTransport`: the pipes on uvloop), else in a receive loop task
 (pull). After each chunk it checks the sink's backlog: at `max_queued` requests in flight or
 notifications queued it stops reading (pull: the loop waits; push: the transport holds what it
-reads) until the backlog is down to half. Reading never waits on our own writing (see
-`IncomingRequests` for how a peer that does not read our answers is bounded).
+reads) until the backlog is down to half. Reading never waits on our own writing as such: a peer
+that does not read our answers is bounded through the backlog (answers waiting in flight in
+`IncomingRequests`, answers not read yet in `Connection.write_answer`).
 """
 
 from __future__ import annotations

@@ -1,16 +1,19 @@
 /**
  * Flow control of incoming work: a peer that floods us, or stops reading our answers, cannot make
- * our memory grow without bound. Layer: dispatcher (the connection reports work and writes; this
- * pauses and resumes the transport's reading).
+ * our memory grow without bound. Layer: dispatcher (the connection reports work; this pauses and
+ * resumes the transport's reading).
+ *
+ * A request counts until its answer has left our buffer: an answer the peer does not read keeps
+ * its request counted, so reading stops at `maxQueued` of them. Reading never waits on our own
+ * writing as such: two peers that both did, each sending the other more than the pipes hold,
+ * would wait on each other forever.
  */
 
 import type { Transport } from "./transport.js";
 
 export class FlowControl {
-  /** The peer's requests and notifications being handled. */
+  /** The peer's requests and notifications being handled, or answered and not yet read. */
   private working = 0;
-  /** Our output is over the transport's buffer (the peer is not reading our answers). */
-  private writeBlocked = false;
   private paused = false;
 
   constructor(
@@ -21,32 +24,22 @@ export class FlowControl {
   /** One more request or notification is being handled. */
   began(): void {
     this.working++;
-    if (this.working >= this.maxQueued) this.adjust();
-  }
-
-  /** One request or notification was handled. */
-  ended(): void {
-    this.working--;
-    if (this.paused) this.adjust();
-  }
-
-  /** An answer was written; `full` is the transport's promise when its buffer is over the mark. */
-  written(full: Promise<void> | undefined): void {
-    if (full === undefined || this.writeBlocked) return;
-    this.writeBlocked = true;
-    this.adjust();
-    void full.then(() => {
-      this.writeBlocked = false;
-      this.adjust();
-    });
-  }
-
-  /** Reading pauses at `maxQueued` or a full output; it resumes below half, output drained. */
-  private adjust(): void {
-    if (!this.paused && (this.working >= this.maxQueued || this.writeBlocked)) {
+    if (!this.paused && this.working >= this.maxQueued) {
       this.paused = true;
       this.transport.pause();
-    } else if (this.paused && !this.writeBlocked && this.working <= this.maxQueued / 2) {
+    }
+  }
+
+  /** One request or notification was handled (a request: its answer is written, and `full`, the
+   * transport's promise when its buffer is over the mark, has resolved). */
+  ended(full?: Promise<void>): void {
+    if (full !== undefined) {
+      const done = (): void => this.ended();
+      void full.then(done, done);
+      return;
+    }
+    this.working--;
+    if (this.paused && this.working <= this.maxQueued / 2) {
       this.paused = false;
       this.transport.resume();
     }

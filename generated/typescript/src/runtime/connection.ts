@@ -64,8 +64,8 @@ export interface Router {
 export interface ConnectionOptions {
   /** Told about what the connection survives: a malformed frame, a failed notification handler. */
   onProblem?: (message: string) => void;
-  /** Reading pauses while this many of the peer's requests and notifications are being handled
-   * (default 1000), and resumes below half of it. */
+  /** Reading pauses while this many of the peer's requests and notifications are being handled,
+   * or answered and not yet read by the peer (default 1000), and resumes below half of it. */
   maxQueued?: number;
 }
 
@@ -209,24 +209,24 @@ export class Connection {
       message = JSON.parse(frame);
     } catch (error) {
       this.problem(`a frame that is not JSON: ${frame.slice(0, 80)}`);
-      this.answer(null, undefined, { code: PARSE_ERROR, message: "Parse error", data: { details: String(error) } });
+      this.refuse(null, { code: PARSE_ERROR, message: "Parse error", data: { details: String(error) } });
       return;
     }
     if (typeof message !== "object" || message === null || Array.isArray(message)) {
-      this.answer(null, undefined, { code: INVALID_REQUEST, message: "Invalid Request" });
+      this.refuse(null, { code: INVALID_REQUEST, message: "Invalid Request" });
       return;
     }
     const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
     const hasId = Object.hasOwn(message, "id");
     if (hasId && !isRequestId(id)) {
-      this.answer(null, undefined, { code: INVALID_REQUEST, message: "Invalid Request", data: { details: "bad id" } });
+      this.refuse(null, { code: INVALID_REQUEST, message: "Invalid Request", data: { details: "bad id" } });
     } else if (typeof method === "string") {
       if (hasId) this.handleRequest(id as RequestId, method, params);
       else this.handleNotification(method, params);
     } else if (hasId) {
       this.handleResponse(id as RequestId, message as { result?: unknown; error?: unknown });
     } else {
-      this.answer(null, undefined, { code: INVALID_REQUEST, message: "Invalid Request" });
+      this.refuse(null, { code: INVALID_REQUEST, message: "Invalid Request" });
     }
   }
 
@@ -239,7 +239,7 @@ export class Connection {
     const id = JSON.parse(found[1]) as RequestId;
     const details = { details: "the frame is over the size limit", size: frame.size };
     if (/"method"\s*:/.test(frame.head)) {
-      this.answer(id, undefined, { code: INVALID_REQUEST, message: "Invalid Request", data: details });
+      this.refuse(id, { code: INVALID_REQUEST, message: "Invalid Request", data: details });
       return;
     }
     const entry = this.pending.get(id);
@@ -253,11 +253,11 @@ export class Connection {
     if (this.closedReason !== null) return;
     if (method.startsWith("$/")) {
       // LSP: "requests starting with '$/' … MUST respond with MethodNotFound"; ACP defines none.
-      this.answer(id, undefined, RequestError.methodNotFound(method).toObject());
+      this.refuse(id, RequestError.methodNotFound(method).toObject());
       return;
     }
     if (this.inFlight.has(id)) {
-      this.answer(id, undefined, { code: INVALID_REQUEST, message: "Invalid Request", data: { details: "id in use" } });
+      this.refuse(id, { code: INVALID_REQUEST, message: "Invalid Request", data: { details: "id in use" } });
       return;
     }
     const controller = new AbortController();
@@ -280,10 +280,12 @@ export class Connection {
   }
 
   private finish(request: InFlight, outcome: Outcome): void {
-    this.inFlight.delete(request.id);
-    this.flow.ended();
-    if ("error" in outcome) this.answer(request.id, undefined, outcome.error);
-    else this.answer(request.id, outcome.result, undefined);
+    this.inFlight.delete(request.id); // a cancel from now on is for a finished request
+    const full =
+      "error" in outcome
+        ? this.answer(request.id, undefined, outcome.error)
+        : this.answer(request.id, outcome.result, undefined);
+    this.flow.ended(full);
   }
 
   private handleNotification(method: string, params: unknown): void {
@@ -331,10 +333,21 @@ export class Connection {
     }
   }
 
-  private answer(id: RequestId, result: unknown, error: ErrorObject | undefined): void {
-    if (this.closedReason !== null) return;
+  /** Answers with an error a frame that never became a request in flight. While the peer does not
+   * read our output, such an answer counts as work until it is read (flow control). */
+  private refuse(id: RequestId, error: ErrorObject): void {
+    const full = this.answer(id, undefined, error);
+    if (full !== undefined) {
+      this.flow.began();
+      this.flow.ended(full);
+    }
+  }
+
+  /** Writes an answer; the transport's promise when its buffer is over the mark. */
+  private answer(id: RequestId, result: unknown, error: ErrorObject | undefined): Promise<void> | undefined {
+    if (this.closedReason !== null) return undefined;
     const frame = error === undefined ? { jsonrpc: "2.0", id, result } : { jsonrpc: "2.0", id, error };
-    this.flow.written(this.transport.write(JSON.stringify(frame)));
+    return this.transport.write(JSON.stringify(frame));
   }
 
   private problem(message: string): void {
