@@ -41,6 +41,9 @@ _CANCELLED = (asyncio.CancelledError, RequestCancelled, TimeoutError, asyncio.Ti
 """Outcomes answered as cancellation (`asyncio.TimeoutError` is `TimeoutError` from 3.11 only)."""
 
 
+_EAGER = sys.version_info >= (3, 12)
+"""Whether tasks can start eagerly (Python 3.12+): without it, no need to ask `may_start_now`."""
+
 if sys.version_info >= (3, 12):
 
     def _start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
@@ -117,7 +120,7 @@ class IncomingRequests:
             return
         entry = InFlight(frame.id, frame.method, frame.params)
         self._in_flight[frame.id] = entry
-        if self._may_start_now():
+        if _EAGER and self._may_start_now():
             # The handler runs until it first waits right here, in its own task (so
             # `current_task()`, `asyncio.timeout` and cancellation are its own): a handler that
             # does not wait is answered in the event-loop turn its request was read in.
