@@ -3,7 +3,7 @@ schema."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import itertools
 import json
 import shutil
@@ -69,17 +69,17 @@ def models_from(tmp_path: Path) -> Callable[[dict[str, Any]], ModuleType]:
         edition = lower_edition(
             doc, protocol="v1", channel=Stability.STABLE, source="inline.json", sha256="0"
         )
-        source = format_source(
-            render_models(edition, "# inline test schema", "acp_protocol.runtime")
-        )
-        name = f"inline_models_{next(_counter)}"
-        path = tmp_path / f"{name}.py"
-        path.write_text(source)
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module
+        package = tmp_path / f"inline_models_{next(_counter)}"
+        (package / "_models").mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        for relative, text in render_models(
+            edition, "# inline test schema", "acp_protocol.runtime"
+        ).items():
+            (package / relative).write_text(format_source(text))
+        sys.path.insert(0, str(tmp_path))
+        try:
+            return importlib.import_module(f"{package.name}.models")
+        finally:
+            sys.path.remove(str(tmp_path))
 
     return render

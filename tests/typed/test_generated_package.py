@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -90,6 +91,36 @@ def test_importing_the_stable_package_loads_no_models() -> None:
     code = "import sys, acp_protocol.v1; print('acp_protocol.v1.models' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _loaded_model_groups(code: str) -> list[str]:
+    """The `_models` modules a fresh interpreter has loaded after running `code`."""
+    code += "; import sys; print(sorted(m for m in sys.modules if '._models.' in m))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded: list[str] = json.loads(out.stdout.replace("'", '"'))
+    return loaded
+
+
+def test_importing_the_agent_and_client_sides_builds_no_model() -> None:
+    """Model classes are built on first use, a method's group at a time."""
+    assert _loaded_model_groups("import acp_protocol.v1.agent, acp_protocol.v1.client") == []
+
+
+def test_a_name_builds_its_methods_group_and_what_that_uses() -> None:
+    loaded = _loaded_model_groups("from acp_protocol.v1.models import PromptResponse")
+    assert loaded == ["acp_protocol.v1._models.session_prompt", "acp_protocol.v1._models.shared"]
+
+
+@pytest.mark.parametrize("edition", ["v1", "v1.unstable", "v2", "v2.unstable"])
+def test_every_name_of_the_facade_resolves_and_star_import_gives_them_all(edition: str) -> None:
+    facade = importlib.import_module(f"acp_protocol.{edition}.models")
+    names = facade.__all__
+    assert names and set(names) <= set(dir(facade))
+    namespace: dict[str, Any] = {}
+    exec(f"from acp_protocol.{edition}.models import *", namespace)
+    assert all(namespace[name] is getattr(facade, name) for name in names)
+    with pytest.raises(AttributeError, match="has no attribute 'NoSuchModel'"):
+        facade.NoSuchModel  # noqa: B018
 
 
 def test_auth_method_with_a_type_it_does_not_know_is_kept_not_taken_for_agent() -> None:

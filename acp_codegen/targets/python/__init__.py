@@ -5,6 +5,7 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
   acp_protocol/__init__.py, py.typed     (under `options.package`'s path with --package)
   acp_protocol/runtime/…                 hand-written, copied from templates/python/runtime/
   acp_protocol/<v>/{__init__,models,methods,peers,helpers,agent,client}.py  each stable edition
+  acp_protocol/<v>/_models/{__init__,<group>}.py   the classes behind `models`, built on first use
   acp_protocol/<v>/unstable/…                                        each unstable edition
 
 One template per output-file kind (templates/python/*.jinja). The models modules are written in
@@ -95,7 +96,7 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
                 has_unstable=True,
                 submodules=["unstable"],
             )
-    for (edition, directory, runtime_import), models_text in zip(editions, models, strict=True):
+    for (edition, directory, runtime_import), model_files in zip(editions, models, strict=True):
         has_unstable = (
             edition.channel is ir.Stability.STABLE
             and spec.edition(edition.protocol, ir.Stability.UNSTABLE) is not None
@@ -122,7 +123,8 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             submodules=submodules,
             **context,
         )
-        _write_text(directory / "models.py", models_text, formatted=True)
+        for relative, text in model_files.items():
+            _write_text(directory / relative, text, formatted=True)
         _write(directory / "methods.py", env.get_template("methods.py.jinja"), **context)
         _write(directory / "peers.py", env.get_template("peers.py.jinja"), **context)
         if helpers.helpers:
@@ -151,15 +153,30 @@ def template_environment() -> jinja2.Environment:
     return env
 
 
-def render_models(edition: ir.Edition, header: str, runtime_import: str) -> str:
-    """The models module of one edition, laid out by its template (no formatter pass)."""
-    template = template_environment().get_template("models.py.jinja")
-    return template.render(
-        header=header,
-        edition=edition,
-        view=models_view(edition),
-        runtime_import=runtime_import,
-    )
+def render_models(edition: ir.Edition, header: str, runtime_import: str) -> dict[str, str]:
+    """The models of one edition, laid out by their templates (no formatter pass), by path
+    relative to the edition's package: the facade `models.py` and `_models/` with one module per
+    group (`model_groups`). `runtime_import` is the runtime package as the edition's package
+    imports it; the groups, one level down, get one more dot when it is relative."""
+    env = template_environment()
+    view = models_view(edition)
+    group_runtime = "." + runtime_import if runtime_import.startswith(".") else runtime_import
+    files = {
+        "models.py": env.get_template("models.py.jinja").render(
+            header=header, edition=edition, view=view
+        ),
+        "_models/__init__.py": env.get_template("model_groups_init.py.jinja").render(header=header),
+    }
+    group_template = env.get_template("model_group.py.jinja")
+    for group in view.groups:
+        files[f"_models/{group.module}.py"] = group_template.render(
+            header=header,
+            edition=edition,
+            view=view,
+            group=group,
+            runtime_import=group_runtime,
+        )
+    return files
 
 
 def _runtime_import(edition: ir.Edition) -> str:

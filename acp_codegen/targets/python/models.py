@@ -1,11 +1,13 @@
-"""The models module of one edition, as the template needs it: definitions in a valid order, and
-each field's Python attribute, annotation parts and default.
+"""The models of one edition, as the templates need them: the groups of definitions (one module
+each, see `model_groups`), each in a valid order, and each field's Python attribute, annotation
+parts and default.
 
 Python evaluates a class's bases, a type alias's value and (without `from __future__ import
 annotations`, which makes pydantic evaluate every annotation string at import) every field
-annotation when the module runs. So definitions are ordered dependencies first; where a cycle
-leaves a field referring to a later definition, that annotation is written as a string, which
-pydantic resolves when the model is first built.
+annotation when the module runs. So definitions are ordered dependencies first, and a group
+imports what it uses from other groups; where a cycle leaves a field referring to a later
+definition of its own group, that annotation is written as a string, which pydantic resolves when
+the model is first built.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from acp_codegen import ir
 from acp_codegen.problems import GenerationError
+from acp_codegen.targets.python.model_groups import ModelGroup, model_groups
 from acp_codegen.targets.python.types import attribute_name
 
 
@@ -29,7 +32,7 @@ class FieldView:
     has no default (absent is written as the default `None`; `to_wire` leaves unset fields
     out)."""
     forward: bool
-    """Refers to a definition written later in the module: the annotation is quoted."""
+    """Refers to a definition written later in its group's module: the annotation is quoted."""
     default: str
     """`required`, `tag` (a required single literal, its own default), `none`, `value` (a
     literal), `model` (a struct built from a literal) or `factory` (a fresh copy of a list or
@@ -55,7 +58,7 @@ class FieldView:
 @dataclass(frozen=True, slots=True)
 class ModelsView:
     edition: ir.Edition
-    definitions: tuple[ir.Definition, ...]
+    groups: tuple[ModelGroup, ...]
     fields: dict[str, tuple[FieldView, ...]]
 
     def fields_of(self, struct: ir.Struct) -> tuple[FieldView, ...]:
@@ -66,21 +69,29 @@ class ModelsView:
 
 
 def models_view(edition: ir.Edition) -> ModelsView:
-    order = _ordered(edition)
-    position = {d.name: i for i, d in enumerate(order)}
-    structs = {d.name: d for d in order if isinstance(d, ir.Struct)}
+    groups = model_groups(edition, _ordered(edition))
+    # A field's reference is forward when it names a later definition of the same group (one
+    # from another group is imported before the module's first definition).
+    position = {d.name: (g.module, i) for g in groups for i, d in enumerate(g.definitions)}
+    structs = {d.name: d for g in groups for d in g.definitions if isinstance(d, ir.Struct)}
     fields = {
         d.name: tuple(_field_view(f, position[d.name], position, structs) for f in d.fields)
-        for d in order
-        if isinstance(d, ir.Struct)
+        for d in structs.values()
     }
-    return ModelsView(edition, tuple(order), fields)
+    return ModelsView(edition, groups, fields)
 
 
 def _field_view(
-    field: ir.Field, index: int, position: dict[str, int], structs: dict[str, ir.Struct]
+    field: ir.Field,
+    at: tuple[str, int],
+    position: dict[str, tuple[str, int]],
+    structs: dict[str, ir.Struct],
 ) -> FieldView:
-    forward = any(position[name] > index for name in ir.referenced_names(field.type))
+    module, index = at
+    forward = any(
+        position[name][0] == module and position[name][1] > index
+        for name in ir.referenced_names(field.type)
+    )
     type_ = field.type
     default, model = _default_kind(field, structs)
     if default == "none" and not isinstance(type_, ir.Nullable | ir.NullType):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -58,13 +57,13 @@ class Sender(Protocol):
     def notify(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]: ...
 
 
-def parse_result(method: str, result_type: Any, value: Any) -> Any:
-    """The peer's result of `method` as a `result_type`; `InvalidResponse` when it is not one.
-    Typed peers pass it, bound to their method, as a request's `parse`."""
+def parse_result(spec: MethodSpec, value: Any) -> Any:
+    """The peer's result of request `spec` as its result type; `InvalidResponse` when it is not
+    one. Typed peers pass it, bound to their method, as a request's `parse`."""
     try:
-        return validator_for(result_type)(value)
+        return validator_for(spec.result_type)(value)
     except ValidationError as error:
-        raise InvalidResponse(data={"method": method, **validation_details(error)}) from None
+        raise InvalidResponse(data={"method": spec.name, **validation_details(error)}) from None
 
 
 class Peer:
@@ -136,11 +135,23 @@ class HandlerContext(Generic[PeerT]):
         return None if self._request is None else self._request.params
 
 
-@dataclass(frozen=True, slots=True)
 class Route:
-    spec: MethodSpec
-    handler: Callable[[Any, Any], Awaitable[Any]] | None
-    """The implementation's bound method; None when it does not override the base class's."""
+    """One method the router serves: its table entry and the implementation's bound method (None
+    when it does not override the base class's)."""
+
+    __slots__ = ("_validate", "handler", "spec")
+
+    def __init__(self, spec: MethodSpec, handler: Callable[[Any, Any], Awaitable[Any]] | None):
+        self.spec = spec
+        self.handler = handler
+        self._validate: Callable[[Any], Any] | None = None
+
+    def params(self, params: Any) -> Any:
+        """`params` validated as the method's params type (its models are built on first use)."""
+        validate = self._validate
+        if validate is None:
+            validate = self._validate = validator_for(self.spec.params_type)
+        return validate(params)
 
 
 class Router(Generic[PeerT]):
@@ -217,7 +228,7 @@ class Router(Generic[PeerT]):
                 return await self._extension_request(method, params, self._context(context))
             raise MethodNotFound(data={"method": method})
         try:
-            typed = validator_for(route.spec.params_type)(params)
+            typed = route.params(params)
         except ValidationError as error:
             raise InvalidParams.from_validation(error) from None
         handler_context = self._context(context)
@@ -253,7 +264,7 @@ class Router(Generic[PeerT]):
                 log.debug("ignored notification %s: no handler", method)
             return
         try:
-            typed = validator_for(route.spec.params_type)(params)
+            typed = route.params(params)
         except ValidationError as error:
             # A notification cannot be answered: log it and keep the connection.
             log.warning(

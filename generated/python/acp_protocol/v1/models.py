@@ -8,5336 +8,632 @@
 Every `$defs` name of the schema is importable under its own name; variants and inline objects are
 named by rule (see docs/ir.md). Attributes are snake_case, wire names are aliases; `to_wire()` gives
 back exactly what was parsed, explicit nulls included.
+
+The classes live in `_models`, one module per method whose params and results use them alone, plus
+`shared` and `unreferenced`. A module is imported the first time one of its names is looked up
+here, so a program builds only the models of the methods it uses.
 """
 
-from typing import Annotated, Any, Literal
-
-from pydantic import Discriminator, Field, Tag
-from typing_extensions import TypeAliasType
-
-from ..runtime.model import (
-    DEFAULT_VARIANT,
-    UNKNOWN_VARIANT,
-    ProtocolModel,
-    open_discriminator,
-)
-
-
-class LogoutCapabilities(ProtocolModel):
-    """Logout capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports the logout method.
-    """
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class AgentAuthCapabilities(ProtocolModel):
-    """Authentication-related capabilities supported by the agent."""
-
-    logout: Annotated[
-        LogoutCapabilities | None,
-        Field(
-            description="Whether the agent supports the logout method.\n\nOptional. Omitted or `null` both mean the agent does not advertise support.\nSupplying `{}` means the agent supports the logout method.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class PromptCapabilities(ProtocolModel):
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
-
-    Baseline agent functionality requires support for `text`
-    and `resource_link` content blocks in prompt requests.
-
-    Other variants must be explicitly opted in to.
-    Capabilities for different types of content in prompt requests.
-
-    Indicates which content types beyond the baseline (text and resource links)
-    the agent can process.
-
-    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#prompt-capabilities)
-    """
-
-    image: Annotated[
-        bool,
-        Field(
-            description="Agent supports `image` content blocks.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = False
-    audio: Annotated[
-        bool,
-        Field(
-            description="Agent supports `audio` content blocks.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = False
-    embedded_context: Annotated[
-        bool,
-        Field(
-            alias="embeddedContext",
-            description="Agent supports embedded context in `session/prompt` requests.\n\nWhen enabled, the Client is allowed to include `resource` content blocks\nin prompt requests for pieces of context that are referenced in the message.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = False
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class McpCapabilities(ProtocolModel):
-    """MCP capabilities supported by the agent"""
-
-    http: Annotated[
-        bool,
-        Field(
-            description="Agent supports `http` MCP servers.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = False
-    sse: Annotated[
-        bool,
-        Field(
-            description="Agent supports `sse` MCP servers.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = False
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionListCapabilities(ProtocolModel):
-    """Capabilities for the `session/list` method.
-
-    Supplying `{}` means the agent supports listing sessions.
-    """
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionDeleteCapabilities(ProtocolModel):
-    """Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionAdditionalDirectoriesCapabilities(ProtocolModel):
-    """Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents that also support
-    `session/list` may return `SessionInfo.additionalDirectories` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionResumeCapabilities(ProtocolModel):
-    """Capabilities for the `session/resume` method.
-
-    Supplying `{}` means the agent supports resuming sessions.
-    """
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionCloseCapabilities(ProtocolModel):
-    """Capabilities for the `session/close` method.
-
-    Supplying `{}` means the agent supports closing sessions.
-    """
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionCapabilities(ProtocolModel):
-    """Session capabilities supported by the agent.
-
-    As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
-
-    Optionally, they **MAY** support other session methods and notifications by specifying additional capabilities.
-
-    Note: `session/load` is still handled by the top-level `loadSession` capability. This will be unified in future versions of the protocol.
-
-    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#session-capabilities)
-    """
-
-    list_: Annotated[
-        SessionListCapabilities | None,
-        Field(
-            alias="list",
-            description="Whether the agent supports `session/list`.\n\nOptional. Omitted or `null` both mean the agent does not advertise support.\nSupplying `{}` means the agent supports listing sessions.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    delete: Annotated[
-        SessionDeleteCapabilities | None,
-        Field(
-            description="Whether the agent supports `session/delete`.\n\nOptional. Omitted or `null` both mean the agent does not advertise support.\nSupplying `{}` means the agent supports deleting sessions from `session/list`.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    additional_directories: Annotated[
-        SessionAdditionalDirectoriesCapabilities | None,
-        Field(
-            alias="additionalDirectories",
-            description="Whether the agent supports `additionalDirectories` on supported session lifecycle requests.\n\nOptional. Omitted or `null` both mean the agent does not advertise support.\nSupplying `{}` means the agent supports `additionalDirectories` on\nsupported session lifecycle requests.\n\nAgents that also support `session/list` may return\n`SessionInfo.additionalDirectories` to report the complete ordered\nadditional-root list associated with a listed session.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    resume: Annotated[
-        SessionResumeCapabilities | None,
-        Field(
-            description="Whether the agent supports `session/resume`.\n\nOptional. Omitted or `null` both mean the agent does not advertise support.\nSupplying `{}` means the agent supports resuming sessions.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    close: Annotated[
-        SessionCloseCapabilities | None,
-        Field(
-            description="Whether the agent supports `session/close`.\n\nOptional. Omitted or `null` both mean the agent does not advertise support.\nSupplying `{}` means the agent supports closing sessions.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class AgentCapabilities(ProtocolModel):
-    """Capabilities supported by the agent.
-
-    Advertised during initialization to inform the client about
-    available features and content types.
-
-    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities)
-    """
-
-    load_session: Annotated[
-        bool,
-        Field(
-            alias="loadSession",
-            description="Whether the agent supports `session/load`.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = False
-    prompt_capabilities: Annotated[
-        PromptCapabilities,
-        Field(
-            alias="promptCapabilities",
-            description="Prompt capabilities supported by the agent.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = Field(default_factory=lambda: PromptCapabilities.model_validate({"image": False, "audio": False, "embeddedContext": False}))
-    mcp_capabilities: Annotated[
-        McpCapabilities,
-        Field(
-            alias="mcpCapabilities",
-            description="MCP capabilities supported by the agent.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = Field(default_factory=lambda: McpCapabilities.model_validate({"http": False, "sse": False}))
-    session_capabilities: Annotated[
-        SessionCapabilities,
-        Field(
-            alias="sessionCapabilities",
-            description="Session lifecycle and prompt capabilities advertised by the agent.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
-    auth: Annotated[
-        AgentAuthCapabilities,
-        Field(
-            description="Authentication-related capabilities supported by the agent.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = Field(default_factory=lambda: AgentAuthCapabilities.model_validate({}))
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-SessionId = TypeAliasType(
-    "SessionId",
-    Annotated[str, Field(description="A unique identifier for a conversation session between a client and agent.\n\nEach session has its own context, conversation history, and state, so one\nagent can run several independent sessions.\n\nSee protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/session-setup#session-id)")],
-)
-
-
-Role = TypeAliasType(
-    "Role",
-    Annotated[
-        Literal["assistant", "user"],
-        Field(description="The sender or recipient of messages and data in a conversation."),
-    ],
-)
-
-
-class Annotations(ProtocolModel):
-    """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
-
-    audience: Annotated[
-        list[Role] | None,
-        Field(
-            description="Intended recipients for this content, such as the user or assistant.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ] = None
-    last_modified: Annotated[
-        str | None,
-        Field(
-            alias="lastModified",
-            description="Timestamp indicating when the underlying resource was last modified.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    priority: Annotated[
-        float | None,
-        Field(
-            description="Relative importance of this content when clients choose what to surface.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class TextContent(ProtocolModel):
-    """Text provided to or from an LLM."""
-
-    annotations: Annotated[
-        Annotations | None,
-        Field(
-            description="Optional annotations that help clients decide how to display or route this content.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    text: Annotated[
-        str,
-        Field(
-            description="Text payload carried by this content block.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ContentBlockText(TextContent):
-    """Text content. May be plain text or formatted with Markdown.
-
-    All agents MUST support text content blocks in prompts.
-    Clients SHOULD render this text as Markdown.
-    """
-
-    type: Literal["text"] = "text"
-
-
-class ImageContent(ProtocolModel):
-    """An image provided to or from an LLM."""
-
-    annotations: Annotated[
-        Annotations | None,
-        Field(
-            description="Optional annotations that help clients decide how to display or route this content.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    data: Annotated[
-        str,
-        Field(
-            description="Base64-encoded media payload.",
-        ),
-    ]
-    mime_type: Annotated[
-        str,
-        Field(
-            alias="mimeType",
-            description="MIME type describing the encoded media payload.",
-        ),
-    ]
-    uri: Annotated[
-        str | None,
-        Field(
-            description="URI associated with this resource or media payload.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ContentBlockImage(ImageContent):
-    """Images for visual context or analysis.
-
-    Requires the `image` prompt capability when included in prompts.
-    """
-
-    type: Literal["image"] = "image"
-
-
-class AudioContent(ProtocolModel):
-    """Audio provided to or from an LLM."""
-
-    annotations: Annotated[
-        Annotations | None,
-        Field(
-            description="Optional annotations that help clients decide how to display or route this content.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    data: Annotated[
-        str,
-        Field(
-            description="Base64-encoded media payload.",
-        ),
-    ]
-    mime_type: Annotated[
-        str,
-        Field(
-            alias="mimeType",
-            description="MIME type describing the encoded media payload.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ContentBlockAudio(AudioContent):
-    """Audio data for transcription or analysis.
-
-    Requires the `audio` prompt capability when included in prompts.
-    """
-
-    type: Literal["audio"] = "audio"
-
-
-class ResourceLink(ProtocolModel):
-    """A resource that the server is capable of reading, included in a prompt or tool call result."""
-
-    annotations: Annotated[
-        Annotations | None,
-        Field(
-            description="Optional annotations that help clients decide how to display or route this content.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    description: Annotated[
-        str | None,
-        Field(
-            description="Optional human-readable details shown with this protocol object.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    mime_type: Annotated[
-        str | None,
-        Field(
-            alias="mimeType",
-            description="MIME type describing the encoded media payload.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    name: Annotated[
-        str,
-        Field(
-            description="Human-readable name shown for this protocol object.",
-        ),
-    ]
-    size: Annotated[
-        int | None,
-        Field(
-            description="Optional size of the linked resource in bytes, if known.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    title: Annotated[
-        str | None,
-        Field(
-            description="Optional display title for end-user UI.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    uri: Annotated[
-        str,
-        Field(
-            description="URI associated with this resource or media payload.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ContentBlockResourceLink(ResourceLink):
-    """References to resources that the agent can access.
-
-    All agents MUST support resource links in prompts.
-    """
-
-    type: Literal["resource_link"] = "resource_link"
-
-
-class TextResourceContents(ProtocolModel):
-    """Text-based resource contents."""
-
-    mime_type: Annotated[
-        str | None,
-        Field(
-            alias="mimeType",
-            description="MIME type describing the encoded media payload.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    text: Annotated[
-        str,
-        Field(
-            description="Text payload carried by this content block.",
-        ),
-    ]
-    uri: Annotated[
-        str,
-        Field(
-            description="URI associated with this resource or media payload.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class BlobResourceContents(ProtocolModel):
-    """Binary resource contents."""
-
-    blob: Annotated[
-        str,
-        Field(
-            description="Base64-encoded bytes for a binary resource payload.",
-        ),
-    ]
-    mime_type: Annotated[
-        str | None,
-        Field(
-            alias="mimeType",
-            description="MIME type describing the encoded media payload.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    uri: Annotated[
-        str,
-        Field(
-            description="URI associated with this resource or media payload.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-EmbeddedResourceResource = TypeAliasType(
-    "EmbeddedResourceResource",
-    Annotated[TextResourceContents | BlobResourceContents, Field(description="Resource content that can be embedded in a message.")],
-)
-
-
-class EmbeddedResource(ProtocolModel):
-    """The contents of a resource, embedded into a prompt or tool call result."""
-
-    annotations: Annotated[
-        Annotations | None,
-        Field(
-            description="Optional annotations that help clients decide how to display or route this content.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    resource: Annotated[
-        EmbeddedResourceResource,
-        Field(
-            description="Embedded resource payload, either text or binary data.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ContentBlockResource(EmbeddedResource):
-    """Complete resource contents embedded directly in the message.
-
-    Preferred for including context as it avoids extra round-trips.
-
-    Requires the `embeddedContext` prompt capability when included in prompts.
-    """
-
-    type: Literal["resource"] = "resource"
-
-
-class UnknownContentBlock(ProtocolModel):
-    """A `ContentBlock` variant this schema does not know (a newer peer's); every field is kept."""
-
-    type: str
-
-
-ContentBlock = TypeAliasType(
-    "ContentBlock",
-    Annotated[
-        Annotated[ContentBlockText, Tag("text")] |
-        Annotated[ContentBlockImage, Tag("image")] |
-        Annotated[ContentBlockAudio, Tag("audio")] |
-        Annotated[ContentBlockResourceLink, Tag("resource_link")] |
-        Annotated[ContentBlockResource, Tag("resource")] |
-        Annotated[UnknownContentBlock, Tag(UNKNOWN_VARIANT)],
-        Field(description="Content blocks represent displayable information in the Agent Client Protocol.\n\nContent blocks appear in:\n- User prompts sent via `session/prompt`\n- Language model output streamed through `session/update` notifications\n- Progress updates and results from tool calls\n\nThis structure is compatible with the Model Context Protocol (MCP), so agents can\nforward content from MCP tool outputs without transformation.\n\nSee protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/content)"),
-        Discriminator(
-            open_discriminator(
-                "type",
-                "type",
-                frozenset(
-                    {
-                        "text",
-                        "image",
-                        "audio",
-                        "resource_link",
-                        "resource",
-                    }
-                ),
-                has_default=False,
-            )
-        ),
-    ],
-)
-
-
-MessageId = TypeAliasType(
-    "MessageId",
-    Annotated[str, Field(description="Unique identifier for a message within a session.")],
-)
-
-
-class ContentChunk(ProtocolModel):
-    """A streamed item of content"""
-
-    content: Annotated[
-        ContentBlock,
-        Field(
-            description="A single item of content",
-        ),
-    ]
-    message_id: Annotated[
-        MessageId | None,
-        Field(
-            alias="messageId",
-            description="A unique identifier for the message this chunk belongs to.\n\nAll chunks belonging to the same message share the same `messageId`.\nA change in `messageId` indicates a new message has started.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionUpdateUserMessageChunk(ContentChunk):
-    """A chunk of the user's message being streamed."""
-
-    session_update: Annotated[
-        Literal["user_message_chunk"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "user_message_chunk"
-
-
-class SessionUpdateAgentMessageChunk(ContentChunk):
-    """A chunk of the agent's response being streamed."""
-
-    session_update: Annotated[
-        Literal["agent_message_chunk"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "agent_message_chunk"
-
-
-class SessionUpdateAgentThoughtChunk(ContentChunk):
-    """A chunk of the agent's internal reasoning being streamed."""
-
-    session_update: Annotated[
-        Literal["agent_thought_chunk"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "agent_thought_chunk"
-
-
-ToolCallId = TypeAliasType(
-    "ToolCallId",
-    Annotated[str, Field(description="Unique identifier for a tool call within a session.")],
-)
-
-
-ToolKind = TypeAliasType(
-    "ToolKind",
-    Annotated[
-        Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"],
-        Field(description="Categories of tools that can be invoked.\n\nTool kinds help clients choose appropriate icons and optimize how they\ndisplay tool execution progress.\n\nSee protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-calls#creating)"),
-    ],
-)
-
-
-ToolCallStatus = TypeAliasType(
-    "ToolCallStatus",
-    Annotated[
-        Literal["pending", "in_progress", "completed", "failed"],
-        Field(description="Execution status of a tool call.\n\nTool calls progress through different statuses during their lifecycle.\n\nSee protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/tool-calls#status)"),
-    ],
-)
-
-
-class Content(ProtocolModel):
-    """Standard content block (text, images, resources)."""
-
-    content: Annotated[
-        ContentBlock,
-        Field(
-            description="The actual content block.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ToolCallContentContent(Content):
-    """Standard content block (text, images, resources)."""
-
-    type: Literal["content"] = "content"
-
-
-class Diff(ProtocolModel):
-    """A diff representing file modifications.
-
-    Shows changes to files in a format suitable for display in the client UI.
-
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
-    """
-
-    path: Annotated[
-        str,
-        Field(
-            description="The absolute file path being modified.",
-        ),
-    ]
-    old_text: Annotated[
-        str | None,
-        Field(
-            alias="oldText",
-            description="The original content (omitted or `null` for new files).",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    new_text: Annotated[
-        str,
-        Field(
-            alias="newText",
-            description="The new content after modification.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ToolCallContentDiff(Diff):
-    """File modification shown as a diff."""
-
-    type: Literal["diff"] = "diff"
-
-
-TerminalId = TypeAliasType(
-    "TerminalId",
-    Annotated[str, Field(description="Typed identifier used for terminal values on the wire.")],
-)
-
-
-class Terminal(ProtocolModel):
-    """Embed a terminal created with `terminal/create` by its id.
-
-    The terminal must be added before calling `terminal/release`.
-
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
-    """
-
-    terminal_id: Annotated[
-        TerminalId,
-        Field(
-            alias="terminalId",
-            description="Identifier of the terminal instance to embed in the content stream.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ToolCallContentTerminal(Terminal):
-    """Embed a terminal created with `terminal/create` by its id.
-
-    The terminal must be added before calling `terminal/release`.
-
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
-    """
-
-    type: Literal["terminal"] = "terminal"
-
-
-class UnknownToolCallContent(ProtocolModel):
-    """A `ToolCallContent` variant this schema does not know (a newer peer's); every field is kept."""
-
-    type: str
-
-
-ToolCallContent = TypeAliasType(
-    "ToolCallContent",
-    Annotated[
-        Annotated[ToolCallContentContent, Tag("content")] |
-        Annotated[ToolCallContentDiff, Tag("diff")] |
-        Annotated[ToolCallContentTerminal, Tag("terminal")] |
-        Annotated[UnknownToolCallContent, Tag(UNKNOWN_VARIANT)],
-        Field(description="Content produced by a tool call.\n\nTool calls can produce different types of content including\nstandard content blocks (text, images) or file diffs.\n\nSee protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)"),
-        Discriminator(
-            open_discriminator(
-                "type",
-                "type",
-                frozenset(
-                    {
-                        "content",
-                        "diff",
-                        "terminal",
-                    }
-                ),
-                has_default=False,
-            )
-        ),
-    ],
-)
-
-
-class ToolCallLocation(ProtocolModel):
-    """A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/tool-calls#following-the-agent)
-    """
-
-    path: Annotated[
-        str,
-        Field(
-            description="The absolute file path being accessed or modified.",
-        ),
-    ]
-    line: Annotated[
-        Annotated[int, Field(ge=0)] | None,
-        Field(
-            description="Optional 1-based line number within the file.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ToolCall(ProtocolModel):
-    """Represents a tool call that the language model has requested.
-
-    Tool calls are actions that the agent executes on behalf of the language model,
-    such as reading files, executing code, or fetching data from external sources.
-
-    See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v1/tool-calls)
-    """
-
-    tool_call_id: Annotated[
-        ToolCallId,
-        Field(
-            alias="toolCallId",
-            description="Unique identifier for this tool call within the session.",
-        ),
-    ]
-    title: Annotated[
-        str,
-        Field(
-            description="Human-readable title describing what the tool is doing.",
-        ),
-    ]
-    name: Annotated[
-        str | None,
-        Field(
-            description="Programmatic name of the tool being invoked.\n\nThis field is optional. Omitting it or sending `null` both mean that no\ntool name is available.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    kind: Annotated[
-        ToolKind | None,
-        Field(
-            description="The category of tool being invoked.\nHelps clients choose appropriate icons and UI treatment.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    status: Annotated[
-        ToolCallStatus | None,
-        Field(
-            description="Current execution status of the tool call.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    content: Annotated[
-        list[ToolCallContent] | None,
-        Field(
-            description="Content produced by the tool call.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ] = None
-    locations: Annotated[
-        list[ToolCallLocation] | None,
-        Field(
-            description="File locations affected by this tool call.\nEnables \"follow-along\" features in clients.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ] = None
-    raw_input: Annotated[
-        Any | None,
-        Field(
-            alias="rawInput",
-            description="Raw input parameters sent to the tool.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    raw_output: Annotated[
-        Any | None,
-        Field(
-            alias="rawOutput",
-            description="Raw output returned by the tool.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionUpdateToolCall(ToolCall):
-    """Notification that a new tool call has been initiated."""
-
-    session_update: Annotated[
-        Literal["tool_call"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "tool_call"
-
-
-class ToolCallUpdate(ProtocolModel):
-    """An update to an existing tool call.
-
-    Used to report progress and results as tools execute. All fields except
-    the tool call ID are optional - only changed fields need to be included.
-
-    See protocol docs: [Updating](https://agentclientprotocol.com/protocol/v1/tool-calls#updating)
-    """
-
-    tool_call_id: Annotated[
-        ToolCallId,
-        Field(
-            alias="toolCallId",
-            description="The ID of the tool call being updated.",
-        ),
-    ]
-    kind: Annotated[
-        ToolKind | None,
-        Field(
-            description="Update the tool kind.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    status: Annotated[
-        ToolCallStatus | None,
-        Field(
-            description="Update the execution status.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    title: Annotated[
-        str | None,
-        Field(
-            description="Update the human-readable title.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    name: Annotated[
-        str | None,
-        Field(
-            description="Update the programmatic name of the tool being invoked.\n\nThis field is optional. Omitting it or sending `null` both mean that\nthe existing name is left unchanged.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    content: Annotated[
-        list[ToolCallContent] | None,
-        Field(
-            description="Replace the content collection.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ] = None
-    locations: Annotated[
-        list[ToolCallLocation] | None,
-        Field(
-            description="Replace the locations collection.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ] = None
-    raw_input: Annotated[
-        Any | None,
-        Field(
-            alias="rawInput",
-            description="Update the raw input.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    raw_output: Annotated[
-        Any | None,
-        Field(
-            alias="rawOutput",
-            description="Update the raw output.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionUpdateToolCallUpdate(ToolCallUpdate):
-    """Update on the status or results of a tool call."""
-
-    session_update: Annotated[
-        Literal["tool_call_update"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "tool_call_update"
-
-
-PlanEntryPriority = TypeAliasType(
-    "PlanEntryPriority",
-    Annotated[
-        Literal["high", "medium", "low"],
-        Field(description="Priority levels for plan entries.\n\nUsed to indicate the relative importance or urgency of different\ntasks in the execution plan.\nSee protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)"),
-    ],
-)
-
-
-PlanEntryStatus = TypeAliasType(
-    "PlanEntryStatus",
-    Annotated[
-        Literal["pending", "in_progress", "completed"],
-        Field(description="Status of a plan entry in the execution flow.\n\nTracks the lifecycle of each task from planning through completion.\nSee protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)"),
-    ],
-)
-
-
-class PlanEntry(ProtocolModel):
-    """A single entry in the execution plan.
-
-    Represents a task or goal that the assistant intends to accomplish
-    as part of fulfilling the user's request.
-    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
-    """
-
-    content: Annotated[
-        str,
-        Field(
-            description="Human-readable description of what this task aims to accomplish.",
-        ),
-    ]
-    priority: Annotated[
-        PlanEntryPriority,
-        Field(
-            description="The relative importance of this task.\nUsed to indicate which tasks are most critical to the overall goal.",
-        ),
-    ]
-    status: Annotated[
-        PlanEntryStatus,
-        Field(
-            description="Current execution status of this task.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class Plan(ProtocolModel):
-    """An execution plan for accomplishing complex tasks.
-
-    Plans consist of multiple entries representing individual tasks or goals.
-    Agents report plans to clients to provide visibility into their execution strategy.
-    Plans can evolve during execution as the agent discovers new requirements or completes tasks.
-
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
-    """
-
-    entries: Annotated[
-        list[PlanEntry],
-        Field(
-            description="The list of tasks to be accomplished.\n\nWhen updating a plan, the agent must send a complete list of all entries\nwith their current status. The client replaces the entire plan with each update.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionUpdatePlan(Plan):
-    """The agent's execution plan for complex tasks.
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
-    """
-
-    session_update: Annotated[
-        Literal["plan"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "plan"
-
-
-class UnstructuredCommandInput(ProtocolModel):
-    """All text that was typed after the command name is provided as input."""
-
-    hint: Annotated[
-        str,
-        Field(
-            description="A hint to display when the input hasn't been provided yet",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-AvailableCommandInput = TypeAliasType(
-    "AvailableCommandInput",
-    Annotated[UnstructuredCommandInput, Field(description="The input specification for a command.")],
-)
-
-
-class AvailableCommand(ProtocolModel):
-    """Information about a command."""
-
-    name: Annotated[
-        str,
-        Field(
-            description="Command name (e.g., `create_plan`, `research_codebase`).",
-        ),
-    ]
-    description: Annotated[
-        str,
-        Field(
-            description="Human-readable description of what the command does.",
-        ),
-    ]
-    input: Annotated[
-        AvailableCommandInput | None,
-        Field(
-            description="Input for the command if required",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class AvailableCommandsUpdate(ProtocolModel):
-    """Available commands are ready or have changed"""
-
-    available_commands: Annotated[
-        list[AvailableCommand],
-        Field(
-            alias="availableCommands",
-            description="Commands the agent can execute",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionUpdateAvailableCommandsUpdate(AvailableCommandsUpdate):
-    """Available commands are ready or have changed"""
-
-    session_update: Annotated[
-        Literal["available_commands_update"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "available_commands_update"
-
-
-SessionModeId = TypeAliasType(
-    "SessionModeId",
-    Annotated[str, Field(description="Unique identifier for a Session Mode.")],
-)
-
-
-class CurrentModeUpdate(ProtocolModel):
-    """The current mode of the session has changed
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-
-    current_mode_id: Annotated[
-        SessionModeId,
-        Field(
-            alias="currentModeId",
-            description="The ID of the current mode",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionUpdateCurrentModeUpdate(CurrentModeUpdate):
-    """The current mode of the session has changed
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-
-    session_update: Annotated[
-        Literal["current_mode_update"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "current_mode_update"
-
-
-SessionConfigValueId = TypeAliasType(
-    "SessionConfigValueId",
-    Annotated[str, Field(description="Unique identifier for a session configuration option value.")],
-)
-
-
-class SessionConfigSelectOption(ProtocolModel):
-    """A possible value for a session configuration option."""
-
-    value: Annotated[
-        SessionConfigValueId,
-        Field(
-            description="Unique identifier for this option value.",
-        ),
-    ]
-    name: Annotated[
-        str,
-        Field(
-            description="Human-readable label for this option value.",
-        ),
-    ]
-    description: Annotated[
-        str | None,
-        Field(
-            description="Optional description for this option value.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-SessionConfigGroupId = TypeAliasType(
-    "SessionConfigGroupId",
-    Annotated[str, Field(description="Unique identifier for a session configuration option value group.")],
-)
-
-
-class SessionConfigSelectGroup(ProtocolModel):
-    """A group of possible values for a session configuration option."""
-
-    group: Annotated[
-        SessionConfigGroupId,
-        Field(
-            description="Unique identifier for this group.",
-        ),
-    ]
-    name: Annotated[
-        str,
-        Field(
-            description="Human-readable label for this group.",
-        ),
-    ]
-    options: Annotated[
-        list[SessionConfigSelectOption],
-        Field(
-            description="The set of option values in this group.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-SessionConfigSelectOptions = TypeAliasType(
-    "SessionConfigSelectOptions",
-    Annotated[list[SessionConfigSelectOption] | list[SessionConfigSelectGroup], Field(description="Possible values for a session configuration option.")],
-)
-
-
-class SessionConfigSelect(ProtocolModel):
-    """A single-value selector (dropdown) session configuration option payload."""
-
-    current_value: Annotated[
-        SessionConfigValueId,
-        Field(
-            alias="currentValue",
-            description="The currently selected value.",
-        ),
-    ]
-    options: Annotated[
-        SessionConfigSelectOptions,
-        Field(
-            description="The set of selectable options.",
-        ),
-    ]
-
-
-SessionConfigId = TypeAliasType(
-    "SessionConfigId",
-    Annotated[str, Field(description="Unique identifier for a session configuration option.")],
-)
-
-
-SessionConfigOptionCategory = TypeAliasType(
-    "SessionConfigOptionCategory",
-    Annotated[
-        Literal["mode", "model", "model_config", "thought_level"] | str,
-        Field(description="Semantic category for a session configuration option.\n\nThis is intended to help Clients distinguish broadly common selectors (e.g. model selector vs\nsession mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,\nplacement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown\ncategories gracefully.\n\nCategory names beginning with `_` are free for custom use, like other ACP extension methods.\nCategory names that do not begin with `_` are reserved for the ACP spec."),
-    ],
-)
-
-
-class SessionConfigOptionSelect(SessionConfigSelect):
-    """Single-value selector (dropdown)."""
-
-    id: Annotated[
-        SessionConfigId,
-        Field(
-            description="Unique identifier for the configuration option.",
-        ),
-    ]
-    name: Annotated[
-        str,
-        Field(
-            description="Human-readable label for the option.",
-        ),
-    ]
-    description: Annotated[
-        str | None,
-        Field(
-            description="Optional description for the Client to display to the user.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    category: Annotated[
-        SessionConfigOptionCategory | None,
-        Field(
-            description="Optional semantic category for this option (UX only).",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    type: Literal["select"] = "select"
-
-
-class SessionConfigBoolean(ProtocolModel):
-    """A boolean on/off toggle session configuration option payload."""
-
-    current_value: Annotated[
-        bool,
-        Field(
-            alias="currentValue",
-            description="The current value of the boolean option.",
-        ),
-    ]
-
-
-class SessionConfigOptionBoolean(SessionConfigBoolean):
-    """Boolean on/off toggle."""
-
-    id: Annotated[
-        SessionConfigId,
-        Field(
-            description="Unique identifier for the configuration option.",
-        ),
-    ]
-    name: Annotated[
-        str,
-        Field(
-            description="Human-readable label for the option.",
-        ),
-    ]
-    description: Annotated[
-        str | None,
-        Field(
-            description="Optional description for the Client to display to the user.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    category: Annotated[
-        SessionConfigOptionCategory | None,
-        Field(
-            description="Optional semantic category for this option (UX only).",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    type: Literal["boolean"] = "boolean"
-
-
-class UnknownSessionConfigOption(ProtocolModel):
-    """A `SessionConfigOption` variant this schema does not know (a newer peer's); every field is kept."""
-
-    type: str
-
-
-SessionConfigOption = TypeAliasType(
-    "SessionConfigOption",
-    Annotated[
-        Annotated[SessionConfigOptionSelect, Tag("select")] |
-        Annotated[SessionConfigOptionBoolean, Tag("boolean")] |
-        Annotated[UnknownSessionConfigOption, Tag(UNKNOWN_VARIANT)],
-        Field(description="A session configuration option selector and its current state."),
-        Discriminator(
-            open_discriminator(
-                "type",
-                "type",
-                frozenset(
-                    {
-                        "select",
-                        "boolean",
-                    }
-                ),
-                has_default=False,
-            )
-        ),
-    ],
-)
-
-
-class ConfigOptionUpdate(ProtocolModel):
-    """Session configuration options have been updated."""
-
-    config_options: Annotated[
-        list[SessionConfigOption],
-        Field(
-            alias="configOptions",
-            description="The full set of configuration options and their current values.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionUpdateConfigOptionUpdate(ConfigOptionUpdate):
-    """Session configuration options have been updated."""
-
-    session_update: Annotated[
-        Literal["config_option_update"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "config_option_update"
-
-
-class SessionInfoUpdate(ProtocolModel):
-    """Update to session metadata. All fields are optional to support partial updates.
-
-    Agents send this notification to update session information like title or custom metadata.
-    Clients can use it to keep session titles and state current.
-    """
-
-    title: Annotated[
-        str | None,
-        Field(
-            description="Human-readable title for the session. Set to null to clear.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    updated_at: Annotated[
-        str | None,
-        Field(
-            alias="updatedAt",
-            description="ISO 8601 timestamp of last activity. Set to null to clear.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionUpdateSessionInfoUpdate(SessionInfoUpdate):
-    """Session metadata has been updated (title, timestamps, custom metadata)"""
-
-    session_update: Annotated[
-        Literal["session_info_update"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "session_info_update"
-
-
-class Cost(ProtocolModel):
-    """Cost information for a session."""
-
-    amount: Annotated[
-        float,
-        Field(
-            description="Total cumulative cost for session.",
-        ),
-    ]
-    currency: Annotated[
-        str,
-        Field(
-            description="Unit of `amount`: an ISO 4217 currency code (e.g., \"USD\", \"EUR\") for money, or another\nunit such as \"credits\".",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class UsageUpdate(ProtocolModel):
-    """Context window and cost update for a session."""
-
-    used: Annotated[
-        Annotated[int, Field(ge=0)],
-        Field(
-            description="Tokens currently in context.",
-        ),
-    ]
-    size: Annotated[
-        Annotated[int, Field(ge=0)],
-        Field(
-            description="Total context window size in tokens.",
-        ),
-    ]
-    cost: Annotated[
-        Cost | None,
-        Field(
-            description="Cumulative session cost (optional).",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionUpdateUsageUpdate(UsageUpdate):
-    """Context window and cost update for the session."""
-
-    session_update: Annotated[
-        Literal["usage_update"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "usage_update"
-
-
-NoticeSeverity = TypeAliasType(
-    "NoticeSeverity",
-    Annotated[
-        Literal["info", "warning", "error"] | str,
-        Field(description="Severity hint for a session notice."),
-    ],
-)
-
-
-class Notice(ProtocolModel):
-    """Fire-and-forget information for the user.
-
-    Notices are live events rather than session history. Agents must not rely on
-    a notice being received, displayed, or seen by the user.
-    Agents MUST only send notices when the Client advertised
-    the `session.notices` Client capability. Otherwise, Agents may use an agent
-    message when the information should still be surfaced to the user.
-
-    See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
-    """
-
-    severity: Annotated[
-        NoticeSeverity,
-        Field(
-            description="Presentation severity hint.",
-        ),
-    ]
-    title: Annotated[
-        Annotated[str, Field(min_length=1)],
-        Field(
-            description="Required non-empty plain-text title that can stand alone.",
-        ),
-    ]
-    description: Annotated[
-        str | None,
-        Field(
-            description="Optional plain-text detail or guidance.\n\nOmitted and `null` are equivalent and mean no description was supplied.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="Metadata scoped to this notice.\n\nOmitted and `null` are equivalent and mean no metadata was supplied.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionUpdateNotice(Notice):
-    """Information for the user that is not part of session history.
-
-    Agents MUST only send this update when the Client advertised
-    the `session.notices` Client capability.
-    """
-
-    session_update: Annotated[
-        Literal["notice"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "notice"
-
-
-CompactionId = TypeAliasType(
-    "CompactionId",
-    Annotated[str, Field(description="Unique identifier for a context compaction within a session.")],
-)
-
-
-CompactionStatus = TypeAliasType(
-    "CompactionStatus",
-    Annotated[
-        Literal["in_progress", "completed", "failed", "cancelled"] | str,
-        Field(description="Lifecycle state of a context compaction."),
-    ],
-)
-
-
-class CompactionUpdate(ProtocolModel):
-    """A context compaction upsert. The first notification fixes the compaction's
-    timeline position. Later updates with the same ID patch that entity in place.
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
-
-    `summary`, `error`, and `_meta` have patch semantics: omission leaves the
-    stored value unchanged, `null` clears it, and a concrete value replaces it.
-    `summary: []` also clears the summary.
-    """
-
-    compaction_id: Annotated[
-        CompactionId,
-        Field(
-            alias="compactionId",
-            description="The Agent-owned ID of this compaction, unique within the session.",
-        ),
-    ]
-    status: Annotated[
-        CompactionStatus,
-        Field(
-            description="Current lifecycle status.",
-        ),
-    ]
-    summary: Annotated[
-        list[ContentBlock] | None,
-        Field(
-            description="Complete replacement user-displayable summary content for the compaction.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ] = None
-    error: Annotated[
-        str | None,
-        Field(
-            description="Human-readable error details for the compaction.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="Extensible metadata patch for this compaction.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionUpdateCompactionUpdate(CompactionUpdate):
-    """A context compaction has been created or updated.
-
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
-    """
-
-    session_update: Annotated[
-        Literal["compaction_update"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "compaction_update"
-
-
-class CompactionSummaryChunk(ProtocolModel):
-    """A content block appended to a compaction's summary. A first-seen ID creates
-    an in-progress compaction. Chunks append in receive order.
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
-    """
-
-    compaction_id: Annotated[
-        CompactionId,
-        Field(
-            alias="compactionId",
-            description="ID of the compaction whose summary receives this content.",
-        ),
-    ]
-    content: Annotated[
-        ContentBlock,
-        Field(
-            description="One content block to append.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="Metadata scoped to this chunk. Omission and `null` both mean absent.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionUpdateCompactionSummaryChunk(CompactionSummaryChunk):
-    """A content block appended to a context compaction's retained summary.
-
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
-    """
-
-    session_update: Annotated[
-        Literal["compaction_summary_chunk"],
-        Field(
-            alias="sessionUpdate",
-        ),
-    ] = "compaction_summary_chunk"
-
-
-class UnknownSessionUpdate(ProtocolModel):
-    """A `SessionUpdate` variant this schema does not know (a newer peer's); every field is kept."""
-
-    session_update: Annotated[
-        str,
-        Field(
-            alias="sessionUpdate",
-        ),
-    ]
-
-
-SessionUpdate = TypeAliasType(
-    "SessionUpdate",
-    Annotated[
-        Annotated[SessionUpdateUserMessageChunk, Tag("user_message_chunk")] |
-        Annotated[SessionUpdateAgentMessageChunk, Tag("agent_message_chunk")] |
-        Annotated[SessionUpdateAgentThoughtChunk, Tag("agent_thought_chunk")] |
-        Annotated[SessionUpdateToolCall, Tag("tool_call")] |
-        Annotated[SessionUpdateToolCallUpdate, Tag("tool_call_update")] |
-        Annotated[SessionUpdatePlan, Tag("plan")] |
-        Annotated[SessionUpdateAvailableCommandsUpdate, Tag("available_commands_update")] |
-        Annotated[SessionUpdateCurrentModeUpdate, Tag("current_mode_update")] |
-        Annotated[SessionUpdateConfigOptionUpdate, Tag("config_option_update")] |
-        Annotated[SessionUpdateSessionInfoUpdate, Tag("session_info_update")] |
-        Annotated[SessionUpdateUsageUpdate, Tag("usage_update")] |
-        Annotated[SessionUpdateNotice, Tag("notice")] |
-        Annotated[SessionUpdateCompactionUpdate, Tag("compaction_update")] |
-        Annotated[SessionUpdateCompactionSummaryChunk, Tag("compaction_summary_chunk")] |
-        Annotated[UnknownSessionUpdate, Tag(UNKNOWN_VARIANT)],
-        Field(description="Different types of updates that can be sent during session processing.\n\nThese updates provide real-time feedback about the agent's progress.\n\nSee protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)"),
-        Discriminator(
-            open_discriminator(
-                "sessionUpdate",
-                "session_update",
-                frozenset(
-                    {
-                        "user_message_chunk",
-                        "agent_message_chunk",
-                        "agent_thought_chunk",
-                        "tool_call",
-                        "tool_call_update",
-                        "plan",
-                        "available_commands_update",
-                        "current_mode_update",
-                        "config_option_update",
-                        "session_info_update",
-                        "usage_update",
-                        "notice",
-                        "compaction_update",
-                        "compaction_summary_chunk",
-                    }
-                ),
-                has_default=False,
-            )
-        ),
-    ],
-)
-
-
-class SessionNotification(ProtocolModel):
-    """Notification containing a session update from the agent.
-
-    Used to stream real-time progress and results during prompt processing.
-
-    See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)
-    """
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The ID of the session this update pertains to.",
-        ),
-    ]
-    update: Annotated[
-        SessionUpdate,
-        Field(
-            description="The actual update content.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-ElicitationId = TypeAliasType(
-    "ElicitationId",
-    Annotated[str, Field(description="Unique identifier for an elicitation.")],
-)
-
-
-class CompleteElicitationNotification(ProtocolModel):
-    """Notification sent by the agent when a URL-based elicitation is complete."""
-
-    elicitation_id: Annotated[
-        ElicitationId,
-        Field(
-            alias="elicitationId",
-            description="The ID of the elicitation that completed.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-ExtNotification = TypeAliasType(
-    "ExtNotification",
-    Annotated[Any, Field(description="Allows either side to send an arbitrary notification that is not part of the ACP spec.\nExtension notifications provide a way to send one-way messages for custom functionality\nwhile maintaining protocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)")],
-)
-
-
-class AgentNotification(ProtocolModel):
-    """A JSON-RPC notification object."""
-
-    method: Annotated[
-        str,
-        Field(
-            description="The notification method name.",
-        ),
-    ]
-    params: Annotated[
-        SessionNotification | CompleteElicitationNotification | ExtNotification | None,
-        Field(
-            description="Method-specific notification parameters.",
-        ),
-    ] = None
-
-
-RequestId = TypeAliasType(
-    "RequestId",
-    Annotated[int | str | None, Field(description="JSON RPC Request Id\n\nAn identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]\n\nThe Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.\n\n\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.\n\n\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.")],
-)
-
-
-class WriteTextFileRequest(ProtocolModel):
-    """Request to write content to a text file.
-
-    Only available if the client supports the `fs.writeTextFile` capability.
-    """
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The session ID for this request.",
-        ),
-    ]
-    path: Annotated[
-        str,
-        Field(
-            description="Absolute path to the file to write.",
-        ),
-    ]
-    content: Annotated[
-        str,
-        Field(
-            description="The text content to write to the file.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ReadTextFileRequest(ProtocolModel):
-    """Request to read content from a text file.
-
-    Only available if the client supports the `fs.readTextFile` capability.
-    """
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The session ID for this request.",
-        ),
-    ]
-    path: Annotated[
-        str,
-        Field(
-            description="Absolute path to the file to read.",
-        ),
-    ]
-    line: Annotated[
-        Annotated[int, Field(ge=0)] | None,
-        Field(
-            description="Line number to start reading from (1-based).",
-        ),
-    ] = None
-    limit: Annotated[
-        Annotated[int, Field(ge=0)] | None,
-        Field(
-            description="Maximum number of lines to read.",
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-PermissionOptionId = TypeAliasType(
-    "PermissionOptionId",
-    Annotated[str, Field(description="Unique identifier for a permission option.")],
-)
-
-
-PermissionOptionKind = TypeAliasType(
-    "PermissionOptionKind",
-    Annotated[
-        Literal["allow_once", "allow_always", "reject_once", "reject_always"],
-        Field(description="The type of permission option being presented to the user.\n\nHelps clients choose appropriate icons and UI treatment."),
-    ],
-)
-
-
-class PermissionOption(ProtocolModel):
-    """An option presented to the user when requesting permission."""
-
-    option_id: Annotated[
-        PermissionOptionId,
-        Field(
-            alias="optionId",
-            description="Unique identifier for this permission option.",
-        ),
-    ]
-    name: Annotated[
-        str,
-        Field(
-            description="Human-readable label to display to the user.",
-        ),
-    ]
-    kind: Annotated[
-        PermissionOptionKind,
-        Field(
-            description="Hint about the nature of this permission option.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class RequestPermissionRequest(ProtocolModel):
-    """Request for user permission to execute a tool call.
-
-    Sent when the agent needs authorization before performing a sensitive operation.
-
-    See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/tool-calls#requesting-permission)
-    """
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The session ID for this request.",
-        ),
-    ]
-    tool_call: Annotated[
-        ToolCallUpdate,
-        Field(
-            alias="toolCall",
-            description="Details about the tool call requiring permission.",
-        ),
-    ]
-    options: Annotated[
-        list[PermissionOption],
-        Field(
-            description="Available permission options for the user to choose from.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class EnvVariable(ProtocolModel):
-    """An environment variable to set when launching an MCP server."""
-
-    name: Annotated[
-        str,
-        Field(
-            description="The name of the environment variable.",
-        ),
-    ]
-    value: Annotated[
-        str,
-        Field(
-            description="The value to set for the environment variable.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class CreateTerminalRequest(ProtocolModel):
-    """Request to create a new terminal and execute a command."""
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The session ID for this request.",
-        ),
-    ]
-    command: Annotated[
-        str,
-        Field(
-            description="The command to execute.",
-        ),
-    ]
-    args: Annotated[
-        list[str] | None,
-        Field(
-            description="Array of command arguments.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ] = None
-    env: Annotated[
-        list[EnvVariable] | None,
-        Field(
-            description="Environment variables for the command.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ] = None
-    cwd: Annotated[
-        str | None,
-        Field(
-            description="Working directory for the command. Must be an absolute path.",
-        ),
-    ] = None
-    output_byte_limit: Annotated[
-        Annotated[int, Field(ge=0)] | None,
-        Field(
-            alias="outputByteLimit",
-            description="Maximum number of output bytes to retain.\n\nWhen the limit is exceeded, the Client truncates from the beginning of the output\nto stay within the limit.\n\nThe Client MUST ensure truncation happens at a character boundary to maintain valid\nstring output, even if this means the retained output is slightly less than the\nspecified limit.",
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class TerminalOutputRequest(ProtocolModel):
-    """Request to get the current output and status of a terminal."""
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The session ID for this request.",
-        ),
-    ]
-    terminal_id: Annotated[
-        TerminalId,
-        Field(
-            alias="terminalId",
-            description="The ID of the terminal to get output from.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ReleaseTerminalRequest(ProtocolModel):
-    """Request to release a terminal and free its resources."""
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The session ID for this request.",
-        ),
-    ]
-    terminal_id: Annotated[
-        TerminalId,
-        Field(
-            alias="terminalId",
-            description="The ID of the terminal to release.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class WaitForTerminalExitRequest(ProtocolModel):
-    """Request to wait for a terminal command to exit."""
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The session ID for this request.",
-        ),
-    ]
-    terminal_id: Annotated[
-        TerminalId,
-        Field(
-            alias="terminalId",
-            description="The ID of the terminal to wait for.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class KillTerminalRequest(ProtocolModel):
-    """Request to kill a terminal without releasing it."""
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The session ID for this request.",
-        ),
-    ]
-    terminal_id: Annotated[
-        TerminalId,
-        Field(
-            alias="terminalId",
-            description="The ID of the terminal to kill.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ElicitationSessionScope(ProtocolModel):
-    """Session-scoped elicitation, optionally tied to a specific tool call.
-
-    When `toolCallId` is set, the elicitation is tied to a specific tool call.
-    This is useful when an agent receives an elicitation from an MCP server
-    during a tool call and needs to redirect it to the user.
-    """
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The session this elicitation is tied to.",
-        ),
-    ]
-    tool_call_id: Annotated[
-        ToolCallId | None,
-        Field(
-            alias="toolCallId",
-            description="Optional tool call within the session.\n\nOptional. Omitted and `null` are equivalent and mean the elicitation is scoped to the\nsession without a specific tool call.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-ElicitationSchemaType = TypeAliasType(
-    "ElicitationSchemaType",
-    Annotated[
-        Literal["object"],
-        Field(description="Type discriminator for elicitation schemas."),
-    ],
-)
-
-
-StringFormat = TypeAliasType(
-    "StringFormat",
-    Annotated[
-        Literal["email", "uri", "date", "date-time"],
-        Field(description="String format types for string properties in elicitation schemas."),
-    ],
-)
-
-
-class EnumOption(ProtocolModel):
-    """A titled enum option with a const value, human-readable title, and optional description."""
-
-    const: Annotated[
-        str,
-        Field(
-            description="The constant value for this option.",
-        ),
-    ]
-    title: Annotated[
-        str,
-        Field(
-            description="Human-readable title for this option.",
-        ),
-    ]
-    description: Annotated[
-        str | None,
-        Field(
-            description="Human-readable description.\n\nOptional. Omitted and `null` are equivalent and mean no description is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class StringPropertySchema(ProtocolModel):
-    """Schema for string properties in an elicitation form.
-
-    When `enum` or `oneOf` is set, this represents a single-select enum
-    with `"type": "string"`.
-    """
-
-    title: Annotated[
-        str | None,
-        Field(
-            description="Optional title for the property.\n\nOptional. Omitted and `null` are equivalent and mean no title is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    description: Annotated[
-        str | None,
-        Field(
-            description="Human-readable description.\n\nOptional. Omitted and `null` are equivalent and mean no description is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    min_length: Annotated[
-        Annotated[int, Field(ge=0)] | None,
-        Field(
-            alias="minLength",
-            description="Minimum string length.\n\nOptional. Omitted and `null` are equivalent and mean there is no minimum length constraint.",
-        ),
-    ] = None
-    max_length: Annotated[
-        Annotated[int, Field(ge=0)] | None,
-        Field(
-            alias="maxLength",
-            description="Maximum string length.\n\nOptional. Omitted and `null` are equivalent and mean there is no maximum length constraint.",
-        ),
-    ] = None
-    pattern: Annotated[
-        str | None,
-        Field(
-            description="Pattern the string must match.\n\nOptional. Omitted and `null` are equivalent and mean there is no pattern constraint.",
-        ),
-    ] = None
-    format: Annotated[
-        StringFormat | None,
-        Field(
-            description="String format.\n\nOptional. Omitted and `null` are equivalent and mean there is no format constraint.",
-        ),
-    ] = None
-    default: Annotated[
-        str | None,
-        Field(
-            description="Default value.\n\nOptional. Omitted and `null` are equivalent and mean no default value is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    enum: Annotated[
-        list[str] | None,
-        Field(
-            description="Enum values for untitled single-select enums.\nOptional. Omitted and `null` are equivalent and mean no untitled single-select choices are\ndeclared by `enum`.",
-        ),
-    ] = None
-    one_of: Annotated[
-        list[EnumOption] | None,
-        Field(
-            alias="oneOf",
-            description="Titled enum options for titled single-select enums.\nOptional. Omitted and `null` are equivalent and mean no titled single-select choices are\ndeclared by `oneOf`.",
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ElicitationPropertySchemaString(StringPropertySchema):
-    """String property (or single-select enum when `enum`/`oneOf` is set)."""
-
-    type: Literal["string"] = "string"
-
-
-class NumberPropertySchema(ProtocolModel):
-    """Schema for number (floating-point) properties in an elicitation form."""
-
-    title: Annotated[
-        str | None,
-        Field(
-            description="Optional title for the property.\n\nOptional. Omitted and `null` are equivalent and mean no title is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    description: Annotated[
-        str | None,
-        Field(
-            description="Human-readable description.\n\nOptional. Omitted and `null` are equivalent and mean no description is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    minimum: Annotated[
-        float | None,
-        Field(
-            description="Minimum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.",
-        ),
-    ] = None
-    maximum: Annotated[
-        float | None,
-        Field(
-            description="Maximum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.",
-        ),
-    ] = None
-    default: Annotated[
-        float | None,
-        Field(
-            description="Default value.\n\nOptional. Omitted and `null` are equivalent and mean no default value is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ElicitationPropertySchemaNumber(NumberPropertySchema):
-    """Number (floating-point) property."""
-
-    type: Literal["number"] = "number"
-
-
-class IntegerPropertySchema(ProtocolModel):
-    """Schema for integer properties in an elicitation form."""
-
-    title: Annotated[
-        str | None,
-        Field(
-            description="Optional title for the property.\n\nOptional. Omitted and `null` are equivalent and mean no title is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    description: Annotated[
-        str | None,
-        Field(
-            description="Human-readable description.\n\nOptional. Omitted and `null` are equivalent and mean no description is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    minimum: Annotated[
-        int | None,
-        Field(
-            description="Minimum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.",
-        ),
-    ] = None
-    maximum: Annotated[
-        int | None,
-        Field(
-            description="Maximum value (inclusive).\n\nOptional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.",
-        ),
-    ] = None
-    default: Annotated[
-        int | None,
-        Field(
-            description="Default value.\n\nOptional. Omitted and `null` are equivalent and mean no default value is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ElicitationPropertySchemaInteger(IntegerPropertySchema):
-    """Integer property."""
-
-    type: Literal["integer"] = "integer"
-
-
-class BooleanPropertySchema(ProtocolModel):
-    """Schema for boolean properties in an elicitation form."""
-
-    title: Annotated[
-        str | None,
-        Field(
-            description="Optional title for the property.\n\nOptional. Omitted and `null` are equivalent and mean no title is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    description: Annotated[
-        str | None,
-        Field(
-            description="Human-readable description.\n\nOptional. Omitted and `null` are equivalent and mean no description is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    default: Annotated[
-        bool | None,
-        Field(
-            description="Default value.\n\nOptional. Omitted and `null` are equivalent and mean no default value is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ElicitationPropertySchemaBoolean(BooleanPropertySchema):
-    """Boolean property."""
-
-    type: Literal["boolean"] = "boolean"
-
-
-class StringMultiSelectItems(ProtocolModel):
-    """String item schema for multi-select enum properties."""
-
-    enum: Annotated[
-        list[str],
-        Field(
-            description="Allowed enum values.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class MultiSelectItemsString(StringMultiSelectItems):
-    """Multi-select string items with plain string values."""
-
-    type: Literal["string"] = "string"
-
-
-class UnknownMultiSelectItems(ProtocolModel):
-    """Custom or future typed multi-select items."""
-
-    type: Annotated[
-        str,
-        Field(
-            description="Custom or future multi-select item type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
-        ),
-    ]
-
-
-class TitledMultiSelectItems(ProtocolModel):
-    """Items definition for titled multi-select enum properties."""
-
-    any_of: Annotated[
-        list[EnumOption],
-        Field(
-            alias="anyOf",
-            description="Titled enum options.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-MultiSelectItems = TypeAliasType(
-    "MultiSelectItems",
-    Annotated[
-        Annotated[MultiSelectItemsString, Tag("string")] |
-        Annotated[TitledMultiSelectItems, Tag(DEFAULT_VARIANT)] |
-        Annotated[UnknownMultiSelectItems, Tag(UNKNOWN_VARIANT)],
-        Field(description="Items for a multi-select (array) property schema."),
-        Discriminator(
-            open_discriminator(
-                "type",
-                "type",
-                frozenset(
-                    {
-                        "string",
-                    }
-                ),
-                has_default=True,
-            )
-        ),
-    ],
-)
-
-
-class MultiSelectPropertySchema(ProtocolModel):
-    """Schema for multi-select (array) properties in an elicitation form."""
-
-    title: Annotated[
-        str | None,
-        Field(
-            description="Optional title for the property.\n\nOptional. Omitted and `null` are equivalent and mean no title is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    description: Annotated[
-        str | None,
-        Field(
-            description="Human-readable description.\n\nOptional. Omitted and `null` are equivalent and mean no description is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    min_items: Annotated[
-        Annotated[int, Field(ge=0)] | None,
-        Field(
-            alias="minItems",
-            description="Minimum number of items to select.\n\nOptional. Omitted and `null` are equivalent and mean there is no minimum selection count.",
-        ),
-    ] = None
-    max_items: Annotated[
-        Annotated[int, Field(ge=0)] | None,
-        Field(
-            alias="maxItems",
-            description="Maximum number of items to select.\n\nOptional. Omitted and `null` are equivalent and mean there is no maximum selection count.",
-        ),
-    ] = None
-    items: Annotated[
-        MultiSelectItems,
-        Field(
-            description="The items definition describing allowed values.",
-        ),
-    ]
-    default: Annotated[
-        list[str] | None,
-        Field(
-            description="Default selected values.\n\nOptional. Omitted and `null` are equivalent and mean no default selections are provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ElicitationPropertySchemaArray(MultiSelectPropertySchema):
-    """Multi-select array property."""
-
-    type: Literal["array"] = "array"
-
-
-class UnknownElicitationPropertySchema(ProtocolModel):
-    """Custom or future elicitation property schema.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this property schema type should preserve
-    the raw schema when storing, replaying, proxying, or forwarding
-    elicitation requests. They MUST NOT render it as a known input control.
-    """
-
-    type: Annotated[
-        str,
-        Field(
-            description="Custom or future elicitation property schema type.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
-        ),
-    ]
-
-
-ElicitationPropertySchema = TypeAliasType(
-    "ElicitationPropertySchema",
-    Annotated[
-        Annotated[ElicitationPropertySchemaString, Tag("string")] |
-        Annotated[ElicitationPropertySchemaNumber, Tag("number")] |
-        Annotated[ElicitationPropertySchemaInteger, Tag("integer")] |
-        Annotated[ElicitationPropertySchemaBoolean, Tag("boolean")] |
-        Annotated[ElicitationPropertySchemaArray, Tag("array")] |
-        Annotated[UnknownElicitationPropertySchema, Tag(UNKNOWN_VARIANT)],
-        Field(description="Property schema for elicitation form fields.\n\nEach variant corresponds to a JSON Schema `\"type\"` value.\nSingle-select enums use `type: \"string\"` with `enum` or `oneOf` set.\nMulti-select enums use `type: \"array\"`."),
-        Discriminator(
-            open_discriminator(
-                "type",
-                "type",
-                frozenset(
-                    {
-                        "string",
-                        "number",
-                        "integer",
-                        "boolean",
-                        "array",
-                    }
-                ),
-                has_default=False,
-            )
-        ),
-    ],
-)
-
-
-class ElicitationSchema(ProtocolModel):
-    """Type-safe elicitation schema for requesting structured user input.
-
-    This represents a JSON Schema object with primitive-typed properties,
-    as required by the elicitation specification.
-    """
-
-    type: Annotated[
-        ElicitationSchemaType,
-        Field(
-            description="Type discriminator. Always `\"object\"`.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = "object"
-    title: Annotated[
-        str | None,
-        Field(
-            description="Optional title for the schema.\n\nOptional. Omitted and `null` are equivalent and mean no title is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    properties: Annotated[
-        dict[str, ElicitationPropertySchema],
-        Field(
-            description="Property definitions (must be primitive types).",
-        ),
-    ] = Field(default_factory=lambda: {})
-    required: Annotated[
-        list[str] | None,
-        Field(
-            description="List of required property names.\n\nOptional. Omitted and `null` are equivalent and mean no property names are required.",
-        ),
-    ] = None
-    description: Annotated[
-        str | None,
-        Field(
-            description="Optional description of what this schema represents.\n\nOptional. Omitted and `null` are equivalent and mean no schema description is provided.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class CreateElicitationRequestFormSession(ElicitationSessionScope):
-    """Tied to a session, optionally to a specific tool call within that session."""
-
-    message: Annotated[
-        str,
-        Field(
-            description="A human-readable message describing what input is needed.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    mode: Literal["form"] = "form"
-    requested_schema: Annotated[
-        ElicitationSchema,
-        Field(
-            alias="requestedSchema",
-            description="A JSON Schema describing the form fields to present to the user.",
-        ),
-    ]
-
-
-class ElicitationRequestScope(ProtocolModel):
-    """Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    request_id: Annotated[
-        RequestId,
-        Field(
-            alias="requestId",
-            description="The request this elicitation is tied to.",
-        ),
-    ]
-
-
-class CreateElicitationRequestFormRequest(ElicitationRequestScope):
-    """Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    message: Annotated[
-        str,
-        Field(
-            description="A human-readable message describing what input is needed.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    mode: Literal["form"] = "form"
-    requested_schema: Annotated[
-        ElicitationSchema,
-        Field(
-            alias="requestedSchema",
-            description="A JSON Schema describing the form fields to present to the user.",
-        ),
-    ]
-
-
-CreateElicitationRequestForm = TypeAliasType(
-    "CreateElicitationRequestForm",
-    Annotated[CreateElicitationRequestFormSession | CreateElicitationRequestFormRequest, Field(description="Tied to a session, optionally to a specific tool call within that session.")],
-)
-
-
-class CreateElicitationRequestUrlSession(ElicitationSessionScope):
-    """Tied to a session, optionally to a specific tool call within that session."""
-
-    message: Annotated[
-        str,
-        Field(
-            description="A human-readable message describing what input is needed.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    mode: Literal["url"] = "url"
-    elicitation_id: Annotated[
-        ElicitationId,
-        Field(
-            alias="elicitationId",
-            description="The unique identifier for this elicitation.",
-        ),
-    ]
-    url: Annotated[
-        str,
-        Field(
-            description="The URL to direct the user to.",
-        ),
-    ]
-
-
-class CreateElicitationRequestUrlRequest(ElicitationRequestScope):
-    """Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    message: Annotated[
-        str,
-        Field(
-            description="A human-readable message describing what input is needed.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    mode: Literal["url"] = "url"
-    elicitation_id: Annotated[
-        ElicitationId,
-        Field(
-            alias="elicitationId",
-            description="The unique identifier for this elicitation.",
-        ),
-    ]
-    url: Annotated[
-        str,
-        Field(
-            description="The URL to direct the user to.",
-        ),
-    ]
-
-
-CreateElicitationRequestUrl = TypeAliasType(
-    "CreateElicitationRequestUrl",
-    Annotated[CreateElicitationRequestUrlSession | CreateElicitationRequestUrlRequest, Field(description="Tied to a session, optionally to a specific tool call within that session.")],
-)
-
-
-class UnknownCreateElicitationRequest(ProtocolModel):
-    """Tied to a session, optionally to a specific tool call within that session."""
-
-    message: Annotated[
-        str,
-        Field(
-            description="A human-readable message describing what input is needed.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    mode: Annotated[
-        str,
-        Field(
-            description="Custom or future elicitation mode.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
-        ),
-    ]
-
-
-CreateElicitationRequest = TypeAliasType(
-    "CreateElicitationRequest",
-    Annotated[
-        Annotated[CreateElicitationRequestForm, Tag("form")] |
-        Annotated[CreateElicitationRequestUrl, Tag("url")] |
-        Annotated[UnknownCreateElicitationRequest, Tag(UNKNOWN_VARIANT)],
-        Field(description="Request from the agent to elicit structured user input.\n\nThe agent sends this to the client to request information from the user,\neither via a form or by directing them to a URL.\nElicitations are tied to a session (optionally a tool call) or a request."),
-        Discriminator(
-            open_discriminator(
-                "mode",
-                "mode",
-                frozenset(
-                    {
-                        "form",
-                        "url",
-                    }
-                ),
-                has_default=False,
-            )
-        ),
-    ],
-)
-
-
-ExtRequest = TypeAliasType(
-    "ExtRequest",
-    Annotated[Any, Field(description="Allows for sending an arbitrary request that is not part of the ACP spec.\nExtension methods provide a way to add custom functionality while maintaining\nprotocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)")],
-)
-
-
-class AgentRequest(ProtocolModel):
-    """A JSON-RPC request object."""
-
-    id: Annotated[
-        RequestId,
-        Field(
-            description="The request id used to correlate the matching response.",
-        ),
-    ]
-    method: Annotated[
-        str,
-        Field(
-            description="The method name to invoke.",
-        ),
-    ]
-    params: Annotated[
-        WriteTextFileRequest | ReadTextFileRequest | RequestPermissionRequest | CreateTerminalRequest | TerminalOutputRequest | ReleaseTerminalRequest | WaitForTerminalExitRequest | KillTerminalRequest | CreateElicitationRequest | ExtRequest | None,
-        Field(
-            description="Method-specific request parameters.",
-        ),
-    ] = None
-
-
-ProtocolVersion = TypeAliasType(
-    "ProtocolVersion",
-    Annotated[Annotated[int, Field(ge=0, le=65535)], Field(description="Protocol version identifier.\n\nThis version is only bumped for breaking changes.\nNon-breaking changes should be introduced via capabilities.")],
-)
-
-
-AuthMethodId = TypeAliasType(
-    "AuthMethodId",
-    Annotated[str, Field(description="Typed identifier used for auth method values on the wire.")],
-)
-
-
-class AuthMethodTerminal(ProtocolModel):
-    """Terminal-based authentication method.
-
-    The client runs the configured agent program as a separate interactive
-    process for the user to authenticate via a TUI. Agents MUST advertise this
-    method only when the client enabled its terminal authentication capability.
-    A zero exit status signals success. Any other termination signals failure.
-    The client MUST NOT pass this method to `authenticate`.
-    """
-
-    id: Annotated[
-        AuthMethodId,
-        Field(
-            description="Unique identifier for this authentication method.",
-        ),
-    ]
-    name: Annotated[
-        str,
-        Field(
-            description="Human-readable name of the authentication method.",
-        ),
-    ]
-    description: Annotated[
-        str | None,
-        Field(
-            description="Optional human-readable description of this authentication method.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    args: Annotated[
-        list[str] | None,
-        Field(
-            description="Additional arguments to append to the configured agent invocation for terminal auth.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ] = None
-    env: Annotated[
-        dict[str, str] | None,
-        Field(
-            description="Additional environment variables to set on the configured agent invocation for terminal auth.\nThese values override same-named variables in the base launch configuration.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class TerminalAuthMethod(AuthMethodTerminal):
-    """Client runs the configured agent program as a separate interactive
-    process, without passing this method to `authenticate`.
-    """
-
-    type: Literal["terminal"] = "terminal"
-
-
-class UnknownAuthMethod(ProtocolModel):
-    """A `AuthMethod` variant this schema does not know (a newer peer's); every field is kept."""
-
-    type: str
-
-
-class AuthMethodAgent(ProtocolModel):
-    """Agent handles authentication itself through `authenticate`.
-
-    This is the default authentication method type.
-    """
-
-    id: Annotated[
-        AuthMethodId,
-        Field(
-            description="Unique identifier for this authentication method.",
-        ),
-    ]
-    name: Annotated[
-        str,
-        Field(
-            description="Human-readable name of the authentication method.",
-        ),
-    ]
-    description: Annotated[
-        str | None,
-        Field(
-            description="Optional human-readable description of this authentication method.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-AuthMethod = TypeAliasType(
-    "AuthMethod",
-    Annotated[
-        Annotated[TerminalAuthMethod, Tag("terminal")] |
-        Annotated[AuthMethodAgent, Tag(DEFAULT_VARIANT)] |
-        Annotated[UnknownAuthMethod, Tag(UNKNOWN_VARIANT)],
-        Field(description="Describes an available authentication method.\n\nThe `type` field acts as the discriminator in the serialized JSON form.\nWhen no `type` is present, the method is treated as `agent`."),
-        Discriminator(
-            open_discriminator(
-                "type",
-                "type",
-                frozenset(
-                    {
-                        "terminal",
-                    }
-                ),
-                has_default=True,
-            )
-        ),
-    ],
-)
-
-
-class Implementation(ProtocolModel):
-    """Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
-    """
-
-    name: Annotated[
-        str,
-        Field(
-            description="Intended for programmatic or logical use, but can be used as a display\nname fallback if title isn't present.",
-        ),
-    ]
-    title: Annotated[
-        str | None,
-        Field(
-            description="Intended for UI and end-user contexts and optimized to be human-readable\nand easily understood.\n\nIf not provided, the name should be used for display.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    version: Annotated[
-        str,
-        Field(
-            description="Version of the implementation. Can be displayed to the user or used\nfor debugging or metrics purposes. (e.g. \"1.0.0\").",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class InitializeResponse(ProtocolModel):
-    """Response to the `initialize` method.
-
-    Contains the negotiated protocol version and agent capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
-    """
-
-    protocol_version: Annotated[
-        ProtocolVersion,
-        Field(
-            alias="protocolVersion",
-            description="The protocol version the client specified if supported by the agent,\nor the latest protocol version supported by the agent.\n\nThe client should disconnect, if it doesn't support this version.",
-        ),
-    ]
-    agent_capabilities: Annotated[
-        AgentCapabilities,
-        Field(
-            alias="agentCapabilities",
-            description="Capabilities supported by the agent.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = Field(default_factory=lambda: AgentCapabilities.model_validate({"loadSession": False, "promptCapabilities": {"image": False, "audio": False, "embeddedContext": False}, "mcpCapabilities": {"http": False, "sse": False}, "sessionCapabilities": {}, "auth": {}}))
-    auth_methods: Annotated[
-        list[AuthMethod],
-        Field(
-            alias="authMethods",
-            description="Authentication methods supported by the agent.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ] = Field(default_factory=lambda: [])
-    agent_info: Annotated[
-        Implementation | None,
-        Field(
-            alias="agentInfo",
-            description="Information about the Agent name and version sent to the Client.\n\nNote: in future versions of the protocol, this will be required.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class AuthenticateResponse(ProtocolModel):
-    """Response to the `authenticate` method."""
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class LogoutResponse(ProtocolModel):
-    """Response to the `logout` method."""
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionMode(ProtocolModel):
-    """A mode the agent can operate in.
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-
-    id: Annotated[
-        SessionModeId,
-        Field(
-            description="Stable identifier used to refer to this protocol object in later messages.",
-        ),
-    ]
-    name: Annotated[
-        str,
-        Field(
-            description="Human-readable name shown for this protocol object.",
-        ),
-    ]
-    description: Annotated[
-        str | None,
-        Field(
-            description="Optional human-readable details shown with this protocol object.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionModeState(ProtocolModel):
-    """The set of modes and the one currently active."""
-
-    current_mode_id: Annotated[
-        SessionModeId,
-        Field(
-            alias="currentModeId",
-            description="The current mode the Agent is in.",
-        ),
-    ]
-    available_modes: Annotated[
-        list[SessionMode],
-        Field(
-            alias="availableModes",
-            description="The set of modes that the Agent can operate in",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class NewSessionResponse(ProtocolModel):
-    """Response from creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
-    """
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="Unique identifier for the created session.\n\nUsed in all subsequent requests for this conversation.",
-        ),
-    ]
-    modes: Annotated[
-        SessionModeState | None,
-        Field(
-            description="Initial mode state if supported by the Agent\n\nSee protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    config_options: Annotated[
-        list[SessionConfigOption] | None,
-        Field(
-            alias="configOptions",
-            description="Initial session configuration options if supported by the Agent.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class LoadSessionResponse(ProtocolModel):
-    """Response from loading an existing session."""
-
-    modes: Annotated[
-        SessionModeState | None,
-        Field(
-            description="Initial mode state if supported by the Agent\n\nSee protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    config_options: Annotated[
-        list[SessionConfigOption] | None,
-        Field(
-            alias="configOptions",
-            description="Initial session configuration options if supported by the Agent.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SessionInfo(ProtocolModel):
-    """Information about a session returned by session/list"""
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="Unique identifier for the session",
-        ),
-    ]
-    cwd: Annotated[
-        str,
-        Field(
-            description="The working directory for this session. Must be an absolute path.",
-        ),
-    ]
-    additional_directories: Annotated[
-        list[str] | None,
-        Field(
-            alias="additionalDirectories",
-            description="Additional workspace roots reported for this session. Each path must be absolute.\n\nWhen present, this is the complete ordered additional-root list reported\nby the Agent. Omitted and empty values are equivalent: the response\nreports no additional roots.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ] = None
-    title: Annotated[
-        str | None,
-        Field(
-            description="Human-readable title for the session",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    updated_at: Annotated[
-        str | None,
-        Field(
-            alias="updatedAt",
-            description="ISO 8601 timestamp of last activity",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ListSessionsResponse(ProtocolModel):
-    """Response from listing sessions."""
-
-    sessions: Annotated[
-        list[SessionInfo],
-        Field(
-            description="Array of session information objects",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ]
-    next_cursor: Annotated[
-        str | None,
-        Field(
-            alias="nextCursor",
-            description="Opaque cursor token. If present, pass this in the next request's cursor parameter\nto fetch the next page. If absent, there are no more results.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class DeleteSessionResponse(ProtocolModel):
-    """Response from deleting a session."""
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ResumeSessionResponse(ProtocolModel):
-    """Response from resuming an existing session."""
-
-    modes: Annotated[
-        SessionModeState | None,
-        Field(
-            description="Initial mode state if supported by the Agent\n\nSee protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    config_options: Annotated[
-        list[SessionConfigOption] | None,
-        Field(
-            alias="configOptions",
-            description="Initial session configuration options if supported by the Agent.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class CloseSessionResponse(ProtocolModel):
-    """Response from closing a session."""
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SetSessionModeResponse(ProtocolModel):
-    """Response to `session/set_mode` method."""
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SetSessionConfigOptionResponse(ProtocolModel):
-    """Response to `session/set_config_option` method."""
-
-    config_options: Annotated[
-        list[SessionConfigOption],
-        Field(
-            alias="configOptions",
-            description="The full set of configuration options and their current values.",
-            json_schema_extra={"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True},
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-StopReason = TypeAliasType(
-    "StopReason",
-    Annotated[
-        Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"],
-        Field(description="Reasons why an agent stops processing a prompt turn.\n\nSee protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/prompt-turn#stop-reasons)"),
-    ],
-)
-
-
-class PromptResponse(ProtocolModel):
-    """Response from processing a user prompt.
-
-    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/prompt-turn#4-check-for-completion)
-    """
-
-    stop_reason: Annotated[
-        StopReason,
-        Field(
-            alias="stopReason",
-            description="Indicates why the agent stopped processing the turn.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-ExtResponse = TypeAliasType(
-    "ExtResponse",
-    Annotated[Any, Field(description="Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.\nExtension methods provide a way to add custom functionality while maintaining\nprotocol compatibility.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)")],
-)
-
-
-class AgentResponseResult(ProtocolModel):
-    """A successful JSON-RPC response."""
-
-    id: Annotated[
-        RequestId,
-        Field(
-            description="The id of the request this response answers.",
-        ),
-    ]
-    result: Annotated[
-        InitializeResponse | AuthenticateResponse | LogoutResponse | NewSessionResponse | LoadSessionResponse | ListSessionsResponse | DeleteSessionResponse | ResumeSessionResponse | CloseSessionResponse | SetSessionModeResponse | SetSessionConfigOptionResponse | PromptResponse | ExtResponse,
-        Field(
-            description="Method-specific response data.",
-        ),
-    ]
-
-
-ErrorCode = TypeAliasType(
-    "ErrorCode",
-    Annotated[
-        Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | int,
-        Field(description="Predefined error codes for common JSON-RPC and ACP-specific errors.\n\nStandard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC\nserver-error range (-32000 to -32099), and request cancellation uses -32800 from the\nrange LSP reserves (-32899 to -32800)."),
-    ],
-)
-
-
-class Error(ProtocolModel):
-    """JSON-RPC error object.
-
-    Represents an error that occurred during method execution, following the
-    JSON-RPC 2.0 error object specification with optional additional data.
-
-    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
-    """
-
-    code: Annotated[
-        ErrorCode,
-        Field(
-            description="A number indicating the error type that occurred.\nThis must be an integer as defined in the JSON-RPC specification.",
-        ),
-    ]
-    message: Annotated[
-        str,
-        Field(
-            description="A string providing a short description of the error.\nThe message should be limited to a concise single sentence.",
-        ),
-    ]
-    data: Annotated[
-        Any | None,
-        Field(
-            description="Optional primitive or structured value that contains additional information about the error.\nThis may include debugging information or context-specific details.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class AgentResponseError(ProtocolModel):
-    """A failed JSON-RPC response."""
-
-    id: Annotated[
-        RequestId,
-        Field(
-            description="The id of the request this response answers.",
-        ),
-    ]
-    error: Annotated[
-        Error,
-        Field(
-            description="Method-specific error data.",
-        ),
-    ]
-
-
-AgentResponse = TypeAliasType(
-    "AgentResponse",
-    Annotated[AgentResponseResult | AgentResponseError, Field(description="A JSON-RPC response object.")],
-)
-
-
-class AuthCapabilities(ProtocolModel):
-    """Authentication capabilities supported by the client.
-
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
-    """
-
-    terminal: Annotated[
-        bool,
-        Field(
-            description="Whether the client supports `terminal` authentication methods.\n\nThe client should set this to `true` only when it can reproduce the\nconfigured agent invocation in an interactive terminal. When `true`, the\nagent may include `terminal` entries in its authentication methods.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = False
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class AuthenticateRequest(ProtocolModel):
-    """Request parameters for the authenticate method.
-
-    Specifies which authentication method to use.
-    """
-
-    method_id: Annotated[
-        AuthMethodId,
-        Field(
-            alias="methodId",
-            description="The ID of the authentication method to use.\nMust be one of the methods advertised in the initialize response.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class BooleanConfigOptionCapabilities(ProtocolModel):
-    """Capabilities for boolean session configuration options.
-
-    Supplying `{}` means the client supports boolean session configuration options.
-    """
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class CancelNotification(ProtocolModel):
-    """Notification to cancel ongoing operations for a session.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
-    """
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The ID of the session to cancel operations for.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class CancelRequestNotification(ProtocolModel):
-    """Notification to cancel an ongoing request.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/cancellation)
-    """
-
-    request_id: Annotated[
-        RequestId,
-        Field(
-            alias="requestId",
-            description="The ID of the request to cancel.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class FileSystemCapabilities(ProtocolModel):
-    """File system capabilities that a client may support.
-
-    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/initialization#filesystem)
-    """
-
-    read_text_file: Annotated[
-        bool,
-        Field(
-            alias="readTextFile",
-            description="Whether the Client supports `fs/read_text_file` requests.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = False
-    write_text_file: Annotated[
-        bool,
-        Field(
-            alias="writeTextFile",
-            description="Whether the Client supports `fs/write_text_file` requests.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = False
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-CompactionCapabilities = TypeAliasType(
-    "CompactionCapabilities",
-    Annotated[dict[str, Any], Field(description="Client support for ID-addressed context compaction updates.")],
-)
-
-
-class SessionConfigOptionsCapabilities(ProtocolModel):
-    """Session configuration option capabilities supported by the client."""
-
-    boolean: Annotated[
-        BooleanConfigOptionCapabilities | None,
-        Field(
-            description="Whether the client supports boolean session configuration options.\n\nOptional. Omitted or `null` both mean the client does not advertise support.\nSupplying `{}` means agents may include `type: \"boolean\"` entries in\n`configOptions`, and the client may send `session/set_config_option`\nrequests with `type: \"boolean\"` and a boolean `value`.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-NoticeCapabilities = TypeAliasType(
-    "NoticeCapabilities",
-    Annotated[dict[str, Any], Field(description="Client support for presenting live notices to the user.")],
-)
-
-
-class ClientSessionCapabilities(ProtocolModel):
-    """Session-related capabilities supported by the client."""
-
-    compaction: Annotated[
-        CompactionCapabilities | None,
-        Field(
-            description="Support for ID-addressed context compaction updates. Omitted or `null`\nmeans unsupported. `{}` advertises the complete compaction contract.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    config_options: Annotated[
-        SessionConfigOptionsCapabilities | None,
-        Field(
-            alias="configOptions",
-            description="Config option capabilities supported by the client.\n\nOmitted or `null` both mean the client does not advertise support for any\nconfig option extensions.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    notices: Annotated[
-        NoticeCapabilities | None,
-        Field(
-            description="Support for live user-facing `notice` session updates.\n\nOptional. Omitted or `null` both mean the client does not advertise support.\nSupplying `{}` means the client can present notices to the user.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ElicitationFormCapabilities(ProtocolModel):
-    """Form-based elicitation capabilities.
-
-    Supplying `{}` means the client supports form-based elicitation.
-    """
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ElicitationUrlCapabilities(ProtocolModel):
-    """URL-based elicitation capabilities.
-
-    Supplying `{}` means the client supports URL-based elicitation.
-    """
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ElicitationCapabilities(ProtocolModel):
-    """Elicitation capabilities supported by the client."""
-
-    form: Annotated[
-        ElicitationFormCapabilities | None,
-        Field(
-            description="Whether the client supports form-based elicitation.\n\nOptional. Omitted and `null` are equivalent and mean form support is not advertised.\nSupplying `{}` explicitly advertises form support.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    url: Annotated[
-        ElicitationUrlCapabilities | None,
-        Field(
-            description="Whether the client supports URL-based elicitation.\n\nOptional. Omitted or `null` both mean the client does not advertise support.\nSupplying `{}` means the client supports URL-based elicitation.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ClientCapabilities(ProtocolModel):
-    """Capabilities supported by the client.
-
-    Advertised during initialization to inform the agent about
-    available features and methods.
-
-    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#client-capabilities)
-    """
-
-    fs: Annotated[
-        FileSystemCapabilities,
-        Field(
-            description="File system capabilities supported by the client.\nDetermines which file operations the agent can request.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = Field(default_factory=lambda: FileSystemCapabilities.model_validate({"readTextFile": False, "writeTextFile": False}))
-    terminal: Annotated[
-        bool,
-        Field(
-            description="Whether the Client support all `terminal/*` methods.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = False
-    session: Annotated[
-        ClientSessionCapabilities | None,
-        Field(
-            description="Session-related capabilities supported by the client.\n\nOptional. Omitted or `null` both mean the client does not advertise any\nsession-related extensions.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    auth: Annotated[
-        AuthCapabilities,
-        Field(
-            description="Authentication capabilities supported by the client.\nDetermines which authentication method types the agent may include\nin its `InitializeResponse`.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = Field(default_factory=lambda: AuthCapabilities.model_validate({"terminal": False}))
-    elicitation: Annotated[
-        ElicitationCapabilities | None,
-        Field(
-            description="Elicitation capabilities supported by the client.\nDetermines which elicitation modes the agent may use.\n\nOptional. Omitted or `null` both mean the client does not advertise\nelicitation support.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ClientNotification(ProtocolModel):
-    """A JSON-RPC notification object."""
-
-    method: Annotated[
-        str,
-        Field(
-            description="The notification method name.",
-        ),
-    ]
-    params: Annotated[
-        CancelNotification | ExtNotification | None,
-        Field(
-            description="Method-specific notification parameters.",
-        ),
-    ] = None
-
-
-class InitializeRequest(ProtocolModel):
-    """Request parameters for the initialize method.
-
-    Sent by the client to establish connection and negotiate capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
-    """
-
-    protocol_version: Annotated[
-        ProtocolVersion,
-        Field(
-            alias="protocolVersion",
-            description="The latest protocol version supported by the client.",
-        ),
-    ]
-    client_capabilities: Annotated[
-        ClientCapabilities,
-        Field(
-            alias="clientCapabilities",
-            description="Capabilities supported by the client.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = Field(default_factory=lambda: ClientCapabilities.model_validate({"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False, "auth": {"terminal": False}}))
-    client_info: Annotated[
-        Implementation | None,
-        Field(
-            alias="clientInfo",
-            description="Information about the Client name and version sent to the Agent.\n\nNote: in future versions of the protocol, this will be required.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class LogoutRequest(ProtocolModel):
-    """Request parameters for the logout method.
-
-    Terminates the current authenticated session.
-    """
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class HttpHeader(ProtocolModel):
-    """An HTTP header to set when making requests to the MCP server."""
-
-    name: Annotated[
-        str,
-        Field(
-            description="The name of the HTTP header.",
-        ),
-    ]
-    value: Annotated[
-        str,
-        Field(
-            description="The value to set for the HTTP header.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class McpServerHttp(ProtocolModel):
-    """HTTP transport configuration for MCP."""
-
-    name: Annotated[
-        str,
-        Field(
-            description="Human-readable name identifying this MCP server.",
-        ),
-    ]
-    url: Annotated[
-        str,
-        Field(
-            description="URL to the MCP server.",
-        ),
-    ]
-    headers: Annotated[
-        list[HttpHeader],
-        Field(
-            description="HTTP headers to set when making requests to the MCP server.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class HttpMcpServer(McpServerHttp):
-    """HTTP transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
-    """
-
-    type: Literal["http"] = "http"
-
-
-class McpServerSse(ProtocolModel):
-    """SSE transport configuration for MCP."""
-
-    name: Annotated[
-        str,
-        Field(
-            description="Human-readable name identifying this MCP server.",
-        ),
-    ]
-    url: Annotated[
-        str,
-        Field(
-            description="URL to the MCP server.",
-        ),
-    ]
-    headers: Annotated[
-        list[HttpHeader],
-        Field(
-            description="HTTP headers to set when making requests to the MCP server.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SseMcpServer(McpServerSse):
-    """SSE transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
-    """
-
-    type: Literal["sse"] = "sse"
-
-
-class UnknownMcpServer(ProtocolModel):
-    """A `McpServer` variant this schema does not know (a newer peer's); every field is kept."""
-
-    type: str
-
-
-class McpServerStdio(ProtocolModel):
-    """Stdio transport configuration for MCP."""
-
-    name: Annotated[
-        str,
-        Field(
-            description="Human-readable name identifying this MCP server.",
-        ),
-    ]
-    command: Annotated[
-        str,
-        Field(
-            description="Absolute path to the MCP server executable.",
-        ),
-    ]
-    args: Annotated[
-        list[str],
-        Field(
-            description="Command-line arguments to pass to the MCP server.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ]
-    env: Annotated[
-        list[EnvVariable],
-        Field(
-            description="Environment variables to set when launching the MCP server.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-McpServer = TypeAliasType(
-    "McpServer",
-    Annotated[
-        Annotated[HttpMcpServer, Tag("http")] |
-        Annotated[SseMcpServer, Tag("sse")] |
-        Annotated[McpServerStdio, Tag(DEFAULT_VARIANT)] |
-        Annotated[UnknownMcpServer, Tag(UNKNOWN_VARIANT)],
-        Field(description="Configuration for connecting to an MCP (Model Context Protocol) server.\n\nMCP servers provide tools and context that the agent can use when\nprocessing prompts.\n\nSee protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers)"),
-        Discriminator(
-            open_discriminator(
-                "type",
-                "type",
-                frozenset(
-                    {
-                        "http",
-                        "sse",
-                    }
-                ),
-                has_default=True,
-            )
-        ),
-    ],
-)
-
-
-class NewSessionRequest(ProtocolModel):
-    """Request parameters for creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
-    """
-
-    cwd: Annotated[
-        str,
-        Field(
-            description="The working directory for this session. Must be an absolute path.",
-        ),
-    ]
-    additional_directories: Annotated[
-        list[str] | None,
-        Field(
-            alias="additionalDirectories",
-            description="Additional workspace roots for this session. Each path must be absolute.\n\nThese expand the session's filesystem scope without changing `cwd`, which\nremains the base for relative paths. When omitted or empty, no\nadditional roots are activated for the new session.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ] = None
-    mcp_servers: Annotated[
-        list[McpServer],
-        Field(
-            alias="mcpServers",
-            description="List of MCP (Model Context Protocol) servers the agent should connect to.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class LoadSessionRequest(ProtocolModel):
-    """Request parameters for loading an existing session.
-
-    Only available if the Agent supports the `loadSession` capability.
-
-    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
-    """
-
-    mcp_servers: Annotated[
-        list[McpServer],
-        Field(
-            alias="mcpServers",
-            description="List of MCP servers to connect to for this session.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ]
-    cwd: Annotated[
-        str,
-        Field(
-            description="The working directory for this session. Must be an absolute path.",
-        ),
-    ]
-    additional_directories: Annotated[
-        list[str] | None,
-        Field(
-            alias="additionalDirectories",
-            description="Additional workspace roots to activate for this session. Each path must be absolute.\n\nWhen omitted or empty, no additional roots are activated. When non-empty,\nthis is the complete resulting additional-root list for the loaded\nsession. It may differ from any previously used or reported list as long as\nthe request `cwd` matches the session's `cwd`.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ] = None
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The ID of the session to load.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ListSessionsRequest(ProtocolModel):
-    """Request parameters for listing existing sessions.
-
-    Only available if the Agent supports the `sessionCapabilities.list` capability.
-    """
-
-    cwd: Annotated[
-        str | None,
-        Field(
-            description="Filter sessions by working directory. Must be an absolute path.",
-        ),
-    ] = None
-    cursor: Annotated[
-        str | None,
-        Field(
-            description="Opaque cursor token from a previous response's nextCursor field for cursor-based pagination",
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class DeleteSessionRequest(ProtocolModel):
-    """Request parameters for deleting an existing session from `session/list`.
-
-    Only available if the Agent supports the `sessionCapabilities.delete` capability.
-    """
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The ID of the session to delete.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ResumeSessionRequest(ProtocolModel):
-    """Request parameters for resuming an existing session.
-
-    Resumes an existing session without returning previous messages (unlike `session/load`).
-    This is useful for agents that can resume sessions but don't implement full session loading.
-
-    Only available if the Agent supports the `sessionCapabilities.resume` capability.
-    """
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The ID of the session to resume.",
-        ),
-    ]
-    cwd: Annotated[
-        str,
-        Field(
-            description="The working directory for this session. Must be an absolute path.",
-        ),
-    ]
-    additional_directories: Annotated[
-        list[str] | None,
-        Field(
-            alias="additionalDirectories",
-            description="Additional workspace roots to activate for this session. Each path must be absolute.\n\nWhen omitted or empty, no additional roots are activated. When non-empty,\nthis is the complete resulting additional-root list for the resumed\nsession. It may differ from any previously used or reported list as long as\nthe request `cwd` matches the session's `cwd`.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ] = None
-    mcp_servers: Annotated[
-        list[McpServer] | None,
-        Field(
-            alias="mcpServers",
-            description="List of MCP servers to connect to for this session.",
-            json_schema_extra={"x-deserialize-default-on-null": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class CloseSessionRequest(ProtocolModel):
-    """Request parameters for closing an active session.
-
-    If supported, the agent **must** cancel any ongoing work related to the session
-    (treat it as if `session/cancel` was called) and then free up any resources
-    associated with the session.
-
-    Only available if the Agent supports the `sessionCapabilities.close` capability.
-    """
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The ID of the session to close.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SetSessionModeRequest(ProtocolModel):
-    """Request parameters for setting a session mode."""
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The ID of the session to set the mode for.",
-        ),
-    ]
-    mode_id: Annotated[
-        SessionModeId,
-        Field(
-            alias="modeId",
-            description="The ID of the mode to set.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class SetSessionConfigOptionRequestBoolean(ProtocolModel):
-    """A boolean value (`type: "boolean"`)."""
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The ID of the session to set the configuration option for.",
-        ),
-    ]
-    config_id: Annotated[
-        SessionConfigId,
-        Field(
-            alias="configId",
-            description="The ID of the configuration option to set.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    type: Literal["boolean"] = "boolean"
-    value: Annotated[
-        bool,
-        Field(
-            description="The boolean value.",
-        ),
-    ]
-
-
-class UnknownSetSessionConfigOptionRequest(ProtocolModel):
-    """A `SetSessionConfigOptionRequest` variant this schema does not know (a newer peer's); every field is kept."""
-
-    type: str
-
-
-class SetSessionConfigOptionRequestValueId(ProtocolModel):
-    """A `SessionConfigValueId` string value.
-
-    This is the default when `type` is absent on the wire. Unknown `type`
-    values with string payloads also gracefully deserialize into this
-    variant.
-    """
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The ID of the session to set the configuration option for.",
-        ),
-    ]
-    config_id: Annotated[
-        SessionConfigId,
-        Field(
-            alias="configId",
-            description="The ID of the configuration option to set.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    value: Annotated[
-        SessionConfigValueId,
-        Field(
-            description="The value ID.",
-        ),
-    ]
-
-
-SetSessionConfigOptionRequest = TypeAliasType(
-    "SetSessionConfigOptionRequest",
-    Annotated[
-        Annotated[SetSessionConfigOptionRequestBoolean, Tag("boolean")] |
-        Annotated[SetSessionConfigOptionRequestValueId, Tag(DEFAULT_VARIANT)] |
-        Annotated[UnknownSetSessionConfigOptionRequest, Tag(UNKNOWN_VARIANT)],
-        Field(description="Request parameters for setting a session configuration option."),
-        Discriminator(
-            open_discriminator(
-                "type",
-                "type",
-                frozenset(
-                    {
-                        "boolean",
-                    }
-                ),
-                has_default=True,
-            )
-        ),
-    ],
-)
-
-
-class PromptRequest(ProtocolModel):
-    """Request parameters for sending a user prompt to the agent.
-
-    Contains the user's message and any additional context.
-
-    See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
-    """
-
-    session_id: Annotated[
-        SessionId,
-        Field(
-            alias="sessionId",
-            description="The ID of the session to send this user message to",
-        ),
-    ]
-    prompt: Annotated[
-        list[ContentBlock],
-        Field(
-            description="The blocks of content that compose the user's message.\n\nAs a baseline, the Agent MUST support `text` and `resource_link` content blocks,\nwhile other variants are optionally enabled via `PromptCapabilities`.\n\nThe Client MUST adapt its interface according to `PromptCapabilities`.\n\nThe client MAY include referenced pieces of context as either\n`resource` or `resource_link` content blocks.\n\nWhen available, `resource` is preferred\nas it avoids extra round-trips and allows the message to include\npieces of context from sources the agent may not have access to.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ClientRequest(ProtocolModel):
-    """A JSON-RPC request object."""
-
-    id: Annotated[
-        RequestId,
-        Field(
-            description="The request id used to correlate the matching response.",
-        ),
-    ]
-    method: Annotated[
-        str,
-        Field(
-            description="The method name to invoke.",
-        ),
-    ]
-    params: Annotated[
-        InitializeRequest | AuthenticateRequest | LogoutRequest | NewSessionRequest | LoadSessionRequest | ListSessionsRequest | DeleteSessionRequest | ResumeSessionRequest | CloseSessionRequest | SetSessionModeRequest | SetSessionConfigOptionRequest | PromptRequest | ExtRequest | None,
-        Field(
-            description="Method-specific request parameters.",
-        ),
-    ] = None
-
-
-class WriteTextFileResponse(ProtocolModel):
-    """Response to `fs/write_text_file`"""
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ReadTextFileResponse(ProtocolModel):
-    """Response containing the contents of a text file."""
-
-    content: Annotated[
-        str,
-        Field(
-            description="Content payload returned by this response.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class RequestPermissionOutcomeCancelled(ProtocolModel):
-    """The prompt turn was cancelled before the user responded.
-
-    When a client sends a `session/cancel` notification to cancel an ongoing
-    prompt turn, it MUST respond to all pending `session/request_permission`
-    requests with this `cancelled` outcome.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
-    """
-
-    outcome: Literal["cancelled"] = "cancelled"
-
-
-class SelectedPermissionOutcome(ProtocolModel):
-    """The user selected one of the provided options."""
-
-    option_id: Annotated[
-        PermissionOptionId,
-        Field(
-            alias="optionId",
-            description="The ID of the option the user selected.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class RequestPermissionOutcomeSelected(SelectedPermissionOutcome):
-    """The user selected one of the provided options."""
-
-    outcome: Literal["selected"] = "selected"
-
-
-class UnknownRequestPermissionOutcome(ProtocolModel):
-    """A `RequestPermissionOutcome` variant this schema does not know (a newer peer's); every field is kept."""
-
-    outcome: str
-
-
-RequestPermissionOutcome = TypeAliasType(
-    "RequestPermissionOutcome",
-    Annotated[
-        Annotated[RequestPermissionOutcomeCancelled, Tag("cancelled")] |
-        Annotated[RequestPermissionOutcomeSelected, Tag("selected")] |
-        Annotated[UnknownRequestPermissionOutcome, Tag(UNKNOWN_VARIANT)],
-        Field(description="The outcome of a permission request."),
-        Discriminator(
-            open_discriminator(
-                "outcome",
-                "outcome",
-                frozenset(
-                    {
-                        "cancelled",
-                        "selected",
-                    }
-                ),
-                has_default=False,
-            )
-        ),
-    ],
-)
-
-
-class RequestPermissionResponse(ProtocolModel):
-    """Response to a permission request."""
-
-    outcome: Annotated[
-        RequestPermissionOutcome,
-        Field(
-            description="The user's decision on the permission request.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class CreateTerminalResponse(ProtocolModel):
-    """Response containing the ID of the created terminal."""
-
-    terminal_id: Annotated[
-        TerminalId,
-        Field(
-            alias="terminalId",
-            description="The unique identifier for the created terminal.",
-        ),
-    ]
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class TerminalExitStatus(ProtocolModel):
-    """Exit status of a terminal command."""
-
-    exit_code: Annotated[
-        Annotated[int, Field(ge=0)] | None,
-        Field(
-            alias="exitCode",
-            description="The process exit code (may be null if terminated by signal).",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    signal: Annotated[
-        str | None,
-        Field(
-            description="The signal that terminated the process (may be null if exited normally).",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class TerminalOutputResponse(ProtocolModel):
-    """Response containing the terminal output and exit status."""
-
-    output: Annotated[
-        str,
-        Field(
-            description="The terminal output captured so far.",
-        ),
-    ]
-    truncated: Annotated[
-        bool,
-        Field(
-            description="Whether the output was truncated due to byte limits.",
-        ),
-    ]
-    exit_status: Annotated[
-        TerminalExitStatus | None,
-        Field(
-            alias="exitStatus",
-            description="Exit status if the command has completed.",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class ReleaseTerminalResponse(ProtocolModel):
-    """Response to terminal/release method"""
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class WaitForTerminalExitResponse(ProtocolModel):
-    """Response containing the exit status of a terminal command."""
-
-    exit_code: Annotated[
-        Annotated[int, Field(ge=0)] | None,
-        Field(
-            alias="exitCode",
-            description="The process exit code (may be null if terminated by signal).",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    signal: Annotated[
-        str | None,
-        Field(
-            description="The signal that terminated the process (may be null if exited normally).",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-class KillTerminalResponse(ProtocolModel):
-    """Response to `terminal/kill` method"""
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-
-
-ElicitationContentValue = TypeAliasType(
-    "ElicitationContentValue",
-    Annotated[str | int | float | bool | list[str], Field(description="Allowed wire representations for `ElicitationContentValue`.")],
-)
-
-
-class ElicitationAcceptAction(ProtocolModel):
-    """The user accepted the elicitation and provided content."""
-
-    content: Annotated[
-        dict[str, ElicitationContentValue] | None,
-        Field(
-            description="The user-provided content, if any, as an object matching the requested schema.",
-        ),
-    ] = None
-
-
-class CreateElicitationResponseAccept(ElicitationAcceptAction):
-    """The user accepted and provided content."""
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    action: Literal["accept"] = "accept"
-
-
-class CreateElicitationResponseDecline(ProtocolModel):
-    """The user declined the elicitation."""
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    action: Literal["decline"] = "decline"
-
-
-class CreateElicitationResponseCancel(ProtocolModel):
-    """The elicitation was cancelled."""
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    action: Literal["cancel"] = "cancel"
-
-
-class UnknownCreateElicitationResponse(ProtocolModel):
-    """Custom or future elicitation action.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Agents that do not understand this action should preserve the raw
-    payload when storing, replaying, proxying, or forwarding elicitation
-    responses. They MUST NOT treat it as a known elicitation action.
-    """
-
-    meta: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="_meta",
-            description="The _meta property is reserved by ACP to allow clients and agents to attach additional\nmetadata to their interactions. Implementations MUST NOT make assumptions about values at\nthese keys.\n\nOptional. Omitted and `null` are equivalent and mean no metadata.\n\nSee protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)",
-            json_schema_extra={"x-deserialize-default-on-error": True},
-        ),
-    ] = None
-    action: Annotated[
-        str,
-        Field(
-            description="Custom or future elicitation action.\n\nValues beginning with `_` are reserved for implementation-specific\nextensions. Unknown values that do not begin with `_` are reserved for\nfuture ACP variants.",
-        ),
-    ]
-
-
-CreateElicitationResponse = TypeAliasType(
-    "CreateElicitationResponse",
-    Annotated[
-        Annotated[CreateElicitationResponseAccept, Tag("accept")] |
-        Annotated[CreateElicitationResponseDecline, Tag("decline")] |
-        Annotated[CreateElicitationResponseCancel, Tag("cancel")] |
-        Annotated[UnknownCreateElicitationResponse, Tag(UNKNOWN_VARIANT)],
-        Field(description="Response from the client to an elicitation request."),
-        Discriminator(
-            open_discriminator(
-                "action",
-                "action",
-                frozenset(
-                    {
-                        "accept",
-                        "decline",
-                        "cancel",
-                    }
-                ),
-                has_default=False,
-            )
-        ),
-    ],
-)
-
-
-class ClientResponseResult(ProtocolModel):
-    """A successful JSON-RPC response."""
-
-    id: Annotated[
-        RequestId,
-        Field(
-            description="The id of the request this response answers.",
-        ),
-    ]
-    result: Annotated[
-        WriteTextFileResponse | ReadTextFileResponse | RequestPermissionResponse | CreateTerminalResponse | TerminalOutputResponse | ReleaseTerminalResponse | WaitForTerminalExitResponse | KillTerminalResponse | CreateElicitationResponse | ExtResponse,
-        Field(
-            description="Method-specific response data.",
-        ),
-    ]
-
-
-class ClientResponseError(ProtocolModel):
-    """A failed JSON-RPC response."""
-
-    id: Annotated[
-        RequestId,
-        Field(
-            description="The id of the request this response answers.",
-        ),
-    ]
-    error: Annotated[
-        Error,
-        Field(
-            description="Method-specific error data.",
-        ),
-    ]
-
-
-ClientResponse = TypeAliasType(
-    "ClientResponse",
-    Annotated[ClientResponseResult | ClientResponseError, Field(description="A JSON-RPC response object.")],
-)
-
-
-class ElicitationFormModeSession(ElicitationSessionScope):
-    """Tied to a session, optionally to a specific tool call within that session."""
-
-    requested_schema: Annotated[
-        ElicitationSchema,
-        Field(
-            alias="requestedSchema",
-            description="A JSON Schema describing the form fields to present to the user.",
-        ),
-    ]
-
-
-class ElicitationFormModeRequest(ElicitationRequestScope):
-    """Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    requested_schema: Annotated[
-        ElicitationSchema,
-        Field(
-            alias="requestedSchema",
-            description="A JSON Schema describing the form fields to present to the user.",
-        ),
-    ]
-
-
-ElicitationFormMode = TypeAliasType(
-    "ElicitationFormMode",
-    Annotated[ElicitationFormModeSession | ElicitationFormModeRequest, Field(description="Form-based elicitation mode where the client renders a form from the provided schema.")],
-)
-
-
-class ElicitationUrlModeSession(ElicitationSessionScope):
-    """Tied to a session, optionally to a specific tool call within that session."""
-
-    elicitation_id: Annotated[
-        ElicitationId,
-        Field(
-            alias="elicitationId",
-            description="The unique identifier for this elicitation.",
-        ),
-    ]
-    url: Annotated[
-        str,
-        Field(
-            description="The URL to direct the user to.",
-        ),
-    ]
-
-
-class ElicitationUrlModeRequest(ElicitationRequestScope):
-    """Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    elicitation_id: Annotated[
-        ElicitationId,
-        Field(
-            alias="elicitationId",
-            description="The unique identifier for this elicitation.",
-        ),
-    ]
-    url: Annotated[
-        str,
-        Field(
-            description="The URL to direct the user to.",
-        ),
-    ]
-
-
-ElicitationUrlMode = TypeAliasType(
-    "ElicitationUrlMode",
-    Annotated[ElicitationUrlModeSession | ElicitationUrlModeRequest, Field(description="URL-based elicitation mode where the client directs the user to a URL.")],
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._models.authenticate import (
+        AuthenticateResponse as AuthenticateResponse,
+        AuthenticateRequest as AuthenticateRequest,
+    )
+    from ._models.cancel_request import (
+        CancelRequestNotification as CancelRequestNotification,
+    )
+    from ._models.elicitation_complete import (
+        CompleteElicitationNotification as CompleteElicitationNotification,
+    )
+    from ._models.elicitation_create import (
+        ElicitationSessionScope as ElicitationSessionScope,
+        ElicitationSchemaType as ElicitationSchemaType,
+        StringFormat as StringFormat,
+        EnumOption as EnumOption,
+        StringPropertySchema as StringPropertySchema,
+        ElicitationPropertySchemaString as ElicitationPropertySchemaString,
+        NumberPropertySchema as NumberPropertySchema,
+        ElicitationPropertySchemaNumber as ElicitationPropertySchemaNumber,
+        IntegerPropertySchema as IntegerPropertySchema,
+        ElicitationPropertySchemaInteger as ElicitationPropertySchemaInteger,
+        BooleanPropertySchema as BooleanPropertySchema,
+        ElicitationPropertySchemaBoolean as ElicitationPropertySchemaBoolean,
+        StringMultiSelectItems as StringMultiSelectItems,
+        MultiSelectItemsString as MultiSelectItemsString,
+        UnknownMultiSelectItems as UnknownMultiSelectItems,
+        TitledMultiSelectItems as TitledMultiSelectItems,
+        MultiSelectItems as MultiSelectItems,
+        MultiSelectPropertySchema as MultiSelectPropertySchema,
+        ElicitationPropertySchemaArray as ElicitationPropertySchemaArray,
+        UnknownElicitationPropertySchema as UnknownElicitationPropertySchema,
+        ElicitationPropertySchema as ElicitationPropertySchema,
+        ElicitationSchema as ElicitationSchema,
+        CreateElicitationRequestFormSession as CreateElicitationRequestFormSession,
+        ElicitationRequestScope as ElicitationRequestScope,
+        CreateElicitationRequestFormRequest as CreateElicitationRequestFormRequest,
+        CreateElicitationRequestForm as CreateElicitationRequestForm,
+        CreateElicitationRequestUrlSession as CreateElicitationRequestUrlSession,
+        CreateElicitationRequestUrlRequest as CreateElicitationRequestUrlRequest,
+        CreateElicitationRequestUrl as CreateElicitationRequestUrl,
+        UnknownCreateElicitationRequest as UnknownCreateElicitationRequest,
+        CreateElicitationRequest as CreateElicitationRequest,
+        ElicitationContentValue as ElicitationContentValue,
+        ElicitationAcceptAction as ElicitationAcceptAction,
+        CreateElicitationResponseAccept as CreateElicitationResponseAccept,
+        CreateElicitationResponseDecline as CreateElicitationResponseDecline,
+        CreateElicitationResponseCancel as CreateElicitationResponseCancel,
+        UnknownCreateElicitationResponse as UnknownCreateElicitationResponse,
+        CreateElicitationResponse as CreateElicitationResponse,
+    )
+    from ._models.fs_read_text_file import (
+        ReadTextFileRequest as ReadTextFileRequest,
+        ReadTextFileResponse as ReadTextFileResponse,
+    )
+    from ._models.fs_write_text_file import (
+        WriteTextFileRequest as WriteTextFileRequest,
+        WriteTextFileResponse as WriteTextFileResponse,
+    )
+    from ._models.initialize import (
+        LogoutCapabilities as LogoutCapabilities,
+        AgentAuthCapabilities as AgentAuthCapabilities,
+        PromptCapabilities as PromptCapabilities,
+        McpCapabilities as McpCapabilities,
+        SessionListCapabilities as SessionListCapabilities,
+        SessionDeleteCapabilities as SessionDeleteCapabilities,
+        SessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities,
+        SessionResumeCapabilities as SessionResumeCapabilities,
+        SessionCloseCapabilities as SessionCloseCapabilities,
+        SessionCapabilities as SessionCapabilities,
+        AgentCapabilities as AgentCapabilities,
+        ProtocolVersion as ProtocolVersion,
+        AuthMethodTerminal as AuthMethodTerminal,
+        TerminalAuthMethod as TerminalAuthMethod,
+        UnknownAuthMethod as UnknownAuthMethod,
+        AuthMethodAgent as AuthMethodAgent,
+        AuthMethod as AuthMethod,
+        Implementation as Implementation,
+        InitializeResponse as InitializeResponse,
+        AuthCapabilities as AuthCapabilities,
+        BooleanConfigOptionCapabilities as BooleanConfigOptionCapabilities,
+        FileSystemCapabilities as FileSystemCapabilities,
+        CompactionCapabilities as CompactionCapabilities,
+        SessionConfigOptionsCapabilities as SessionConfigOptionsCapabilities,
+        NoticeCapabilities as NoticeCapabilities,
+        ClientSessionCapabilities as ClientSessionCapabilities,
+        ElicitationFormCapabilities as ElicitationFormCapabilities,
+        ElicitationUrlCapabilities as ElicitationUrlCapabilities,
+        ElicitationCapabilities as ElicitationCapabilities,
+        ClientCapabilities as ClientCapabilities,
+        InitializeRequest as InitializeRequest,
+    )
+    from ._models.logout import (
+        LogoutResponse as LogoutResponse,
+        LogoutRequest as LogoutRequest,
+    )
+    from ._models.session_cancel import (
+        CancelNotification as CancelNotification,
+    )
+    from ._models.session_close import (
+        CloseSessionResponse as CloseSessionResponse,
+        CloseSessionRequest as CloseSessionRequest,
+    )
+    from ._models.session_delete import (
+        DeleteSessionResponse as DeleteSessionResponse,
+        DeleteSessionRequest as DeleteSessionRequest,
+    )
+    from ._models.session_list import (
+        SessionInfo as SessionInfo,
+        ListSessionsResponse as ListSessionsResponse,
+        ListSessionsRequest as ListSessionsRequest,
+    )
+    from ._models.session_load import (
+        LoadSessionResponse as LoadSessionResponse,
+        LoadSessionRequest as LoadSessionRequest,
+    )
+    from ._models.session_new import (
+        NewSessionResponse as NewSessionResponse,
+        NewSessionRequest as NewSessionRequest,
+    )
+    from ._models.session_prompt import (
+        StopReason as StopReason,
+        PromptResponse as PromptResponse,
+        PromptRequest as PromptRequest,
+    )
+    from ._models.session_request_permission import (
+        PermissionOptionId as PermissionOptionId,
+        PermissionOptionKind as PermissionOptionKind,
+        PermissionOption as PermissionOption,
+        RequestPermissionRequest as RequestPermissionRequest,
+        RequestPermissionOutcomeCancelled as RequestPermissionOutcomeCancelled,
+        SelectedPermissionOutcome as SelectedPermissionOutcome,
+        RequestPermissionOutcomeSelected as RequestPermissionOutcomeSelected,
+        UnknownRequestPermissionOutcome as UnknownRequestPermissionOutcome,
+        RequestPermissionOutcome as RequestPermissionOutcome,
+        RequestPermissionResponse as RequestPermissionResponse,
+    )
+    from ._models.session_resume import (
+        ResumeSessionResponse as ResumeSessionResponse,
+        ResumeSessionRequest as ResumeSessionRequest,
+    )
+    from ._models.session_set_config_option import (
+        SetSessionConfigOptionResponse as SetSessionConfigOptionResponse,
+        SetSessionConfigOptionRequestBoolean as SetSessionConfigOptionRequestBoolean,
+        UnknownSetSessionConfigOptionRequest as UnknownSetSessionConfigOptionRequest,
+        SetSessionConfigOptionRequestValueId as SetSessionConfigOptionRequestValueId,
+        SetSessionConfigOptionRequest as SetSessionConfigOptionRequest,
+    )
+    from ._models.session_set_mode import (
+        SetSessionModeResponse as SetSessionModeResponse,
+        SetSessionModeRequest as SetSessionModeRequest,
+    )
+    from ._models.session_update import (
+        MessageId as MessageId,
+        ContentChunk as ContentChunk,
+        SessionUpdateUserMessageChunk as SessionUpdateUserMessageChunk,
+        SessionUpdateAgentMessageChunk as SessionUpdateAgentMessageChunk,
+        SessionUpdateAgentThoughtChunk as SessionUpdateAgentThoughtChunk,
+        ToolCall as ToolCall,
+        SessionUpdateToolCall as SessionUpdateToolCall,
+        SessionUpdateToolCallUpdate as SessionUpdateToolCallUpdate,
+        PlanEntryPriority as PlanEntryPriority,
+        PlanEntryStatus as PlanEntryStatus,
+        PlanEntry as PlanEntry,
+        Plan as Plan,
+        SessionUpdatePlan as SessionUpdatePlan,
+        UnstructuredCommandInput as UnstructuredCommandInput,
+        AvailableCommandInput as AvailableCommandInput,
+        AvailableCommand as AvailableCommand,
+        AvailableCommandsUpdate as AvailableCommandsUpdate,
+        SessionUpdateAvailableCommandsUpdate as SessionUpdateAvailableCommandsUpdate,
+        CurrentModeUpdate as CurrentModeUpdate,
+        SessionUpdateCurrentModeUpdate as SessionUpdateCurrentModeUpdate,
+        ConfigOptionUpdate as ConfigOptionUpdate,
+        SessionUpdateConfigOptionUpdate as SessionUpdateConfigOptionUpdate,
+        SessionInfoUpdate as SessionInfoUpdate,
+        SessionUpdateSessionInfoUpdate as SessionUpdateSessionInfoUpdate,
+        Cost as Cost,
+        UsageUpdate as UsageUpdate,
+        SessionUpdateUsageUpdate as SessionUpdateUsageUpdate,
+        NoticeSeverity as NoticeSeverity,
+        Notice as Notice,
+        SessionUpdateNotice as SessionUpdateNotice,
+        CompactionId as CompactionId,
+        CompactionStatus as CompactionStatus,
+        CompactionUpdate as CompactionUpdate,
+        SessionUpdateCompactionUpdate as SessionUpdateCompactionUpdate,
+        CompactionSummaryChunk as CompactionSummaryChunk,
+        SessionUpdateCompactionSummaryChunk as SessionUpdateCompactionSummaryChunk,
+        UnknownSessionUpdate as UnknownSessionUpdate,
+        SessionUpdate as SessionUpdate,
+        SessionNotification as SessionNotification,
+    )
+    from ._models.shared import (
+        SessionId as SessionId,
+        Role as Role,
+        Annotations as Annotations,
+        TextContent as TextContent,
+        ContentBlockText as ContentBlockText,
+        ImageContent as ImageContent,
+        ContentBlockImage as ContentBlockImage,
+        AudioContent as AudioContent,
+        ContentBlockAudio as ContentBlockAudio,
+        ResourceLink as ResourceLink,
+        ContentBlockResourceLink as ContentBlockResourceLink,
+        TextResourceContents as TextResourceContents,
+        BlobResourceContents as BlobResourceContents,
+        EmbeddedResourceResource as EmbeddedResourceResource,
+        EmbeddedResource as EmbeddedResource,
+        ContentBlockResource as ContentBlockResource,
+        UnknownContentBlock as UnknownContentBlock,
+        ContentBlock as ContentBlock,
+        ToolCallId as ToolCallId,
+        ToolKind as ToolKind,
+        ToolCallStatus as ToolCallStatus,
+        Content as Content,
+        ToolCallContentContent as ToolCallContentContent,
+        Diff as Diff,
+        ToolCallContentDiff as ToolCallContentDiff,
+        TerminalId as TerminalId,
+        Terminal as Terminal,
+        ToolCallContentTerminal as ToolCallContentTerminal,
+        UnknownToolCallContent as UnknownToolCallContent,
+        ToolCallContent as ToolCallContent,
+        ToolCallLocation as ToolCallLocation,
+        ToolCallUpdate as ToolCallUpdate,
+        SessionModeId as SessionModeId,
+        SessionConfigValueId as SessionConfigValueId,
+        SessionConfigSelectOption as SessionConfigSelectOption,
+        SessionConfigGroupId as SessionConfigGroupId,
+        SessionConfigSelectGroup as SessionConfigSelectGroup,
+        SessionConfigSelectOptions as SessionConfigSelectOptions,
+        SessionConfigSelect as SessionConfigSelect,
+        SessionConfigId as SessionConfigId,
+        SessionConfigOptionCategory as SessionConfigOptionCategory,
+        SessionConfigOptionSelect as SessionConfigOptionSelect,
+        SessionConfigBoolean as SessionConfigBoolean,
+        SessionConfigOptionBoolean as SessionConfigOptionBoolean,
+        UnknownSessionConfigOption as UnknownSessionConfigOption,
+        SessionConfigOption as SessionConfigOption,
+        ElicitationId as ElicitationId,
+        RequestId as RequestId,
+        EnvVariable as EnvVariable,
+        AuthMethodId as AuthMethodId,
+        SessionMode as SessionMode,
+        SessionModeState as SessionModeState,
+        HttpHeader as HttpHeader,
+        McpServerHttp as McpServerHttp,
+        HttpMcpServer as HttpMcpServer,
+        McpServerSse as McpServerSse,
+        SseMcpServer as SseMcpServer,
+        UnknownMcpServer as UnknownMcpServer,
+        McpServerStdio as McpServerStdio,
+        McpServer as McpServer,
+    )
+    from ._models.terminal_create import (
+        CreateTerminalRequest as CreateTerminalRequest,
+        CreateTerminalResponse as CreateTerminalResponse,
+    )
+    from ._models.terminal_kill import (
+        KillTerminalRequest as KillTerminalRequest,
+        KillTerminalResponse as KillTerminalResponse,
+    )
+    from ._models.terminal_output import (
+        TerminalOutputRequest as TerminalOutputRequest,
+        TerminalExitStatus as TerminalExitStatus,
+        TerminalOutputResponse as TerminalOutputResponse,
+    )
+    from ._models.terminal_release import (
+        ReleaseTerminalRequest as ReleaseTerminalRequest,
+        ReleaseTerminalResponse as ReleaseTerminalResponse,
+    )
+    from ._models.terminal_wait_for_exit import (
+        WaitForTerminalExitRequest as WaitForTerminalExitRequest,
+        WaitForTerminalExitResponse as WaitForTerminalExitResponse,
+    )
+    from ._models.unreferenced import (
+        ExtNotification as ExtNotification,
+        AgentNotification as AgentNotification,
+        ExtRequest as ExtRequest,
+        AgentRequest as AgentRequest,
+        ExtResponse as ExtResponse,
+        AgentResponseResult as AgentResponseResult,
+        ErrorCode as ErrorCode,
+        Error as Error,
+        AgentResponseError as AgentResponseError,
+        AgentResponse as AgentResponse,
+        ClientNotification as ClientNotification,
+        ClientRequest as ClientRequest,
+        ClientResponseResult as ClientResponseResult,
+        ClientResponseError as ClientResponseError,
+        ClientResponse as ClientResponse,
+        ElicitationFormModeSession as ElicitationFormModeSession,
+        ElicitationFormModeRequest as ElicitationFormModeRequest,
+        ElicitationFormMode as ElicitationFormMode,
+        ElicitationUrlModeSession as ElicitationUrlModeSession,
+        ElicitationUrlModeRequest as ElicitationUrlModeRequest,
+        ElicitationUrlMode as ElicitationUrlMode,
+    )
+
+_GROUPS: dict[str, tuple[str, ...]] = {
+    "authenticate": (
+        "AuthenticateResponse",
+        "AuthenticateRequest",
+    ),
+    "cancel_request": (
+        "CancelRequestNotification",
+    ),
+    "elicitation_complete": (
+        "CompleteElicitationNotification",
+    ),
+    "elicitation_create": (
+        "ElicitationSessionScope",
+        "ElicitationSchemaType",
+        "StringFormat",
+        "EnumOption",
+        "StringPropertySchema",
+        "ElicitationPropertySchemaString",
+        "NumberPropertySchema",
+        "ElicitationPropertySchemaNumber",
+        "IntegerPropertySchema",
+        "ElicitationPropertySchemaInteger",
+        "BooleanPropertySchema",
+        "ElicitationPropertySchemaBoolean",
+        "StringMultiSelectItems",
+        "MultiSelectItemsString",
+        "UnknownMultiSelectItems",
+        "TitledMultiSelectItems",
+        "MultiSelectItems",
+        "MultiSelectPropertySchema",
+        "ElicitationPropertySchemaArray",
+        "UnknownElicitationPropertySchema",
+        "ElicitationPropertySchema",
+        "ElicitationSchema",
+        "CreateElicitationRequestFormSession",
+        "ElicitationRequestScope",
+        "CreateElicitationRequestFormRequest",
+        "CreateElicitationRequestForm",
+        "CreateElicitationRequestUrlSession",
+        "CreateElicitationRequestUrlRequest",
+        "CreateElicitationRequestUrl",
+        "UnknownCreateElicitationRequest",
+        "CreateElicitationRequest",
+        "ElicitationContentValue",
+        "ElicitationAcceptAction",
+        "CreateElicitationResponseAccept",
+        "CreateElicitationResponseDecline",
+        "CreateElicitationResponseCancel",
+        "UnknownCreateElicitationResponse",
+        "CreateElicitationResponse",
+    ),
+    "fs_read_text_file": (
+        "ReadTextFileRequest",
+        "ReadTextFileResponse",
+    ),
+    "fs_write_text_file": (
+        "WriteTextFileRequest",
+        "WriteTextFileResponse",
+    ),
+    "initialize": (
+        "LogoutCapabilities",
+        "AgentAuthCapabilities",
+        "PromptCapabilities",
+        "McpCapabilities",
+        "SessionListCapabilities",
+        "SessionDeleteCapabilities",
+        "SessionAdditionalDirectoriesCapabilities",
+        "SessionResumeCapabilities",
+        "SessionCloseCapabilities",
+        "SessionCapabilities",
+        "AgentCapabilities",
+        "ProtocolVersion",
+        "AuthMethodTerminal",
+        "TerminalAuthMethod",
+        "UnknownAuthMethod",
+        "AuthMethodAgent",
+        "AuthMethod",
+        "Implementation",
+        "InitializeResponse",
+        "AuthCapabilities",
+        "BooleanConfigOptionCapabilities",
+        "FileSystemCapabilities",
+        "CompactionCapabilities",
+        "SessionConfigOptionsCapabilities",
+        "NoticeCapabilities",
+        "ClientSessionCapabilities",
+        "ElicitationFormCapabilities",
+        "ElicitationUrlCapabilities",
+        "ElicitationCapabilities",
+        "ClientCapabilities",
+        "InitializeRequest",
+    ),
+    "logout": (
+        "LogoutResponse",
+        "LogoutRequest",
+    ),
+    "session_cancel": (
+        "CancelNotification",
+    ),
+    "session_close": (
+        "CloseSessionResponse",
+        "CloseSessionRequest",
+    ),
+    "session_delete": (
+        "DeleteSessionResponse",
+        "DeleteSessionRequest",
+    ),
+    "session_list": (
+        "SessionInfo",
+        "ListSessionsResponse",
+        "ListSessionsRequest",
+    ),
+    "session_load": (
+        "LoadSessionResponse",
+        "LoadSessionRequest",
+    ),
+    "session_new": (
+        "NewSessionResponse",
+        "NewSessionRequest",
+    ),
+    "session_prompt": (
+        "StopReason",
+        "PromptResponse",
+        "PromptRequest",
+    ),
+    "session_request_permission": (
+        "PermissionOptionId",
+        "PermissionOptionKind",
+        "PermissionOption",
+        "RequestPermissionRequest",
+        "RequestPermissionOutcomeCancelled",
+        "SelectedPermissionOutcome",
+        "RequestPermissionOutcomeSelected",
+        "UnknownRequestPermissionOutcome",
+        "RequestPermissionOutcome",
+        "RequestPermissionResponse",
+    ),
+    "session_resume": (
+        "ResumeSessionResponse",
+        "ResumeSessionRequest",
+    ),
+    "session_set_config_option": (
+        "SetSessionConfigOptionResponse",
+        "SetSessionConfigOptionRequestBoolean",
+        "UnknownSetSessionConfigOptionRequest",
+        "SetSessionConfigOptionRequestValueId",
+        "SetSessionConfigOptionRequest",
+    ),
+    "session_set_mode": (
+        "SetSessionModeResponse",
+        "SetSessionModeRequest",
+    ),
+    "session_update": (
+        "MessageId",
+        "ContentChunk",
+        "SessionUpdateUserMessageChunk",
+        "SessionUpdateAgentMessageChunk",
+        "SessionUpdateAgentThoughtChunk",
+        "ToolCall",
+        "SessionUpdateToolCall",
+        "SessionUpdateToolCallUpdate",
+        "PlanEntryPriority",
+        "PlanEntryStatus",
+        "PlanEntry",
+        "Plan",
+        "SessionUpdatePlan",
+        "UnstructuredCommandInput",
+        "AvailableCommandInput",
+        "AvailableCommand",
+        "AvailableCommandsUpdate",
+        "SessionUpdateAvailableCommandsUpdate",
+        "CurrentModeUpdate",
+        "SessionUpdateCurrentModeUpdate",
+        "ConfigOptionUpdate",
+        "SessionUpdateConfigOptionUpdate",
+        "SessionInfoUpdate",
+        "SessionUpdateSessionInfoUpdate",
+        "Cost",
+        "UsageUpdate",
+        "SessionUpdateUsageUpdate",
+        "NoticeSeverity",
+        "Notice",
+        "SessionUpdateNotice",
+        "CompactionId",
+        "CompactionStatus",
+        "CompactionUpdate",
+        "SessionUpdateCompactionUpdate",
+        "CompactionSummaryChunk",
+        "SessionUpdateCompactionSummaryChunk",
+        "UnknownSessionUpdate",
+        "SessionUpdate",
+        "SessionNotification",
+    ),
+    "shared": (
+        "SessionId",
+        "Role",
+        "Annotations",
+        "TextContent",
+        "ContentBlockText",
+        "ImageContent",
+        "ContentBlockImage",
+        "AudioContent",
+        "ContentBlockAudio",
+        "ResourceLink",
+        "ContentBlockResourceLink",
+        "TextResourceContents",
+        "BlobResourceContents",
+        "EmbeddedResourceResource",
+        "EmbeddedResource",
+        "ContentBlockResource",
+        "UnknownContentBlock",
+        "ContentBlock",
+        "ToolCallId",
+        "ToolKind",
+        "ToolCallStatus",
+        "Content",
+        "ToolCallContentContent",
+        "Diff",
+        "ToolCallContentDiff",
+        "TerminalId",
+        "Terminal",
+        "ToolCallContentTerminal",
+        "UnknownToolCallContent",
+        "ToolCallContent",
+        "ToolCallLocation",
+        "ToolCallUpdate",
+        "SessionModeId",
+        "SessionConfigValueId",
+        "SessionConfigSelectOption",
+        "SessionConfigGroupId",
+        "SessionConfigSelectGroup",
+        "SessionConfigSelectOptions",
+        "SessionConfigSelect",
+        "SessionConfigId",
+        "SessionConfigOptionCategory",
+        "SessionConfigOptionSelect",
+        "SessionConfigBoolean",
+        "SessionConfigOptionBoolean",
+        "UnknownSessionConfigOption",
+        "SessionConfigOption",
+        "ElicitationId",
+        "RequestId",
+        "EnvVariable",
+        "AuthMethodId",
+        "SessionMode",
+        "SessionModeState",
+        "HttpHeader",
+        "McpServerHttp",
+        "HttpMcpServer",
+        "McpServerSse",
+        "SseMcpServer",
+        "UnknownMcpServer",
+        "McpServerStdio",
+        "McpServer",
+    ),
+    "terminal_create": (
+        "CreateTerminalRequest",
+        "CreateTerminalResponse",
+    ),
+    "terminal_kill": (
+        "KillTerminalRequest",
+        "KillTerminalResponse",
+    ),
+    "terminal_output": (
+        "TerminalOutputRequest",
+        "TerminalExitStatus",
+        "TerminalOutputResponse",
+    ),
+    "terminal_release": (
+        "ReleaseTerminalRequest",
+        "ReleaseTerminalResponse",
+    ),
+    "terminal_wait_for_exit": (
+        "WaitForTerminalExitRequest",
+        "WaitForTerminalExitResponse",
+    ),
+    "unreferenced": (
+        "ExtNotification",
+        "AgentNotification",
+        "ExtRequest",
+        "AgentRequest",
+        "ExtResponse",
+        "AgentResponseResult",
+        "ErrorCode",
+        "Error",
+        "AgentResponseError",
+        "AgentResponse",
+        "ClientNotification",
+        "ClientRequest",
+        "ClientResponseResult",
+        "ClientResponseError",
+        "ClientResponse",
+        "ElicitationFormModeSession",
+        "ElicitationFormModeRequest",
+        "ElicitationFormMode",
+        "ElicitationUrlModeSession",
+        "ElicitationUrlModeRequest",
+        "ElicitationUrlMode",
+    ),
+}
+"""Each module of `_models` and the names it defines."""
+_GROUP_OF = {name: group for group, names in _GROUPS.items() for name in names}
+
+if not TYPE_CHECKING:  # type checkers see the imports above; `models.Typo` stays an error
+    from importlib import import_module
+
+    __all__ = sorted(_GROUP_OF)
+
+    def __getattr__(name: str) -> Any:
+        """Import the group defining `name`; all of its names become plain attributes."""
+        group = _GROUP_OF.get(name)
+        if group is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        module = import_module(f"{__package__}._models.{group}")
+        namespace = globals()
+        for member in _GROUPS[group]:
+            namespace[member] = getattr(module, member)
+        return namespace[name]
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_GROUP_OF})

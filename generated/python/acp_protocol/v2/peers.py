@@ -24,28 +24,23 @@ from ..runtime.cancellation import CancelSignal
 from ..runtime.roles import Peer, parse_result
 
 from . import models
+from .methods import REQUESTS
 
-# How each request's result is checked: the result model of the method, bound once.
-_PARSE_AUTH_LOGIN = partial(parse_result, "auth/login", models.LoginAuthResponse)
-_PARSE_AUTH_LOGOUT = partial(parse_result, "auth/logout", models.LogoutAuthResponse)
-_PARSE_ELICITATION_CREATE = partial(
-    parse_result, "elicitation/create", models.CreateElicitationResponse
-)
-_PARSE_INITIALIZE = partial(parse_result, "initialize", models.InitializeResponse)
-_PARSE_SESSION_CLOSE = partial(parse_result, "session/close", models.CloseSessionResponse)
-_PARSE_SESSION_DELETE = partial(parse_result, "session/delete", models.DeleteSessionResponse)
-_PARSE_SESSION_LIST = partial(parse_result, "session/list", models.ListSessionsResponse)
-_PARSE_SESSION_NEW = partial(parse_result, "session/new", models.NewSessionResponse)
-_PARSE_SESSION_PROMPT = partial(parse_result, "session/prompt", models.PromptResponse)
-_PARSE_SESSION_REQUEST_PERMISSION = partial(
-    parse_result, "session/request_permission", models.RequestPermissionResponse
-)
-_PARSE_SESSION_RESUME = partial(parse_result, "session/resume", models.ResumeSessionResponse)
-_PARSE_SESSION_SET_CONFIG_OPTION = partial(
-    parse_result, "session/set_config_option", models.SetSessionConfigOptionResponse
-)
-_PARSE_TERMINAL_CANCEL = partial(parse_result, "terminal/cancel", models.CancelTerminalResponse)
-_PARSE_TOOL_CALL_CANCEL = partial(parse_result, "tool_call/cancel", models.CancelToolCallResponse)
+# How each request's result is checked: as the result type of its method, bound once.
+_PARSE_AUTH_LOGIN = partial(parse_result, REQUESTS["auth/login"])
+_PARSE_AUTH_LOGOUT = partial(parse_result, REQUESTS["auth/logout"])
+_PARSE_ELICITATION_CREATE = partial(parse_result, REQUESTS["elicitation/create"])
+_PARSE_INITIALIZE = partial(parse_result, REQUESTS["initialize"])
+_PARSE_SESSION_CLOSE = partial(parse_result, REQUESTS["session/close"])
+_PARSE_SESSION_DELETE = partial(parse_result, REQUESTS["session/delete"])
+_PARSE_SESSION_LIST = partial(parse_result, REQUESTS["session/list"])
+_PARSE_SESSION_NEW = partial(parse_result, REQUESTS["session/new"])
+_PARSE_SESSION_PROMPT = partial(parse_result, REQUESTS["session/prompt"])
+_PARSE_SESSION_REQUEST_PERMISSION = partial(parse_result, REQUESTS["session/request_permission"])
+_PARSE_SESSION_RESUME = partial(parse_result, REQUESTS["session/resume"])
+_PARSE_SESSION_SET_CONFIG_OPTION = partial(parse_result, REQUESTS["session/set_config_option"])
+_PARSE_TERMINAL_CANCEL = partial(parse_result, REQUESTS["terminal/cancel"])
+_PARSE_TOOL_CALL_CANCEL = partial(parse_result, REQUESTS["tool_call/cancel"])
 
 
 class AgentPeer(Peer):

@@ -24,57 +24,42 @@ from ...runtime.cancellation import CancelSignal
 from ...runtime.roles import Peer, parse_result
 
 from . import models
+from .methods import REQUESTS
 
-# How each request's result is checked: the result model of the method, bound once.
-_PARSE_AUTH_STATUS = partial(parse_result, "auth/status", models.AuthStatusResponse)
-_PARSE_AUTHENTICATE = partial(parse_result, "authenticate", models.AuthenticateResponse)
-_PARSE_ELICITATION_CREATE = partial(
-    parse_result, "elicitation/create", models.CreateElicitationResponse
-)
-_PARSE_FS_READ_TEXT_FILE = partial(parse_result, "fs/read_text_file", models.ReadTextFileResponse)
-_PARSE_FS_WRITE_TEXT_FILE = partial(
-    parse_result, "fs/write_text_file", models.WriteTextFileResponse
-)
-_PARSE_INITIALIZE = partial(parse_result, "initialize", models.InitializeResponse)
-_PARSE_LOGOUT = partial(parse_result, "logout", models.LogoutResponse)
-_PARSE_MCP_MESSAGE = partial(parse_result, "mcp/message", models.MessageMcpResponse)
-_PARSE_PROVIDERS_DISABLE = partial(
-    parse_result, "providers/disable", models.DisableProviderResponse
-)
-_PARSE_PROVIDERS_LIST = partial(parse_result, "providers/list", models.ListProvidersResponse)
-_PARSE_PROVIDERS_SET = partial(parse_result, "providers/set", models.SetProviderResponse)
-_PARSE_PROXY_INITIALIZE = partial(parse_result, "proxy/initialize", models.InitializeProxyResponse)
-_PARSE_PROXY_SUCCESSOR = partial(parse_result, "proxy/successor", models.ProxySuccessorResponse)
-_PARSE_SESSION_ARCHIVE = partial(parse_result, "session/archive", models.ArchiveSessionResponse)
-_PARSE_SESSION_CLOSE = partial(parse_result, "session/close", models.CloseSessionResponse)
-_PARSE_SESSION_DELETE = partial(parse_result, "session/delete", models.DeleteSessionResponse)
-_PARSE_SESSION_FORK = partial(parse_result, "session/fork", models.ForkSessionResponse)
-_PARSE_SESSION_LIST = partial(parse_result, "session/list", models.ListSessionsResponse)
-_PARSE_SESSION_LOAD = partial(parse_result, "session/load", models.LoadSessionResponse)
-_PARSE_SESSION_NEW = partial(parse_result, "session/new", models.NewSessionResponse)
-_PARSE_SESSION_PROMPT = partial(parse_result, "session/prompt", models.PromptResponse)
-_PARSE_SESSION_REQUEST_PERMISSION = partial(
-    parse_result, "session/request_permission", models.RequestPermissionResponse
-)
-_PARSE_SESSION_RESUME = partial(parse_result, "session/resume", models.ResumeSessionResponse)
-_PARSE_SESSION_SET_CONFIG_OPTION = partial(
-    parse_result, "session/set_config_option", models.SetSessionConfigOptionResponse
-)
-_PARSE_SESSION_SET_MODE = partial(parse_result, "session/set_mode", models.SetSessionModeResponse)
-_PARSE_SESSION_SET_TITLE = partial(
-    parse_result, "session/set_title", models.SetSessionTitleResponse
-)
-_PARSE_SESSION_STATUS = partial(parse_result, "session/status", models.SessionStatusResponse)
-_PARSE_SESSION_UNARCHIVE = partial(
-    parse_result, "session/unarchive", models.UnarchiveSessionResponse
-)
-_PARSE_TERMINAL_CREATE = partial(parse_result, "terminal/create", models.CreateTerminalResponse)
-_PARSE_TERMINAL_KILL = partial(parse_result, "terminal/kill", models.KillTerminalResponse)
-_PARSE_TERMINAL_OUTPUT = partial(parse_result, "terminal/output", models.TerminalOutputResponse)
-_PARSE_TERMINAL_RELEASE = partial(parse_result, "terminal/release", models.ReleaseTerminalResponse)
-_PARSE_TERMINAL_WAIT_FOR_EXIT = partial(
-    parse_result, "terminal/wait_for_exit", models.WaitForTerminalExitResponse
-)
+# How each request's result is checked: as the result type of its method, bound once.
+_PARSE_AUTH_STATUS = partial(parse_result, REQUESTS["auth/status"])
+_PARSE_AUTHENTICATE = partial(parse_result, REQUESTS["authenticate"])
+_PARSE_ELICITATION_CREATE = partial(parse_result, REQUESTS["elicitation/create"])
+_PARSE_FS_READ_TEXT_FILE = partial(parse_result, REQUESTS["fs/read_text_file"])
+_PARSE_FS_WRITE_TEXT_FILE = partial(parse_result, REQUESTS["fs/write_text_file"])
+_PARSE_INITIALIZE = partial(parse_result, REQUESTS["initialize"])
+_PARSE_LOGOUT = partial(parse_result, REQUESTS["logout"])
+_PARSE_MCP_MESSAGE = partial(parse_result, REQUESTS["mcp/message"])
+_PARSE_PROVIDERS_DISABLE = partial(parse_result, REQUESTS["providers/disable"])
+_PARSE_PROVIDERS_LIST = partial(parse_result, REQUESTS["providers/list"])
+_PARSE_PROVIDERS_SET = partial(parse_result, REQUESTS["providers/set"])
+_PARSE_PROXY_INITIALIZE = partial(parse_result, REQUESTS["proxy/initialize"])
+_PARSE_PROXY_SUCCESSOR = partial(parse_result, REQUESTS["proxy/successor"])
+_PARSE_SESSION_ARCHIVE = partial(parse_result, REQUESTS["session/archive"])
+_PARSE_SESSION_CLOSE = partial(parse_result, REQUESTS["session/close"])
+_PARSE_SESSION_DELETE = partial(parse_result, REQUESTS["session/delete"])
+_PARSE_SESSION_FORK = partial(parse_result, REQUESTS["session/fork"])
+_PARSE_SESSION_LIST = partial(parse_result, REQUESTS["session/list"])
+_PARSE_SESSION_LOAD = partial(parse_result, REQUESTS["session/load"])
+_PARSE_SESSION_NEW = partial(parse_result, REQUESTS["session/new"])
+_PARSE_SESSION_PROMPT = partial(parse_result, REQUESTS["session/prompt"])
+_PARSE_SESSION_REQUEST_PERMISSION = partial(parse_result, REQUESTS["session/request_permission"])
+_PARSE_SESSION_RESUME = partial(parse_result, REQUESTS["session/resume"])
+_PARSE_SESSION_SET_CONFIG_OPTION = partial(parse_result, REQUESTS["session/set_config_option"])
+_PARSE_SESSION_SET_MODE = partial(parse_result, REQUESTS["session/set_mode"])
+_PARSE_SESSION_SET_TITLE = partial(parse_result, REQUESTS["session/set_title"])
+_PARSE_SESSION_STATUS = partial(parse_result, REQUESTS["session/status"])
+_PARSE_SESSION_UNARCHIVE = partial(parse_result, REQUESTS["session/unarchive"])
+_PARSE_TERMINAL_CREATE = partial(parse_result, REQUESTS["terminal/create"])
+_PARSE_TERMINAL_KILL = partial(parse_result, REQUESTS["terminal/kill"])
+_PARSE_TERMINAL_OUTPUT = partial(parse_result, REQUESTS["terminal/output"])
+_PARSE_TERMINAL_RELEASE = partial(parse_result, REQUESTS["terminal/release"])
+_PARSE_TERMINAL_WAIT_FOR_EXIT = partial(parse_result, REQUESTS["terminal/wait_for_exit"])
 
 
 class AgentPeer(Peer):
