@@ -95,6 +95,26 @@ def throughput(runner: Runner, n: int, runs: int) -> dict[str, Any]:
     }
 
 
+SESSION_METHODS = (
+    "initialize",
+    "session/new",
+    "session/prompt",
+    "session/cancel",
+    "session/update",
+    "session/request_permission",
+    "fs/read_text_file",
+)
+# Our models are built on first use (a method's group of classes, then its validator): the agent
+# side ready to serve a session, to set beside `import acp`, which builds everything at import.
+SESSION_READY = (
+    "import acp_protocol.v1.agent; "
+    "from acp_protocol.v1.methods import METHODS; "
+    "from acp_protocol.runtime.validators import validator_for; "
+    f"[validator_for(t) for s in METHODS if s.name in {SESSION_METHODS!r} "
+    "for t in (s.params_type, s.result_type) if t is not None]"
+)
+
+
 def imports(runner: Runner, runs: int) -> dict[str, Any]:
     """Fresh interpreters, alternated; import cost is the median over the same env's start-up."""
     ours, official = runner.python["ours"], runner.python["official"]
@@ -103,6 +123,7 @@ def imports(runner: Runner, runs: int) -> dict[str, Any]:
         "ours_package": (ours, "import acp_protocol.v1"),
         "ours_agent": (ours, "import acp_protocol.v1.agent"),
         "ours_client": (ours, "import acp_protocol.v1.client"),
+        "ours_session_ready": (ours, SESSION_READY),
         "official_startup": (official, "pass"),
         "official_acp": (official, "import acp"),
     }
@@ -113,7 +134,7 @@ def imports(runner: Runner, runs: int) -> dict[str, Any]:
         for name, (python, statement) in statements.items():
             samples[name] += runner.import_seconds(python, statement, 1)
     result = {name: stats(values) for name, values in samples.items()}
-    for name in ("ours_package", "ours_agent", "ours_client"):
+    for name in ("ours_package", "ours_agent", "ours_client", "ours_session_ready"):
         result[name]["cost"] = result[name]["median"] - result["ours_startup"]["median"]
     result["official_acp"]["cost"] = (
         result["official_acp"]["median"] - result["official_startup"]["median"]
