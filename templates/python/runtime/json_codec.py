@@ -9,6 +9,7 @@ plain JSON (a generated model, anything with a `to_wire()` method) are encoded t
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 try:  # orjson is optional: the vendored package only requires pydantic.
@@ -30,13 +31,12 @@ def _to_wire(value: Any) -> Any:
     return to_wire()
 
 
-if orjson is not None:
-    _orjson_loads = orjson.loads
-    _orjson_dumps = orjson.dumps
+decode: Callable[[bytes], Any]
+"""One JSON value from `data`; raises `DecodeError` (a ValueError) on anything else."""
 
-    def decode(data: bytes) -> Any:
-        """One JSON value from `data`; raises `DecodeError` (a ValueError) on anything else."""
-        return _orjson_loads(data)
+if orjson is not None:
+    _orjson_dumps = orjson.dumps
+    decode = orjson.loads  # itself, not a wrapper: one call less per message read
 
     def encode(value: Any) -> bytes:
         """`value` as compact UTF-8 JSON."""
@@ -46,12 +46,13 @@ else:  # pragma: no cover - exercised by the no-orjson test in a subprocess
     _decoder = json.JSONDecoder()
     _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_to_wire)
 
-    def decode(data: bytes) -> Any:
-        """One JSON value from `data`; raises `DecodeError` (a ValueError) on anything else."""
+    def _decode_with_json(data: bytes) -> Any:
         try:
             return _decoder.decode(data.decode("utf-8"))
         except RecursionError as error:
             raise DecodeError("JSON nested too deeply") from error
+
+    decode = _decode_with_json
 
     def encode(value: Any) -> bytes:
         """`value` as compact UTF-8 JSON."""

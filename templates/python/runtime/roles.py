@@ -271,7 +271,9 @@ class Router(Generic[PeerT]):
                 "dropped %s notification, invalid params: %s", method, validation_summary(error)
             )
             return
-        await route.handler(typed, self._notification_context())
+        context = self._notification_ctx
+        assert context is not None, "Router.bind() was not called"
+        await route.handler(typed, context)
 
     def cancel_turns(self, cancel_params: Any) -> int:
         """Apply the turn rule to a cancel notification's params; how many turns it cancelled."""

@@ -127,7 +127,12 @@ class ProtocolModel(BaseModel):
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON object this model stands for: wire names, explicit nulls kept."""
-        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        # `model_dump(mode="json", by_alias=True, exclude_unset=True)` without its Python wrapper,
+        # which cost a fifth of writing a `session/update` (3.3 → 2.7 µs).
+        wire: dict[str, Any] = self.__pydantic_serializer__.to_python(
+            self, mode="json", by_alias=True, exclude_unset=True
+        )
+        return wire
 
 
 def _default_factory(default: Any, factory: Any, annotation: Any) -> Callable[[], Any]:

@@ -26,39 +26,42 @@ log = logging.getLogger(__name__)
 class NotificationQueue:
     """The notifications read and not yet handled, and the worker that handles them."""
 
-    __slots__ = ("_handler", "_idle", "_on_taken", "_queue", "_waiter")
+    __slots__ = ("_handler", "_idle", "_idle_waiters", "_on_taken", "_queue", "_waiter")
 
     def __init__(self, handler: Handler, on_taken: Callable[[], None]) -> None:
         self._handler = handler
         self._on_taken = on_taken  # the connection's flow control: room may have been made
         self._queue: deque[tuple[str, Any]] = deque()
-        self._waiter: asyncio.Future[None] | None = None
-        self._idle = asyncio.Event()  # set while nothing is queued or being handled
-        self._idle.set()
+        self._waiter: asyncio.Future[None] | None = None  # the idle worker's wake-up
+        self._idle = True  # nothing queued or being handled
+        self._idle_waiters: list[asyncio.Future[None]] = []  # `drained()` calls
 
     def __len__(self) -> int:
         return len(self._queue)
 
     def put(self, method: str, params: Any) -> None:
         self._queue.append((method, params))
-        self._idle.clear()
+        self._idle = False
         waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        if waiter is not None:
+            self._waiter = None  # woken once: the rest of a batch of reads skips this
+            if not waiter.done():
+                waiter.set_result(None)
 
     async def run(self) -> None:
         """The worker: handle each notification in arrival order, for as long as it runs."""
         queue = self._queue
         handler = self._handler
+        on_taken = self._on_taken
         loop = asyncio.get_running_loop()
         while True:
             if not queue:
-                self._idle.set()
+                self._became_idle()
                 self._waiter = waiter = loop.create_future()
                 await waiter
                 continue
             method, params = queue.popleft()
-            self._on_taken()
+            on_taken()
             try:
                 await handler.handle_notification(method, params)
             except MethodNotFound:
@@ -66,10 +69,21 @@ class NotificationQueue:
             except Exception:
                 log.exception("handler of notification %s failed", method)
 
+    def _became_idle(self) -> None:
+        self._idle = True
+        for waiter in self._idle_waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._idle_waiters.clear()
+
     async def drained(self, timeout: float) -> bool:
         """Wait until everything queued was handled; False when `timeout` ran out first."""
+        if self._idle:
+            return True
+        waiter = asyncio.get_running_loop().create_future()
+        self._idle_waiters.append(waiter)
         try:
-            await asyncio.wait_for(self._idle.wait(), timeout)
+            await asyncio.wait_for(waiter, timeout)
         except asyncio.TimeoutError:  # `TimeoutError` itself only from Python 3.11
             return False
         return True

@@ -58,6 +58,7 @@ class Receiver:
         self._max_queued = max_queued
         self._room = asyncio.Event()
         self._room.set()
+        self._paused = False  # waiting for room (what `made_progress` checks, once per message)
         self._reading = True  # False once the stream ended or `stop()` was called (push)
         self._task: asyncio.Task[None] | None = None  # pull: the loop; push: the end
         self._resume_task: asyncio.Task[None] | None = None  # push, paused by flow control
@@ -82,7 +83,8 @@ class Receiver:
 
     def made_progress(self) -> None:
         """Work completed: wake the paused reader once the backlog is down to half the bound."""
-        if not self._room.is_set() and self._sink.backlog() <= self._max_queued // 2:
+        if self._paused and self._sink.backlog() <= self._max_queued // 2:
+            self._paused = False
             self._room.set()
 
     async def _receive_loop(self) -> None:
@@ -137,5 +139,6 @@ class Receiver:
         (they wait in flight, see `IncomingRequests`), cannot make our memory grow without bound."""
         if self._sink.backlog() >= self._max_queued:
             self._room.clear()
+            self._paused = True
             log.debug("reading paused: %d requests or notifications waiting", self._sink.backlog())
             await self._room.wait()
