@@ -24,8 +24,10 @@ class Handler(Protocol):
         """The result of request `method`; raise an `RpcError` (`MethodNotFound`…) to answer one."""
         ...
 
-    async def handle_notification(self, method: str, params: Any) -> None:
-        """Handle notification `method`. Notifications are delivered one at a time, in order."""
+    def handle_notification(self, method: str, params: Any) -> Awaitable[None] | None:
+        """Handle notification `method`: what to await until it is handled, or None when that is
+        done already (an `async def` implementation fits: its coroutine is awaited).
+        Notifications are delivered one at a time, in order."""
         ...
 
 

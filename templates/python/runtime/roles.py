@@ -253,16 +253,17 @@ class Router(Generic[PeerT]):
         """The typed peer of one request's handler: what it sends are the request's children."""
         return self._peer_type(self._sender_for(request))
 
-    async def handle_notification(self, method: str, params: Any) -> None:
+    def handle_notification(self, method: str, params: Any) -> Awaitable[None] | None:
         if method == self._received_cancel:
             self.cancel_turns(params)
         route = self._notifications.get(method)
         if route is None or route.handler is None:
             if route is None and method.startswith("_") and self._extension_notification:
-                await self._extension_notification(method, params, self._notification_context())
-            else:
-                log.debug("ignored notification %s: no handler", method)
-            return
+                return self._extension_notification(  # type: ignore[no-any-return]
+                    method, params, self._notification_context()
+                )
+            log.debug("ignored notification %s: no handler", method)
+            return None
         try:
             typed = route.params(params)
         except ValidationError as error:
@@ -270,10 +271,10 @@ class Router(Generic[PeerT]):
             log.warning(
                 "dropped %s notification, invalid params: %s", method, validation_summary(error)
             )
-            return
+            return None
         context = self._notification_ctx
         assert context is not None, "Router.bind() was not called"
-        await route.handler(typed, context)
+        return route.handler(typed, context)
 
     def cancel_turns(self, cancel_params: Any) -> int:
         """Apply the turn rule to a cancel notification's params; how many turns it cancelled."""

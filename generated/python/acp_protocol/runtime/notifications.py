@@ -63,7 +63,10 @@ class NotificationQueue:
             method, params = queue.popleft()
             on_taken()
             try:
-                await handler.handle_notification(method, params)
+                # The handler's own coroutine, not one wrapping it: one coroutine per message.
+                handling = handler.handle_notification(method, params)
+                if handling is not None:
+                    await handling
             except MethodNotFound:
                 log.debug("ignored unknown notification %s", method)
             except Exception:
