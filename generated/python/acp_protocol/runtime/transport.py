@@ -213,13 +213,17 @@ class CoalescingWriter:
         on_close: Callable[[], Awaitable[None]] | None = None,
     ):
         self._writer = writer
+        # Asked about on every frame: the transport's own methods, not the writer's wrappers.
+        transport = writer.transport
+        self._is_closing = transport.is_closing
+        self._buffered = transport.get_write_buffer_size
         self._on_close = on_close
         self._closed = False
         self._batch: list[bytes] | None = None  # None: idle, nothing written this turn
         self._batch_size = 0
 
     def write(self, data: bytes, *, coalesce: bool = False) -> None:
-        if self._closed or self._writer.is_closing():
+        if self._closed or self._is_closing():
             raise ConnectionClosed("the transport is closed")
         batch = self._batch
         if batch is None:
@@ -247,8 +251,7 @@ class CoalescingWriter:
         self._batch = None
 
     def writing_paused(self) -> bool:
-        transport = self._writer.transport
-        return transport.is_closing() or transport.get_write_buffer_size() > _HIGH_WATER
+        return self._is_closing() or self._buffered() > _HIGH_WATER
 
     async def drain(self) -> None:
         try:
