@@ -84,6 +84,79 @@ test("a peer that floods requests is read only as fast as they are handled", asy
   assert.equal(peer.frames.length, 30);
 });
 
+/** Two sockets joined through a Unix socket: what we dial, and what the server accepted. */
+async function socketPair(): Promise<{ dialled: Socket; answered: Socket; close: () => void }> {
+  const path = join(mkdtempSync(join(tmpdir(), "acp-pair-")), "socket");
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  const accepted = new Promise<Socket>((resolve) => server.once("connection", resolve));
+  const dialled = connect(path);
+  await new Promise<void>((resolve) => dialled.once("connect", resolve));
+  return { dialled, answered: await accepted, close: () => server.close() };
+}
+
+const silent: Router = {
+  async request() {
+    return null;
+  },
+  received() {},
+  async notification() {},
+  cancelledResult() {
+    return undefined;
+  },
+};
+
+test("writes waiting for a peer that does not read share one drain listener", async () => {
+  // Each write made while the buffer is full used to add its own "drain" and "error" listeners:
+  // node warned of a leak at eleven, and a caller writing in a loop grew them without bound.
+  const { dialled, answered, close } = await socketPair();
+  answered.pause(); // the peer reads nothing
+  const connection = new Connection(new StreamTransport(dialled, dialled), () => silent);
+  const text = "y".repeat(100_000);
+  const send = (): Promise<unknown> => connection.request("echo", { text }, (value) => value);
+  const calls = Array.from({ length: 10 }, send);
+  assert.ok(dialled.writableNeedDrain, "the output should be backed up");
+  const listeners = (): number[] => ["drain", "error", "close"].map((e) => dialled.listenerCount(e));
+  const backedUp = listeners();
+  calls.push(...Array.from({ length: 30 }, send));
+  for (const call of calls) call.catch(() => undefined);
+  assert.deepEqual(listeners(), backedUp); // thirty more writes waiting, no more listeners
+  assert.equal(dialled.listenerCount("drain"), 1);
+  await connection.close();
+  answered.destroy();
+  close();
+});
+
+test("a peer that dies while our output is backed up fails our requests and nothing else", async () => {
+  // A write waiting for room must not turn the peer's death into an unhandled rejection (which
+  // ends a node process): the requests fail with ConnectionClosed and the process goes on.
+  const { dialled, answered, close } = await socketPair();
+  answered.pause();
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => {
+    unhandled.push(reason);
+  };
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    const connection = new Connection(new StreamTransport(dialled, dialled), () => silent);
+    const text = "x".repeat(100_000);
+    const calls = Array.from({ length: 20 }, () => connection.request("echo", { text }, (value) => value));
+    assert.ok(dialled.writableNeedDrain, "the output should be backed up");
+    answered.destroy();
+    const outcomes = await Promise.allSettled(calls);
+    for (const outcome of outcomes) {
+      assert.equal(outcome.status, "rejected");
+      assert.ok(outcome.status === "rejected" && outcome.reason instanceof ConnectionClosed);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50)); // let a stray rejection surface
+    assert.deepEqual(unhandled, []);
+    await connection.close();
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+    close();
+  }
+});
+
 test("two peers whose output backs up still read each other", async () => {
   // Both send each other more than the socket buffers hold, answers as large as the requests;
   // reading never waits on our own writing (an answer counts as work until it is read), so

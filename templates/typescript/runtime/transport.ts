@@ -116,6 +116,8 @@ export class LineSplitter {
 /** A transport over a readable and a writable byte stream. */
 export class StreamTransport implements Transport {
   private closed = false;
+  /** While the output is backed up: settles on "drain", or when the output fails or closes. */
+  private room: Promise<void> | undefined;
 
   constructor(
     private readonly input: Readable,
@@ -145,7 +147,24 @@ export class StreamTransport implements Transport {
   write(frame: string): Promise<void> | undefined {
     if (this.closed || this.output.destroyed) return undefined;
     if (this.output.write(frame + "\n")) return undefined;
-    return once(this.output, "drain").then(() => undefined);
+    // Every write made until "drain" shares one wait (one listener, not one per write), and the
+    // wait never rejects: the output failing or closing ends the connection (see `start`), which
+    // fails what is pending; a rejection here would be unhandled where a request does not await
+    // its write.
+    this.room ??= new Promise<void>((resolve) => {
+      const output = this.output;
+      const settle = (): void => {
+        output.off("drain", settle);
+        output.off("error", settle);
+        output.off("close", settle);
+        this.room = undefined;
+        resolve();
+      };
+      output.on("drain", settle);
+      output.on("error", settle);
+      output.on("close", settle);
+    });
+    return this.room;
   }
 
   pause(): void {
