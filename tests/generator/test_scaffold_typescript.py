@@ -84,6 +84,18 @@ def test_a_file_outside_the_roots_is_refused_in_one_line(starters: Path) -> None
     ]
 
 
+def test_an_agent_program_that_cannot_be_started_is_reported_in_one_line(starters: Path) -> None:
+    """A missing program is a closed connection with its reason, not a node stack trace."""
+    missing = starters / "no-such-agent"
+    command = [node(), str(starters / "out" / "client.js"), str(missing)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=starters, timeout=30)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "starter client: ConnectionClosed: ACP connection closed: could not start "
+        f"{missing}: no such program (ENOENT)"
+    ]
+
+
 def test_the_starter_agent_implements_every_method_of_the_role_interface(starters: Path) -> None:
     """Each handler is there with the real signature: `implements acp.Agent` is checked by tsc,
     and every request name of the role appears as a method."""

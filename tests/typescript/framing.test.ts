@@ -1,9 +1,12 @@
 // NDJSON framing (runtime/transport.ts): frames of any split, and frames over the limit dropped
 // without taking the connection (or memory) with them.
 import assert from "node:assert/strict";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import {
   Connection,
+  ConnectionClosed,
   INVALID_REQUEST,
   LineSplitter,
   spawnTransport,
@@ -86,4 +89,28 @@ test("a spawned program that exits on the end of its input is waited for, not si
   await transport.close();
   assert.equal(transport.child.exitCode, 0);
   assert.equal(transport.child.signalCode, null);
+});
+
+test("a program that cannot be started closes its connection with one line; close() returns", async () => {
+  // Node reports a failed spawn as an "error" event on the child: unheard, it ended this process
+  // with a stack trace, and closing the transport waited forever for an exit that never comes.
+  const missing = join(tmpdir(), "acp-no-such-program");
+  const quiet: Router = {
+    async request() {
+      return null;
+    },
+    received() {},
+    async notification() {},
+    cancelledResult() {
+      return undefined;
+    },
+  };
+  const transport = spawnTransport(missing, [], { exitGrace: 200 });
+  const connection = new Connection(transport, () => quiet);
+  const reason = await connection.closed;
+  assert.equal(reason, `could not start ${missing}: no such program (ENOENT)`);
+  assert.equal(reason.split("\n").length, 1);
+  await assert.rejects(connection.request("x", {}, (value) => value), ConnectionClosed);
+  await connection.close();
+  await transport.close();
 });

@@ -198,8 +198,19 @@ export interface SpawnedOptions {
   exitGrace?: number;
 }
 
+/** What the usual reasons a program cannot be started mean (node's own message repeats the path). */
+const SPAWN_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: "no such program",
+  EACCES: "permission denied",
+  ENOTDIR: "a part of the path is not a directory",
+};
+
 /** A spawned program's stdio as a transport; `child` is the program. */
 export class ProcessTransport extends StreamTransport {
+  /** Why the program could not be started, once node has said so. */
+  private failure: string | null = null;
+  private onFailure: ((reason: string) => void) | null = null;
+
   constructor(
     readonly child: ChildProcess,
     exitGrace: number,
@@ -213,6 +224,32 @@ export class ProcessTransport extends StreamTransport {
       await endChild(child, exitGrace);
       process.removeListener("exit", killOnExit);
     });
+    // Node reports a failed spawn (no such program, not executable) as an "error" event on the
+    // child, on a later tick; unheard, that event would end this process with a stack trace.
+    child.once("error", (error: NodeJS.ErrnoException) => {
+      const why = SPAWN_ERRORS[error.code ?? ""];
+      this.failure = `could not start ${child.spawnfile}: ${why === undefined ? error.message : `${why} (${error.code})`}`;
+      this.onFailure?.(this.failure);
+    });
+  }
+
+  override start(
+    onFrame: (frame: string) => void,
+    onClose: (reason: string) => void,
+    onOversized?: (frame: OversizedFrame) => void,
+  ): void {
+    let closed = false;
+    const closeOnce = (reason: string): void => {
+      if (closed) return;
+      closed = true;
+      onClose(reason);
+    };
+    if (this.failure !== null) {
+      closeOnce(this.failure);
+      return;
+    }
+    this.onFailure = closeOnce;
+    super.start(onFrame, closeOnce, onOversized);
   }
 }
 
@@ -227,7 +264,8 @@ export function spawnTransport(program: string, args: readonly string[], options
 /** Ends a program: its stdin is already closed; it gets `grace` ms to exit, then SIGTERM, then
  * SIGKILL. */
 async function endChild(child: ChildProcess, grace: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
+  // No pid: it never started (its "error" said why), and no "exit" will come.
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, "exit");
   const timer = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
   if (await Promise.race([exited.then(() => true), timer(grace).then(() => false)])) return;
