@@ -31,13 +31,11 @@ export {
 export {
   DEFAULT_FRAME_LIMIT,
   LineSplitter,
-  ProcessTransport,
   StreamTransport,
   memoryPair,
-  spawnTransport,
   stdioTransport,
   type OversizedFrame,
-  type SpawnedOptions,
   type Transport,
 } from "./transport.js";
+export { ProcessTransport, spawnTransport, type SpawnedOptions } from "./process.js";
 export { FileService, RESOURCE_NOT_FOUND } from "./file_service.js";

@@ -7,12 +7,9 @@
  *
  * A frame may be up to `DEFAULT_FRAME_LIMIT` bytes; a longer one is dropped unread (its first
  * bytes and size are reported, the connection stays up) and memory stays bounded whatever the peer
- * sends. A spawned program never outlives its connection: closing the transport ends its stdin, waits
- * for it to exit, then terminates it; this process exiting kills it too.
+ * sends. A spawned program's transport is in process.ts.
  */
 
-import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
-import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
 
 /** Longest accepted frame, in bytes (50 MiB, as the Python runtime). */
@@ -189,90 +186,6 @@ export class StreamTransport implements Transport {
 /** This process's stdin and stdout (an agent started by an editor, a client started by an agent). */
 export function stdioTransport(): Transport {
   return new StreamTransport(process.stdin, process.stdout);
-}
-
-export interface SpawnedOptions {
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-  /** How long the program may take to exit once its stdin is closed (ms, default 2000). */
-  exitGrace?: number;
-}
-
-/** What the usual reasons a program cannot be started mean (node's own message repeats the path). */
-const SPAWN_ERRORS: Readonly<Record<string, string>> = {
-  ENOENT: "no such program",
-  EACCES: "permission denied",
-  ENOTDIR: "a part of the path is not a directory",
-};
-
-/** A spawned program's stdio as a transport; `child` is the program. */
-export class ProcessTransport extends StreamTransport {
-  /** Why the program could not be started, once node has said so. */
-  private failure: string | null = null;
-  private onFailure: ((reason: string) => void) | null = null;
-
-  constructor(
-    readonly child: ChildProcess,
-    exitGrace: number,
-  ) {
-    if (child.stdin === null || child.stdout === null) throw new Error("the program has no stdio pipes");
-    const killOnExit = (): void => {
-      child.kill("SIGKILL");
-    };
-    process.once("exit", killOnExit); // this process ending ends the program too
-    super(child.stdout, child.stdin, async () => {
-      await endChild(child, exitGrace);
-      process.removeListener("exit", killOnExit);
-    });
-    // Node reports a failed spawn (no such program, not executable) as an "error" event on the
-    // child, on a later tick; unheard, that event would end this process with a stack trace.
-    child.once("error", (error: NodeJS.ErrnoException) => {
-      const why = SPAWN_ERRORS[error.code ?? ""];
-      this.failure = `could not start ${child.spawnfile}: ${why === undefined ? error.message : `${why} (${error.code})`}`;
-      this.onFailure?.(this.failure);
-    });
-  }
-
-  override start(
-    onFrame: (frame: string) => void,
-    onClose: (reason: string) => void,
-    onOversized?: (frame: OversizedFrame) => void,
-  ): void {
-    let closed = false;
-    const closeOnce = (reason: string): void => {
-      if (closed) return;
-      closed = true;
-      onClose(reason);
-    };
-    if (this.failure !== null) {
-      closeOnce(this.failure);
-      return;
-    }
-    this.onFailure = closeOnce;
-    super.start(onFrame, closeOnce, onOversized);
-  }
-}
-
-/** Starts `program` and talks NDJSON over its stdin and stdout (its stderr is passed through). */
-export function spawnTransport(program: string, args: readonly string[], options: SpawnedOptions = {}): ProcessTransport {
-  const spawnOptions: SpawnOptions = { stdio: ["pipe", "pipe", "inherit"] };
-  if (options.env !== undefined) spawnOptions.env = options.env;
-  if (options.cwd !== undefined) spawnOptions.cwd = options.cwd;
-  return new ProcessTransport(spawn(program, [...args], spawnOptions), options.exitGrace ?? 2000);
-}
-
-/** Ends a program: its stdin is already closed; it gets `grace` ms to exit, then SIGTERM, then
- * SIGKILL. */
-async function endChild(child: ChildProcess, grace: number): Promise<void> {
-  // No pid: it never started (its "error" said why), and no "exit" will come.
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, "exit");
-  const timer = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
-  if (await Promise.race([exited.then(() => true), timer(grace).then(() => false)])) return;
-  child.kill("SIGTERM");
-  if (await Promise.race([exited.then(() => true), timer(grace).then(() => false)])) return;
-  child.kill("SIGKILL");
-  await exited;
 }
 
 /** Two connected in-memory transports (tests, and an agent and a client in one process). */

@@ -15,7 +15,8 @@
 import type { ConnectionOptions } from "../../runtime/connection.js";
 import type * as d from "../../runtime/decoding.js";
 import { RoleConnection, type HandlerContext, type PeerLink, type TurnRule } from "../../runtime/roles.js";
-import { spawnTransport, stdioTransport, type SpawnedOptions, type Transport } from "../../runtime/transport.js";
+import { spawnTransport, type SpawnedOptions } from "../../runtime/process.js";
+import { stdioTransport, type Transport } from "../../runtime/transport.js";
 import * as decode from "./decode.js";
 import { ClientPeer } from "./peers.js";
 import type * as T from "./types.js";

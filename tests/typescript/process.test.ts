@@ -1,0 +1,93 @@
+// A spawned program's lifetime (runtime/transport.ts, `ProcessTransport`): its whole process group
+// ends with the connection, and pending callers fail when the program exits. The program below
+// starts a grandchild that, like an npm wrapper's native agent, ignores the end of its input (and
+// in the worst case SIGTERM) and keeps the stdout pipe open.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { Connection, ConnectionClosed, spawnTransport, type ProcessTransport, type Router } from "../src/index.js";
+
+// The grandchild writes its pid once it is set up (its SIGTERM handler in place); the program
+// exits on the end of its input, or once it has read our first frame.
+const STUBBORN = `
+if (process.argv[2] === "ignore-term") process.on("SIGTERM", () => {});
+require("node:fs").writeFileSync(process.argv[1], String(process.pid));
+setInterval(() => {}, 1000);
+`;
+const FORKING = `
+const [pidFile, term, exit] = process.argv.slice(1);
+const options = { stdio: ["ignore", "inherit", "inherit"] };
+require("node:child_process").spawn(process.execPath, ["-e", ${JSON.stringify(STUBBORN)}, pidFile, term], options);
+process.stdin.resume();
+process.stdin.on(exit === "after-first-frame" ? "data" : "end", () => process.exit(0));
+`;
+
+const quiet: Router = {
+  async request() {
+    return null;
+  },
+  received() {},
+  async notification() {},
+  cancelledResult() {
+    return undefined;
+  },
+};
+
+/** Whether `pid` runs (a zombie waiting for a reaper does not). */
+function running(pid: number): boolean {
+  try {
+    const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(")").pop()?.trim().split(" ")[0];
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+async function spawnForking(term: string, exit: string): Promise<{ transport: ProcessTransport; grandchild: number }> {
+  const pidFile = join(mkdtempSync(join(tmpdir(), "acp-forking-")), "grandchild.pid");
+  const transport = spawnTransport(process.execPath, ["-e", FORKING, pidFile, term, exit], { exitGrace: 300 });
+  for (let i = 0; i < 500; i++) {
+    try {
+      const pid = Number(readFileSync(pidFile, "utf8"));
+      if (pid > 0) return { transport, grandchild: pid };
+    } catch {
+      // not written yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error("the program did not start its grandchild");
+}
+
+for (const term of ["plain", "ignore-term"]) {
+  test(`nothing of the program's process group survives closing (${term})`, { timeout: 10_000 }, async () => {
+    // "a child process must never outlive its parent's interest in it": stdin closed, then
+    // SIGTERM, then SIGKILL, to the whole group, even when the program itself exits cleanly.
+    const { transport, grandchild } = await spawnForking(term, "wait");
+    const connection = new Connection(transport, () => quiet);
+    assert.ok(running(grandchild));
+    const started = Date.now();
+    await connection.close();
+    assert.equal(transport.child.exitCode, 0); // the program left on the end of its input
+    assert.ok(!running(grandchild), "the grandchild outlived the connection");
+    // SIGTERM ends the plain grandchild at once; the other waits out the grace, then SIGKILL.
+    const took = Date.now() - started;
+    assert.ok(term === "plain" ? took < 300 : took >= 300 && took < 2000, `closing took ${took} ms`);
+  });
+}
+
+test("pending requests fail when the program exits though a grandchild holds its stdout", { timeout: 10_000 }, async () => {
+  // The program is watched, not only the pipe: our request was read, nothing more is written,
+  // and the end of stdout never comes while the grandchild lives.
+  const { transport, grandchild } = await spawnForking("plain", "after-first-frame");
+  const connection = new Connection(transport, () => quiet);
+  const started = Date.now();
+  await assert.rejects(
+    connection.request("x", {}, (value) => value),
+    ConnectionClosed,
+  );
+  assert.ok(Date.now() - started < 3000);
+  await connection.close();
+  assert.ok(!running(grandchild), "the grandchild outlived the connection");
+});
