@@ -3,7 +3,9 @@
 // starts a grandchild that, like an npm wrapper's native agent, ignores the end of its input (and
 // in the worst case SIGTERM) and keeps the stdout pipe open.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -90,4 +92,55 @@ test("pending requests fail when the program exits though a grandchild holds its
   assert.ok(Date.now() - started < 3000);
   await connection.close();
   assert.ok(!running(grandchild), "the grandchild outlived the connection");
+});
+
+/** A node program that runs a stubborn program through our runtime (`spawnTransport`), with
+ * `handler` as its own SIGTERM listener when given; resolves once the stubborn one is set up. */
+async function host(handler: string): Promise<{ host: ReturnType<typeof spawn>; stubborn: number }> {
+  const folder = mkdtempSync(join(tmpdir(), "acp-host-"));
+  const pidFile = join(folder, "stubborn.pid");
+  const runtime = new URL("../src/index.js", import.meta.url).href;
+  const script = join(folder, "host.mjs");
+  writeFileSync(
+    script,
+    `import { spawnTransport } from ${JSON.stringify(runtime)};
+const transport = spawnTransport(process.execPath, ["-e", ${JSON.stringify(STUBBORN)}, ${JSON.stringify(pidFile)}, "ignore-term"], { exitGrace: 200 });
+transport.start(() => {}, () => {});
+${handler}
+setInterval(() => {}, 1000);
+`,
+  );
+  const child = spawn(process.execPath, [script], { stdio: "ignore" });
+  for (let i = 0; i < 500; i++) {
+    try {
+      const pid = Number(readFileSync(pidFile, "utf8"));
+      if (pid > 0) return { host: child, stubborn: pid };
+    } catch {
+      // not written yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  child.kill("SIGKILL");
+  throw new Error("the host did not start its program");
+}
+
+test("a signal that ends this process ends the programs it runs", { timeout: 10_000 }, async () => {
+  // In a group of its own the program no longer gets the terminal's Ctrl-C: a SIGINT, SIGTERM or
+  // SIGHUP that nothing else handles kills it, then ends this process as it would have.
+  const { host: child, stubborn } = await host("");
+  child.kill("SIGTERM");
+  await once(child, "exit");
+  assert.equal(child.signalCode, "SIGTERM");
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.ok(!running(stubborn), "the program outlived the process that ran it");
+});
+
+test("a host's own signal handler is left to close its connections", { timeout: 10_000 }, async () => {
+  const { host: child, stubborn } = await host(
+    `process.on("SIGTERM", async () => { await transport.close(); process.exit(3); });`,
+  );
+  child.kill("SIGTERM");
+  await once(child, "exit");
+  assert.equal(child.exitCode, 3); // the host's handler ran, ours did not end the process
+  assert.ok(!running(stubborn), "closing the transport left the program running");
 });

@@ -8,7 +8,8 @@
  *   program gets `exitGrace` ms to exit on that, then the group gets SIGTERM, then SIGKILL.
  *   Grandchildren are signalled even when the program exits cleanly (an npm wrapper's native
  *   agent that ignores the end of its input would otherwise live on). This process exiting kills
- *   the group too.
+ *   the group too, as does a SIGINT, SIGTERM or SIGHUP that would end this process (one that no
+ *   other listener handles: the host's own handler is left to close its connections).
  * - The program is watched, not only its stdout: once it exits, stdout is read for a short grace
  *   and then ended, even if a grandchild still holds the pipe, so pending callers fail at once.
  * - A program that cannot be started closes the connection with one line saying why.
@@ -50,12 +51,11 @@ export class ProcessTransport extends StreamTransport {
     exitGrace: number,
   ) {
     if (child.stdin === null || child.stdout === null) throw new Error("the program has no stdio pipes");
-    const killOnExit = (): void => signalGroup(child, "SIGKILL");
-    process.once("exit", killOnExit); // this process ending ends the program too
+    watch(child); // this process ending ends the program too
     super(child.stdout, child.stdin, async () => {
       await endGroup(child, exitGrace);
       child.stdout?.destroy(); // a grandchild killed or not, nothing more is read
-      process.removeListener("exit", killOnExit);
+      unwatch(child);
     });
     // Node reports a failed spawn (no such program, not executable) as an "error" event on the
     // child, on a later tick; unheard, that event would end this process with a stack trace.
@@ -97,6 +97,43 @@ export class ProcessTransport extends StreamTransport {
     this.ending ??= reason;
     this.onEnding?.(reason);
   }
+}
+
+/** The programs this process runs. When this process exits, or gets a signal that would end it
+ * and that nothing else listens for, their groups are killed: in a group of their own, they no
+ * longer get the terminal's Ctrl-C. One set of listeners serves them all. */
+const watched = new Set<ChildProcess>();
+const ENDING_SIGNALS: readonly NodeJS.Signals[] = OWN_GROUP ? ["SIGINT", "SIGTERM", "SIGHUP"] : [];
+
+function killWatched(): void {
+  for (const child of watched) signalGroup(child, "SIGKILL");
+}
+
+function onEndingSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return; // the host handles it (and closes its connections)
+  killWatched();
+  watched.clear();
+  listen(false);
+  process.kill(process.pid, signal); // what the signal would have done without us
+}
+
+function listen(on: boolean): void {
+  if (on) {
+    process.on("exit", killWatched);
+    for (const signal of ENDING_SIGNALS) process.on(signal, onEndingSignal);
+  } else {
+    process.off("exit", killWatched);
+    for (const signal of ENDING_SIGNALS) process.off(signal, onEndingSignal);
+  }
+}
+
+function watch(child: ChildProcess): void {
+  if (watched.size === 0) listen(true);
+  watched.add(child);
+}
+
+function unwatch(child: ChildProcess): void {
+  if (watched.delete(child) && watched.size === 0) listen(false);
 }
 
 /** Starts `program` and talks NDJSON over its stdin and stdout (its stderr is passed through). */
