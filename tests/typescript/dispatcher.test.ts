@@ -15,7 +15,7 @@ import {
   StreamTransport,
   type Router,
 } from "../src/index.js";
-import { agentWithRawClient, connected } from "./support.js";
+import { agentWithRawClient, connected, quietRouter } from "./support.js";
 
 const agent = {
   async initialize(params: { protocolVersion: number }) {
@@ -95,23 +95,13 @@ async function socketPair(): Promise<{ dialled: Socket; answered: Socket; close:
   return { dialled, answered: await accepted, close: () => server.close() };
 }
 
-const silent: Router = {
-  async request() {
-    return null;
-  },
-  received() {},
-  async notification() {},
-  cancelledResult() {
-    return undefined;
-  },
-};
 
 test("writes waiting for a peer that does not read share one drain listener", async () => {
   // Each write made while the buffer is full used to add its own "drain" and "error" listeners:
   // node warned of a leak at eleven, and a caller writing in a loop grew them without bound.
   const { dialled, answered, close } = await socketPair();
   answered.pause(); // the peer reads nothing
-  const connection = new Connection(new StreamTransport(dialled, dialled), () => silent);
+  const connection = new Connection(new StreamTransport(dialled, dialled), () => quietRouter);
   const text = "y".repeat(100_000);
   const send = (): Promise<unknown> => connection.request("echo", { text }, (value) => value);
   const calls = Array.from({ length: 10 }, send);
@@ -138,7 +128,7 @@ test("a peer that dies while our output is backed up fails our requests and noth
   };
   process.on("unhandledRejection", onUnhandled);
   try {
-    const connection = new Connection(new StreamTransport(dialled, dialled), () => silent);
+    const connection = new Connection(new StreamTransport(dialled, dialled), () => quietRouter);
     const text = "x".repeat(100_000);
     const calls = Array.from({ length: 20 }, () => connection.request("echo", { text }, (value) => value));
     assert.ok(dialled.writableNeedDrain, "the output should be backed up");

@@ -11,9 +11,9 @@ import {
   LineSplitter,
   spawnTransport,
   type OversizedFrame,
-  type Router,
   type Transport,
 } from "../src/index.js";
+import { quietRouter } from "./support.js";
 
 function split(chunks: string[], limit = 1024): { lines: string[]; dropped: OversizedFrame[] } {
   const lines: string[] = [];
@@ -53,17 +53,7 @@ test("an oversized request is answered -32600 with its id, and the connection ke
     pause() {},
     resume() {},
   };
-  const router: Router = {
-    async request() {
-      return null;
-    },
-    received() {},
-    async notification() {},
-    cancelledResult() {
-      return undefined;
-    },
-  };
-  new Connection(transport, () => router);
+  new Connection(transport, () => quietRouter);
   oversized?.({ head: '{"jsonrpc":"2.0","id":"big-1","method":"session/prompt","params":{"prompt":[', size: 60_000_000 });
   assert.equal(written.length, 1);
   assert.equal(written[0]?.id, "big-1");
@@ -95,18 +85,8 @@ test("a program that cannot be started closes its connection with one line; clos
   // Node reports a failed spawn as an "error" event on the child: unheard, it ended this process
   // with a stack trace, and closing the transport waited forever for an exit that never comes.
   const missing = join(tmpdir(), "acp-no-such-program");
-  const quiet: Router = {
-    async request() {
-      return null;
-    },
-    received() {},
-    async notification() {},
-    cancelledResult() {
-      return undefined;
-    },
-  };
   const transport = spawnTransport(missing, [], { exitGrace: 200 });
-  const connection = new Connection(transport, () => quiet);
+  const connection = new Connection(transport, () => quietRouter);
   const reason = await connection.closed;
   assert.equal(reason, `could not start ${missing}: no such program (ENOENT)`);
   assert.equal(reason.split("\n").length, 1);

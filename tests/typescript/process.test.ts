@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Connection, ConnectionClosed, spawnTransport, type ProcessTransport, type Router } from "../src/index.js";
+import { Connection, ConnectionClosed, spawnTransport, type ProcessTransport } from "../src/index.js";
+import { quietRouter } from "./support.js";
 
 // The grandchild writes its pid once it is set up (its SIGTERM handler in place); the program
 // exits on the end of its input, or once it has read our first frame.
@@ -26,16 +27,6 @@ process.stdin.resume();
 process.stdin.on(exit === "after-first-frame" ? "data" : "end", () => process.exit(0));
 `;
 
-const quiet: Router = {
-  async request() {
-    return null;
-  },
-  received() {},
-  async notification() {},
-  cancelledResult() {
-    return undefined;
-  },
-};
 
 /** Whether `pid` runs (a zombie waiting for a reaper does not). */
 function running(pid: number): boolean {
@@ -67,7 +58,7 @@ for (const term of ["plain", "ignore-term"]) {
     // "a child process must never outlive its parent's interest in it": stdin closed, then
     // SIGTERM, then SIGKILL, to the whole group, even when the program itself exits cleanly.
     const { transport, grandchild } = await spawnForking(term, "wait");
-    const connection = new Connection(transport, () => quiet);
+    const connection = new Connection(transport, () => quietRouter);
     assert.ok(running(grandchild));
     const started = Date.now();
     await connection.close();
@@ -83,7 +74,7 @@ test("pending requests fail when the program exits though a grandchild holds its
   // The program is watched, not only the pipe: our request was read, nothing more is written,
   // and the end of stdout never comes while the grandchild lives.
   const { transport, grandchild } = await spawnForking("plain", "after-first-frame");
-  const connection = new Connection(transport, () => quiet);
+  const connection = new Connection(transport, () => quietRouter);
   const started = Date.now();
   await assert.rejects(
     connection.request("x", {}, (value) => value),

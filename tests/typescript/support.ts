@@ -1,5 +1,5 @@
 // Test support: a v1 agent and client connected in memory, and a raw peer that speaks frames.
-import { RequestError, memoryPair, type ConnectionOptions, type Transport } from "../src/index.js";
+import { RequestError, memoryPair, type ConnectionOptions, type Router, type Transport } from "../src/index.js";
 import * as v1 from "../src/v1/index.js";
 
 export function connected(
@@ -84,3 +84,15 @@ export async function rejection(promise: Promise<unknown>): Promise<RequestError
   }
   throw new Error("the request did not fail");
 }
+
+/** A router that answers every request `null` and ignores notifications (transport tests). */
+export const quietRouter: Router = {
+  async request() {
+    return null;
+  },
+  received() {},
+  async notification() {},
+  cancelledResult() {
+    return undefined;
+  },
+};
