@@ -61,7 +61,12 @@ export class ProcessTransport extends StreamTransport {
     });
     // Node reports a failed spawn (no such program, not executable) as an "error" event on the
     // child, on a later tick; unheard, that event would end this process with a stack trace.
-    child.once("error", (error: NodeJS.ErrnoException) => {
+    // (Later "error"s, a failed kill say, are heard too: unheard, each would end this process.)
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      if (child.pid !== undefined) {
+        this.end(`${child.spawnfile}: ${error.message}`);
+        return;
+      }
       const why = SPAWN_ERRORS[error.code ?? ""];
       this.end(`could not start ${child.spawnfile}: ${why === undefined ? error.message : `${why} (${error.code})`}`);
     });
@@ -152,7 +157,10 @@ async function endGroup(child: ChildProcess, grace: number): Promise<void> {
   const pid = child.pid;
   if (pid === undefined) return; // it never started (its "error" said why): no "exit" will come
   const gone = child.exitCode !== null || child.signalCode !== null;
-  const exited = gone ? Promise.resolve() : once(child, "exit").then(() => undefined);
+  const exited = gone ? Promise.resolve() : once(child, "exit").then(
+    () => undefined,
+    () => undefined, // an "error" instead: signalled or not, the group is still checked below
+  );
   if (!(await within(exited, grace))) {
     signalGroup(child, "SIGTERM");
     if (!(await within(exited, grace))) {
