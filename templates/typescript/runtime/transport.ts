@@ -115,6 +115,10 @@ export class StreamTransport implements Transport {
   private closed = false;
   /** While the output is backed up: settles on "drain", or when the output fails or closes. */
   private room: Promise<void> | undefined;
+  /** Ends reading once (frames read so far delivered, then `onClose`); set by `start`. */
+  private finish: ((reason: string) => void) | null = null;
+  /** Why the stream was ended from outside before `start`, if it was. */
+  private endedEarly: string | null = null;
 
   constructor(
     private readonly input: Readable,
@@ -135,10 +139,19 @@ export class StreamTransport implements Transport {
       splitter.flush();
       onClose(reason);
     };
+    this.finish = end;
     this.input.on("data", (chunk: Buffer) => splitter.push(chunk));
     this.input.on("end", () => end("the peer closed its output"));
     this.input.on("error", (error: Error) => end(`read failed: ${error.message}`));
     this.output.on("error", () => end("the peer closed its input"));
+    if (this.endedEarly !== null) end(this.endedEarly);
+  }
+
+  /** Ends the stream from outside it (the program behind it exited, or could not start): the
+   * frames read so far are delivered, then `onClose` gets `reason`, once. */
+  protected endStream(reason: string): void {
+    if (this.finish === null) this.endedEarly ??= reason;
+    else this.finish(reason);
   }
 
   write(frame: string): Promise<void> | undefined {

@@ -56,9 +56,8 @@ class Receiver:
         self._frames = frames
         self._sink = sink
         self._max_queued = max_queued
-        self._room = asyncio.Event()
-        self._room.set()
-        self._paused = False  # waiting for room (what `made_progress` checks, once per message)
+        # While reading waits for room: done once there is (`made_progress` checks it per message).
+        self._room: asyncio.Future[None] | None = None
         self._reading = True  # False once the stream ended or `stop()` was called (push)
         self._task: asyncio.Task[None] | None = None  # pull: the loop; push: the end
         self._resume_task: asyncio.Task[None] | None = None  # push, paused by flow control
@@ -83,9 +82,11 @@ class Receiver:
 
     def made_progress(self) -> None:
         """Work completed: wake the paused reader once the backlog is down to half the bound."""
-        if self._paused and self._sink.backlog() <= self._max_queued // 2:
-            self._paused = False
-            self._room.set()
+        room = self._room
+        if room is not None and self._sink.backlog() <= self._max_queued // 2:
+            self._room = None
+            if not room.done():
+                room.set_result(None)
 
     async def _receive_loop(self) -> None:
         """Pull: read, route, and pause while there is no room, until the stream ends."""
@@ -138,7 +139,6 @@ class Receiver:
         """Read on only when there is room: a peer that floods us, or stops reading our answers
         (they wait in flight, see `IncomingRequests`), cannot make our memory grow without bound."""
         if self._sink.backlog() >= self._max_queued:
-            self._room.clear()
-            self._paused = True
+            self._room = room = asyncio.get_running_loop().create_future()
             log.debug("reading paused: %d requests or notifications waiting", self._sink.backlog())
-            await self._room.wait()
+            await room

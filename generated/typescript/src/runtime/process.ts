@@ -20,7 +20,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync, readdirSync } from "node:fs";
-import { StreamTransport, type OversizedFrame } from "./transport.js";
+import { StreamTransport } from "./transport.js";
 
 export interface SpawnedOptions {
   env?: NodeJS.ProcessEnv;
@@ -44,10 +44,6 @@ const SPAWN_ERRORS: Readonly<Record<string, string>> = {
 
 /** A spawned program's stdio as a transport; `child` is the program. */
 export class ProcessTransport extends StreamTransport {
-  /** Why the transport ended on the program's side (it could not start, or exited), once known. */
-  private ending: string | null = null;
-  private onEnding: ((reason: string) => void) | null = null;
-
   constructor(
     readonly child: ChildProcess,
     exitGrace: number,
@@ -64,11 +60,11 @@ export class ProcessTransport extends StreamTransport {
     // (Later "error"s, a failed kill say, are heard too: unheard, each would end this process.)
     child.on("error", (error: NodeJS.ErrnoException) => {
       if (child.pid !== undefined) {
-        this.end(`${child.spawnfile}: ${error.message}`);
+        this.endStream(`${child.spawnfile}: ${error.message}`);
         return;
       }
       const why = SPAWN_ERRORS[error.code ?? ""];
-      this.end(`could not start ${child.spawnfile}: ${why === undefined ? error.message : `${why} (${error.code})`}`);
+      this.endStream(`could not start ${child.spawnfile}: ${why === undefined ? error.message : `${why} (${error.code})`}`);
     });
     child.once("exit", (code, signal) => {
       // Its last output is in the pipe already: read it, then end, even if a grandchild keeps
@@ -76,33 +72,9 @@ export class ProcessTransport extends StreamTransport {
       const how = signal === null ? `with code ${code}` : `on ${signal}`;
       setTimeout(() => {
         child.stdout?.destroy();
-        this.end(`the program exited ${how}`);
+        this.endStream(`the program exited ${how}`);
       }, EXIT_READ_GRACE).unref();
     });
-  }
-
-  override start(
-    onFrame: (frame: string) => void,
-    onClose: (reason: string) => void,
-    onOversized?: (frame: OversizedFrame) => void,
-  ): void {
-    let closed = false;
-    const closeOnce = (reason: string): void => {
-      if (closed) return;
-      closed = true;
-      onClose(reason);
-    };
-    if (this.ending !== null) {
-      closeOnce(this.ending);
-      return;
-    }
-    this.onEnding = closeOnce;
-    super.start(onFrame, closeOnce, onOversized);
-  }
-
-  private end(reason: string): void {
-    this.ending ??= reason;
-    this.onEnding?.(reason);
   }
 }
 
