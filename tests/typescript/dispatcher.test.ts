@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { type Socket, connect, createServer } from "node:net";
+import { PassThrough } from "node:stream";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -186,4 +187,23 @@ test("two peers whose output backs up still read each other", async () => {
   await left.close();
   await right.close();
   server.close();
+});
+
+test("close() called after the peer ended the stream waits for the transport's release", async () => {
+  // The end of the stream starts the close; a caller's own close() came back at once while the
+  // release (a spawned program's group being ended) still ran, so "closed" did not mean gone.
+  const input = new PassThrough();
+  let released = false;
+  const transport = new StreamTransport(input, new PassThrough(), async () => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    released = true;
+  });
+  const connection = new Connection(transport, () => quietRouter);
+  input.end();
+  await new Promise((resolve) => setImmediate(resolve)); // the end is read, the close under way
+  await connection.close();
+  assert.ok(released, "close() resolved before the transport was released");
+  released = false;
+  await transport.close(); // done already: nothing runs twice
+  assert.equal(released, false);
 });

@@ -90,6 +90,8 @@ export class Connection {
   private readonly watched = new WeakMap<AbortSignal, Set<Pending>>();
   private readonly inFlight = new Map<RequestId, InFlight>();
   private closedReason: string | null = null;
+  /** The close under way or done, shared by every caller of `close`. */
+  private closing: Promise<void> | null = null;
   private readonly flow: FlowControl;
   private readonly lifetime = new AbortController();
   private readonly router: Router;
@@ -185,9 +187,15 @@ export class Connection {
     return count;
   }
 
-  /** Closes the transport: our pending requests reject, the peer's in-flight ones are aborted. */
-  async close(reason = "closed"): Promise<void> {
-    if (this.closedReason !== null) return;
+  /** Closes the transport: our pending requests reject, the peer's in-flight ones are aborted.
+   * Every call resolves once the transport is closed, not only the first (the peer's end of the
+   * stream may have started the close, and the caller waits for its program to be gone). */
+  close(reason = "closed"): Promise<void> {
+    this.closing ??= this.shutdown(reason);
+    return this.closing;
+  }
+
+  private async shutdown(reason: string): Promise<void> {
     this.closedReason = reason;
     const closed = new ConnectionClosed(reason);
     for (const entry of this.pending.values()) {

@@ -113,6 +113,7 @@ export class LineSplitter {
 /** A transport over a readable and a writable byte stream. */
 export class StreamTransport implements Transport {
   private closed = false;
+  private closing: Promise<void> | null = null;
   /** While the output is backed up: settles on "drain", or when the output fails or closes. */
   private room: Promise<void> | undefined;
   /** Ends reading once (frames read so far delivered, then `onClose`); set by `start`. */
@@ -185,8 +186,13 @@ export class StreamTransport implements Transport {
     if (!this.closed) this.input.resume();
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /** Every call resolves once the release is done (a spawned program's group ended). */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
     this.closed = true;
     this.output.end();
     this.input.pause();
