@@ -41,13 +41,15 @@ async def test_nothing_of_the_process_group_survives_closing(
 ) -> None:
     """ "a child process must never outlive its parent's interest in it": stdin closed, then
     SIGTERM, then SIGKILL, to the whole group, even when the direct child exits cleanly."""
-    transport, grandchild = await spawn_forking(tmp_path, *modes, kill_timeout=0.5)
+    transport, grandchild = await spawn_forking(tmp_path, *modes, kill_timeout=1.0)
     connection = Connection(transport)
     connection.start()
     started = time.perf_counter()
     await connection.close()
     assert not running(grandchild)
-    assert time.perf_counter() - started < (0.5 if modes[0] == "plain" else 2.0)
+    # SIGTERM ends the plain grandchild at once; the other waits out the timeout, then SIGKILL.
+    # The timeout is wide so that a loaded machine cannot blur the two.
+    assert time.perf_counter() - started < (1.0 if modes[0] == "plain" else 4.0)
 
 
 async def test_leaving_the_block_is_fast_when_the_child_exits_on_eof() -> None:
