@@ -161,10 +161,10 @@ class Tap:
     def wrap(self, name: str, transport: MemoryTransport) -> MemoryTransport:
         write = transport.write
 
-        def recording_write(data: bytes, *, coalesce: bool = False) -> None:
+        def recording_write(data: bytes, *, batch: int = 0) -> None:
             for line in data.splitlines():
                 self.frames.append((name, json.loads(line)))
-            write(data, coalesce=coalesce)
+            write(data, batch=batch)
 
         transport.write = recording_write  # type: ignore[method-assign]
         return transport

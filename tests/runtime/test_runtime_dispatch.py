@@ -334,3 +334,35 @@ async def test_a_peer_that_floods_malformed_frames_and_reads_nothing_stops_being
     os.close(their_read)
     os.close(their_write)
     await asyncio.wait_for(connection.close(), 10)
+
+
+async def test_requests_and_answers_tell_the_transport_how_many_may_share_a_write() -> None:
+    """A pool of our requests, and our answers to a pool of the peer's, go out a quarter of the
+    window at a time: each frame carries `exchange_batch` of the others still in flight (a
+    quarter, at least 2; none: 0, nothing is expected to follow)."""
+    ours, theirs = memory_pair()
+    batches: list[int] = []
+    write = ours.write
+
+    def recording_write(data: bytes, *, batch: int = 0) -> None:
+        batches.append(batch)
+        write(data, batch=batch)
+
+    ours.write = recording_write  # type: ignore[method-assign]
+
+    async def echo(params: Any, ctx: RequestContext) -> Any:
+        return params
+
+    peer = RawPeer(theirs)
+    async with Connection(ours, handlers({"echo": echo})) as connection:
+        calls = [asyncio.create_task(connection.request("read")) for _ in range(20)]
+        await peer.receive_all(20)
+        assert batches == [0] + [2] * 11 + [3] * 4 + [4] * 4  # 0 to 19 others pending
+        batches.clear()
+        for index in range(20):
+            peer.request(100 + index, "echo", {"index": index})
+        answers = await peer.receive_all(20)
+        assert sorted(answer["id"] for answer in answers) == list(range(100, 120))
+        assert batches == [4] * 4 + [3] * 4 + [2] * 11 + [0]  # 19 to 0 others in flight
+        for call in calls:
+            call.cancel()

@@ -151,10 +151,10 @@ async def test_cancel_storm_every_request_has_one_outcome_and_nothing_is_left() 
         sent: Counter[Any] = Counter()
         write = left.write_frame  # the outgoing table's way out (`Outbound`)
 
-        def note_sent(frame: dict[str, Any], *, coalesce: bool = False) -> None:
+        def note_sent(frame: dict[str, Any], *, batch: int = 0) -> None:
             if frame.get("method") == "work":
                 sent[frame["id"]] += 1
-            write(frame, coalesce=coalesce)
+            write(frame, batch=batch)
 
         left.write_frame = note_sent  # type: ignore[method-assign]
         outcomes: Counter[str] = Counter()

@@ -17,7 +17,7 @@ from acp_protocol.runtime import (
     open_fds,
     spawn_process,
 )
-from acp_protocol.runtime.transport import FrameReader, OversizedFrame
+from acp_protocol.runtime.transport import STREAM, FrameReader, OversizedFrame, exchange_batch
 
 from tests.runtime.support import connected, handlers
 
@@ -139,7 +139,7 @@ async def test_notification_burst_is_written_in_few_writes_whole_and_in_order() 
     transport._writer.write = counting_write  # type: ignore[method-assign]
     collected = asyncio.create_task(read_everything(read_fd))
     for index in range(100):
-        transport.write(b'{"n":%d}\n' % index, coalesce=True)
+        transport.write(b'{"n":%d}\n' % index, batch=STREAM)
     transport.write(b'{"answer":true}\n')
     assert len(writes) == 1, "only the first frame is written before the turn ends"
     await asyncio.sleep(0)
@@ -154,12 +154,45 @@ async def test_notification_burst_is_written_in_few_writes_whole_and_in_order() 
     assert (await collected).splitlines() == expected
 
 
+def test_an_exchange_goes_out_a_quarter_of_its_window_at_a_time() -> None:
+    """Requests written while others are pending (or answers while the peer's requests are in
+    flight) share writes a quarter of the window at a time, at least two."""
+    assert exchange_batch(0) == 0  # nothing else in flight: nothing is expected to follow
+    assert exchange_batch(1) == exchange_batch(11) == 2
+    assert exchange_batch(12) == 3
+    assert exchange_batch(64) == 16
+    assert exchange_batch(256) == 64
+
+
+async def test_a_pool_of_requests_is_written_in_pieces_its_peer_can_start_on() -> None:
+    """Held for one write, a whole window travels as one block and the two processes take turns;
+    with a `batch`, the frames of one turn go out at most `batch` at a time, whole and in order."""
+    read_fd, write_fd = os.pipe()
+    transport = await open_fds(os.open(os.devnull, os.O_RDONLY), write_fd)
+    writes: list[bytes] = []
+    write = transport._writer.write
+
+    def counting_write(data: bytes | bytearray | memoryview) -> None:
+        writes.append(bytes(data))
+        write(data)
+
+    transport._writer.write = counting_write  # type: ignore[method-assign]
+    collected = asyncio.create_task(read_everything(read_fd))
+    for index in range(64):
+        transport.write(b'{"id":%d}\n' % index, batch=exchange_batch(64))
+    assert [piece.count(b"\n") for piece in writes] == [1, 16, 16, 16]
+    await asyncio.sleep(0)
+    assert [piece.count(b"\n") for piece in writes] == [1, 16, 16, 16, 15]
+    await transport.close()
+    assert (await collected).splitlines() == [b'{"id":%d}' % index for index in range(64)]
+
+
 async def test_close_writes_frames_still_collected() -> None:
     read_fd, write_fd = os.pipe()
     transport = await open_fds(os.open(os.devnull, os.O_RDONLY), write_fd)
     collected = asyncio.create_task(read_everything(read_fd))
-    transport.write(b"1\n", coalesce=True)
-    transport.write(b"2\n", coalesce=True)
+    transport.write(b"1\n", batch=STREAM)
+    transport.write(b"2\n", batch=STREAM)
     await transport.close()
     assert await collected == b"1\n2\n"
 

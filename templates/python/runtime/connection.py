@@ -54,7 +54,7 @@ from .notifications import NotificationQueue
 from .outgoing import OutgoingRequests
 from .receiving import Receiver
 from .request_state import CancelSource, InFlight, RequestContext
-from .transport import DEFAULT_FRAME_LIMIT, OversizedFrame, Transport
+from .transport import DEFAULT_FRAME_LIMIT, STREAM, OversizedFrame, Transport, exchange_batch
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +198,7 @@ class Connection:
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (also while closing: a cancelled handler may flush updates)."""
-        self.write_frame(notification_frame(method, params), coalesce=True)
+        self.write_frame(notification_frame(method, params), batch=STREAM)
         if self._transport.writing_paused():  # waiting costs two coroutines; most writes need none
             await self._transport.drain()
 
@@ -210,9 +210,9 @@ class Connection:
         """Whether our output is over the transport's high-water mark (`Inbound`)."""
         return self._transport.writing_paused()
 
-    def write_frame(self, frame: dict[str, Any], *, coalesce: bool = False) -> None:
+    def write_frame(self, frame: dict[str, Any], *, batch: int = 0) -> None:
         """Write one frame (`Outbound`): one write of one whole message."""
-        self._transport.write(self._wrap(encode(frame)), coalesce=coalesce)
+        self._transport.write(self._wrap(encode(frame)), batch=batch)
 
     def write_answer(self, frame: dict[str, Any]) -> None:
         """Write a response (`Inbound`); one the peer can no longer receive is dropped."""
@@ -224,8 +224,8 @@ class Connection:
             data = encode(error_frame(frame["id"], failure))
         try:
             # While other requests are in flight, their answers likely follow in this event-loop
-            # turn: they share one write (the first goes out at once, see `CoalescingWriter`).
-            self._transport.write(self._wrap(data), coalesce=len(self._incoming) > 0)
+            # turn: they share writes (the first goes out at once, see `CoalescingWriter`).
+            self._transport.write(self._wrap(data), batch=exchange_batch(len(self._incoming)))
         except ConnectionClosed:
             log.debug("answer to request %r dropped: the connection is closed", frame["id"])
             return

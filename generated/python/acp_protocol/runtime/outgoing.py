@@ -23,6 +23,7 @@ from .errors import ConnectionClosed, RequestCancelled, RpcError
 from .frames import Response, notification_frame, request_frame
 from .request_state import InFlight, Pending, current_request
 from .trace_context import trace_context_of, with_trace_context
+from .transport import exchange_batch
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ class Outbound(Protocol):
     @property
     def closing(self) -> bool: ...
 
-    def write_frame(self, frame: dict[str, Any], *, coalesce: bool = False) -> None: ...
+    def write_frame(self, frame: dict[str, Any], *, batch: int = 0) -> None: ...
 
     async def drain(self) -> None: ...
 
@@ -118,7 +119,7 @@ class OutgoingRequests:
         entry = Pending(self, request_id, method, future, parent, cascade)
         # With others pending (a worker pool), the next requests likely follow in this turn.
         self._out.write_frame(
-            request_frame(request_id, method, params), coalesce=bool(self._pending)
+            request_frame(request_id, method, params), batch=exchange_batch(len(self._pending))
         )
         self._pending[request_id] = entry
         if scope is not None:

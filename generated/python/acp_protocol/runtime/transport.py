@@ -38,6 +38,10 @@ answered -32600 when its id can be read); the connection stays up."""
 _CHUNK = 256 * 1024
 _COALESCE_LIMIT = 64 * 1024
 """Frames collected in one event-loop turn are written together once they reach this size."""
+STREAM = 1 << 30
+"""`write(..., batch=STREAM)`: a stream of frames (notifications), any number to a write."""
+_SPLIT = 4
+"""An exchange's frames go out in at least this many writes a turn (`exchange_batch`)."""
 _HIGH_WATER = 64 * 1024
 """asyncio's default write high-water mark: above it `drain()` waits."""
 
@@ -49,11 +53,14 @@ class Transport(Protocol):
         """The next chunk of bytes; `b""` at end of stream."""
         ...
 
-    def write(self, data: bytes, *, coalesce: bool = False) -> None:
+    def write(self, data: bytes, *, batch: int = 0) -> None:
         """Queue `data` in one piece (frames never interleave); ConnectionClosed if it cannot.
 
-        `coalesce`: the caller expects more frames this event-loop turn (a notification stream);
-        the transport may hold them briefly to write them together, in order.
+        `batch`: how many frames may share a write with this one. 0: nothing is known to follow
+        (written at once, after any frames held before it, to keep the order). n > 0: the caller
+        expects more frames this event-loop turn (a notification stream: `STREAM`; a pool of
+        requests or their answers: `exchange_batch`); the transport may hold them briefly and
+        write them together, in order, n at a time at most.
         """
         ...
 
@@ -194,16 +201,27 @@ class FrameReader:
         return out
 
 
+def exchange_batch(in_flight: int) -> int:
+    """The `batch` for a request written while `in_flight` others are pending, or an answer
+    written while the peer has `in_flight` other requests with us: a quarter of them, and at
+    least 2. Held for one write, a whole window of requests travels as one block: the peer has
+    nothing to do until it arrives, then we have nothing to do until its answers do, and the two
+    processes take turns instead of working at once. In pieces, each side starts on the first
+    while the other still writes the rest (measured over two processes, docs/benchmarks.md)."""
+    return max(2, in_flight // _SPLIT) if in_flight else 0
+
+
 class CoalescingWriter:
     """The write half of `StreamTransport` and `PipeTransport`: an asyncio `StreamWriter` with
     coalesced writes.
 
-    A frame written with `coalesce=True` (the connection's notifications) while the transport is
-    idle goes to the stream at once and opens a batch: every frame written after it in the same
-    event-loop turn is collected and written together at the start of the next turn, or as soon
-    as they reach `_COALESCE_LIMIT` bytes. A burst of `session/update`s thus costs one write call
-    per batch, not one per frame, and a lone frame is never delayed. Other frames (requests,
-    answers) open no batch: they are written at once, or join an open batch to keep the order.
+    A frame written with a `batch` (more are expected this turn) while the transport is idle goes
+    to the stream at once and opens a batch: every frame written after it in the same event-loop
+    turn is collected and written together at the start of the next turn, or as soon as they
+    reach the latest frame's `batch` in number or `_COALESCE_LIMIT` bytes. A burst of
+    `session/update`s thus costs one write call per batch, not one per frame; a pool of requests
+    goes out in pieces its peer can start on; and a lone frame is never delayed. Frames written
+    with no `batch` open none: they are written at once, or join an open batch to keep the order.
     Frames stay whole and in order; `close()` flushes first.
     """
 
@@ -222,19 +240,19 @@ class CoalescingWriter:
         self._batch: list[bytes] | None = None  # None: idle, nothing written this turn
         self._batch_size = 0
 
-    def write(self, data: bytes, *, coalesce: bool = False) -> None:
+    def write(self, data: bytes, *, batch: int = 0) -> None:
         if self._closed or self._is_closing():
             raise ConnectionClosed("the transport is closed")
-        batch = self._batch
-        if batch is None:
+        held = self._batch
+        if held is None:
             self._writer.write(data)
-            if coalesce:
+            if batch:
                 self._batch = []
                 asyncio.get_running_loop().call_soon(self._flush)
             return
-        batch.append(data)
+        held.append(data)
         self._batch_size += len(data)
-        if self._batch_size >= _COALESCE_LIMIT:
+        if self._batch_size >= _COALESCE_LIMIT or 0 < batch <= len(held):
             self._write_batch()
 
     def _write_batch(self) -> None:
@@ -306,7 +324,7 @@ class MemoryTransport:
             return b""
         return await self._inbox.get()
 
-    def write(self, data: bytes, *, coalesce: bool = False) -> None:
+    def write(self, data: bytes, *, batch: int = 0) -> None:
         if self._closed or self._peer is None or self._peer._closed:
             raise ConnectionClosed("the in-memory transport is closed")
         self._peer._inbox.put_nowait(data)
