@@ -54,7 +54,7 @@ class Transport(Protocol):
         """Queue `data` in one piece (frames never interleave); ConnectionClosed if it cannot.
 
         `batch`: how many frames may share a write with this one. 0: nothing is known to follow
-        (written at once, after any frames held before it, to keep the order). n > 0: the caller
+        (written at once; while frames are held, with them, to keep the order). n > 0: the caller
         expects more frames this event-loop turn (a notification stream: `STREAM`; a pool of
         requests or their answers: `exchange_batch`); the transport may hold them briefly and
         write them together, in order, n at a time at most.
