@@ -17,6 +17,7 @@ from acp_protocol.runtime import (
     open_fds,
     spawn_process,
 )
+from acp_protocol.runtime.pipes import PipeTransport
 from acp_protocol.runtime.transport import STREAM, FrameReader, OversizedFrame, exchange_batch
 
 from tests.runtime.support import connected, handlers
@@ -124,9 +125,8 @@ async def read_everything(read_fd: int) -> bytes:
         return await asyncio.to_thread(source.read)
 
 
-async def test_notification_burst_is_written_in_few_writes_whole_and_in_order() -> None:
-    """A burst of notifications in one event-loop turn is coalesced: the first goes out at once,
-    the rest together; an answer written in the same turn keeps its place after them."""
+async def counted_pipe() -> tuple[PipeTransport, list[bytes], asyncio.Task[bytes]]:
+    """A pipe transport whose every system-level write is recorded, and what its far end reads."""
     read_fd, write_fd = os.pipe()
     transport = await open_fds(os.open(os.devnull, os.O_RDONLY), write_fd)
     writes: list[bytes] = []
@@ -137,7 +137,13 @@ async def test_notification_burst_is_written_in_few_writes_whole_and_in_order() 
         write(data)
 
     transport._writer.write = counting_write  # type: ignore[method-assign]
-    collected = asyncio.create_task(read_everything(read_fd))
+    return transport, writes, asyncio.create_task(read_everything(read_fd))
+
+
+async def test_notification_burst_is_written_in_few_writes_whole_and_in_order() -> None:
+    """A burst of notifications in one event-loop turn is coalesced: the first goes out at once,
+    the rest together; an answer written in the same turn keeps its place after them."""
+    transport, writes, collected = await counted_pipe()
     for index in range(100):
         transport.write(b'{"n":%d}\n' % index, batch=STREAM)
     transport.write(b'{"answer":true}\n')
@@ -167,17 +173,7 @@ def test_an_exchange_goes_out_a_quarter_of_its_window_at_a_time() -> None:
 async def test_a_pool_of_requests_is_written_in_pieces_its_peer_can_start_on() -> None:
     """Held for one write, a whole window travels as one block and the two processes take turns;
     with a `batch`, the frames of one turn go out at most `batch` at a time, whole and in order."""
-    read_fd, write_fd = os.pipe()
-    transport = await open_fds(os.open(os.devnull, os.O_RDONLY), write_fd)
-    writes: list[bytes] = []
-    write = transport._writer.write
-
-    def counting_write(data: bytes | bytearray | memoryview) -> None:
-        writes.append(bytes(data))
-        write(data)
-
-    transport._writer.write = counting_write  # type: ignore[method-assign]
-    collected = asyncio.create_task(read_everything(read_fd))
+    transport, writes, collected = await counted_pipe()
     for index in range(64):
         transport.write(b'{"id":%d}\n' % index, batch=exchange_batch(64))
     assert [piece.count(b"\n") for piece in writes] == [1, 16, 16, 16]
