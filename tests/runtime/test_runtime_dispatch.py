@@ -350,7 +350,10 @@ async def test_requests_and_answers_tell_the_transport_how_many_may_share_a_writ
 
     ours.write = recording_write  # type: ignore[method-assign]
 
+    go = asyncio.Event()
+
     async def echo(params: Any, ctx: RequestContext) -> Any:
+        await go.wait()  # all 20 in flight first, whether handlers start eagerly (3.12+) or not
         return params
 
     peer = RawPeer(theirs)
@@ -361,6 +364,8 @@ async def test_requests_and_answers_tell_the_transport_how_many_may_share_a_writ
         batches.clear()
         for index in range(20):
             peer.request(100 + index, "echo", {"index": index})
+        await eventually(lambda: connection.in_flight_count == 20)
+        go.set()
         answers = await peer.receive_all(20)
         assert sorted(answer["id"] for answer in answers) == list(range(100, 120))
         assert batches == [4] * 4 + [3] * 4 + [2] * 11 + [0]  # 19 to 0 others in flight
