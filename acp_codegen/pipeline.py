@@ -21,6 +21,7 @@ from typing import Any
 from acp_codegen.ir import Edition, Specification, Stability
 from acp_codegen.loader import load_schema
 from acp_codegen.lowering import lower_edition
+from acp_codegen.lowering.behaviour import RULES
 from acp_codegen.problems import GenerationError, SchemaProblem, SchemaProblems
 from acp_codegen.resources import DATA_ROOT, PACKAGE_DIR, TEMPLATES
 from acp_codegen.schema_lock import read_lock, verify_lock
@@ -61,6 +62,7 @@ def load_specification(root: Path = ROOT) -> Specification:
                 source=Path(locked.path).name,
                 sha256=locked.sha256,
                 stable=stable.get(locked.protocol),
+                rules=RULES,
             )
         except SchemaProblems as exc:
             problems += exc.problems

@@ -13,12 +13,27 @@ Three layers, one module each, all re-exported here (`from acp_codegen import ir
   `Alias`;
 - **the protocol surface**: `Method`s (name, kind, handling side, params and result types), `Role`s
   (which side handles which method, as data), `TurnRule`s (ACP's feature-level cancellation) and
-  `ErrorCode`s.
+  `ErrorCode`s;
+- **behaviour** (`Behaviour`, per edition): version negotiation, the prompt lifecycle, the
+  capabilities that advertise optional methods, `_meta` policies, the outcome of a cancelled
+  request and the cancelling of one target, from a table checked against each schema.
 
 Absence, `null` and a value are kept apart everywhere: a field is `required` or not, and its type is
 `Nullable` or not; the two never merge.
 """
 
+from acp_codegen.ir.behaviour import (
+    Behaviour,
+    CancelOutcome,
+    Capability,
+    MetaPolicy,
+    MetaRule,
+    Negotiation,
+    PromptAnswer,
+    PromptLifecycle,
+    StateUpdates,
+    TargetCancel,
+)
 from acp_codegen.ir.definitions import (
     META_WIRE_NAME,
     NO_DEFAULT,
@@ -72,6 +87,9 @@ __all__ = [
     "Alias",
     "AnyValue",
     "Array",
+    "Behaviour",
+    "CancelOutcome",
+    "Capability",
     "Const",
     "Constraints",
     "Definition",
@@ -83,20 +101,27 @@ __all__ = [
     "FieldPolicy",
     "InlineEnum",
     "Map",
+    "MetaPolicy",
+    "MetaRule",
     "Method",
     "MethodKind",
+    "Negotiation",
     "NoDefault",
     "NullType",
     "Nullable",
     "Primitive",
     "PrimitiveKind",
+    "PromptAnswer",
+    "PromptLifecycle",
     "Ref",
     "Role",
     "Side",
     "Specification",
     "Stability",
+    "StateUpdates",
     "Struct",
     "TaggedUnion",
+    "TargetCancel",
     "TurnRule",
     "TypeExpr",
     "UnionOf",

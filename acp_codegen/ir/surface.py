@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from acp_codegen.ir.behaviour import Behaviour
 from acp_codegen.ir.definitions import Definition, Stability
 
 
@@ -88,6 +89,8 @@ class Edition:
     methods: tuple[Method, ...]
     roles: tuple[Role, ...]
     error_codes: tuple[ErrorCode, ...]
+    behaviour: Behaviour
+    """What an SDK must do in this edition beyond the types (`ir.behaviour`)."""
     def_names: frozenset[str] = field(default_factory=frozenset)
     """The schema's own `$defs` names (every other definition was named by a rule)."""
 

@@ -8,9 +8,10 @@ together as `SchemaProblems`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from acp_codegen.ir import Edition, Stability
+from acp_codegen.lowering.behaviour import Rule, lower_behaviour
 from acp_codegen.lowering.context import Lowering, def_pointer
 from acp_codegen.lowering.definitions import lower_definition
 from acp_codegen.lowering.naming import OVERRIDES, Overrides
@@ -28,9 +29,12 @@ def lower_edition(
     sha256: str,
     stable: Edition | None = None,
     overrides: Overrides = OVERRIDES,
+    rules: Sequence[Rule] = (),
 ) -> Edition:
     """Lower one validated document. With `stable` (the stable edition of the same protocol),
-    what only this edition has is marked `UNSTABLE`; without it everything gets `channel`."""
+    what only this edition has is marked `UNSTABLE`; without it everything gets `channel`.
+    `rules`: the behaviour rules to apply (`lowering.behaviour.RULES` for published schemas;
+    none for a partial schema), each checked against the document."""
     defs: JsonObject = doc["$defs"]
     stability_of = _stability_rule(channel, stable)
     ctx = Lowering(defs=defs, source=source, stability_of=stability_of, overrides=overrides)
@@ -41,6 +45,11 @@ def lower_edition(
     if ctx.problems:
         raise SchemaProblems(ctx.problems)
     methods = lower_methods(defs, stability_of)
+    behaviour, turn_rules, problems = lower_behaviour(
+        doc, protocol=protocol, methods=methods, source=source, rules=rules
+    )
+    if problems:
+        raise SchemaProblems(problems)
     return Edition(
         protocol=protocol,
         channel=channel,
@@ -48,8 +57,9 @@ def lower_edition(
         sha256=sha256,
         definitions=tuple(sorted(ctx.definitions.values(), key=lambda d: d.name)),
         methods=methods,
-        roles=lower_roles(doc, methods),
+        roles=lower_roles(methods, turn_rules),
         error_codes=lower_error_codes(ctx.definitions),
+        behaviour=behaviour,
         def_names=frozenset(defs),
     )
 

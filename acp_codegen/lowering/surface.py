@@ -3,8 +3,8 @@
 Methods come from the `x-method`/`x-side` annotations on `$defs`, paired by the role rule of
 `role_of`, never from the schema's envelope unions. A request and a notification of one name are
 two methods. Roles are data: each side's requests and notifications (`both` methods belong to
-each), and the feature-level cancellation rule of that side (`TURN_RULES`, from the spec's prose,
-kept only where the edition's own types accept the rule's result).
+each), and the feature-level cancellation rule of that side (a `TurnRule` of the behaviour table,
+`lowering.behaviour`, checked against the schema there).
 """
 
 from __future__ import annotations
@@ -12,9 +12,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any
-
-import jsonschema
 
 from acp_codegen.ir import (
     Definition,
@@ -51,24 +48,6 @@ def role_of(def_name: str) -> MethodRole | None:
     return None
 
 
-TURN_RULES = (
-    TurnRule(
-        method="session/prompt",
-        cancel="session/cancel",
-        received=True,
-        result={"stopReason": "cancelled"},
-        spec="prompt-turn § Cancellation: the Agent MUST respond to the original "
-        "`session/prompt` request with the `cancelled` stop reason.",
-    ),
-    TurnRule(
-        method="session/request_permission",
-        cancel="session/cancel",
-        received=False,
-        result={"outcome": {"outcome": "cancelled"}},
-        spec="prompt-turn § Cancellation: the Client MUST respond to all pending "
-        "`session/request_permission` requests with the `cancelled` outcome.",
-    ),
-)
 ROLE_PAIRS = (("agent", "client"), ("client", "agent"))
 
 
@@ -103,38 +82,25 @@ def lower_methods(defs: JsonObject, stability_of: Callable[[str], Stability]) ->
     return tuple(sorted(methods, key=lambda m: (m.name, m.kind.value)))
 
 
-def lower_roles(doc: JsonObject, methods: tuple[Method, ...]) -> tuple[Role, ...]:
-    """The agent and client roles; each with the turn rule whose methods and result it has."""
+def lower_roles(methods: tuple[Method, ...], turn_rules: tuple[TurnRule, ...]) -> tuple[Role, ...]:
+    """The agent and client roles; each with the turn rule of a request it handles (the rules
+    come from the behaviour table, `lowering.behaviour`, checked against the schema there)."""
     roles = []
     for name, peer in ROLE_PAIRS:
         handled = [m for m in methods if m.side in (Side(name), Side.BOTH)]
+        requests = tuple(m for m in handled if m.kind is MethodKind.REQUEST)
         roles.append(
             Role(
                 name=name,
                 peer=peer,
-                requests=tuple(m for m in handled if m.kind is MethodKind.REQUEST),
+                requests=requests,
                 notifications=tuple(m for m in handled if m.kind is MethodKind.NOTIFICATION),
-                turn_rule=_turn_rule(doc, name, methods),
+                turn_rule=next(
+                    (r for r in turn_rules if r.method in {m.name for m in requests}), None
+                ),
             )
         )
     return tuple(roles)
-
-
-def _turn_rule(doc: JsonObject, role: str, methods: tuple[Method, ...]) -> TurnRule | None:
-    by_key = {m.key: m for m in methods}
-    for rule in TURN_RULES:
-        request = by_key.get((rule.method, MethodKind.REQUEST))
-        cancel = by_key.get((rule.cancel, MethodKind.NOTIFICATION))
-        if request is None or cancel is None or request.side.value != role:
-            continue
-        if request.result is not None and _accepts(doc, request.result, dict(rule.result)):
-            return rule
-    return None
-
-
-def _accepts(doc: JsonObject, def_name: str, value: Any) -> bool:
-    schema = {"$defs": doc["$defs"], "$ref": f"#/$defs/{def_name}"}
-    return bool(jsonschema.Draft202012Validator(schema).is_valid(value))
 
 
 def lower_error_codes(definitions: dict[str, Definition]) -> tuple[ErrorCode, ...]:

@@ -296,25 +296,6 @@ def test_request_and_notification_of_one_name_are_two_methods_of_each_role() -> 
         assert [m.name for m in role.notifications] == ["mcp/message"]
 
 
-def test_turn_rule_applies_only_where_the_schema_accepts_its_result() -> None:
-    """`session/cancel` ends `session/prompt` with `stopReason: "cancelled"` (prompt-turn §
-    Cancellation); a v2-like prompt result without `stopReason` gets no rule."""
-    prompt_response = {
-        **_method("session/prompt", "agent"),
-        "properties": {"stopReason": {"enum": ["end_turn", "cancelled"]}},
-        "required": ["stopReason"],
-    }
-    defs = {
-        "PromptRequest": _method("session/prompt", "agent"),
-        "PromptResponse": prompt_response,
-        "CancelNotification": _method("session/cancel", "agent"),
-    }
-    agent = lower(defs).role("agent")
-    assert agent.turn_rule is not None and agent.turn_rule.result == {"stopReason": "cancelled"}
-    accepted = {**prompt_response, "properties": {"messageId": STRING}, "required": ["messageId"]}
-    assert lower({**defs, "PromptResponse": accepted}).role("agent").turn_rule is None
-
-
 def test_error_codes_come_from_the_error_code_enumeration() -> None:
     defs = {
         "ErrorCode": {

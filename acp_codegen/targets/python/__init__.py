@@ -4,7 +4,7 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
   pyproject.toml                         the distribution `acp-protocol-sdk` (not with --package)
   acp_protocol/__init__.py, py.typed     (under `options.package`'s path with --package)
   acp_protocol/runtime/…                 hand-written, copied from templates/python/runtime/
-  acp_protocol/<v>/{__init__,models,methods,peers,helpers,agent,client}.py  each stable edition
+  acp_protocol/<v>/{__init__,behaviour,models,methods,peers,helpers,agent,client}.py  each edition
   acp_protocol/<v>/_models/{__init__,<group>}.py   the classes behind `models`, built on first use
   acp_protocol/<v>/unstable/…                                        each unstable edition
 
@@ -103,7 +103,8 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         )
         roles = role_views(edition)
         helpers = helpers_view(edition)
-        modules = ["methods", "models", "peers", *(["helpers"] if helpers.helpers else [])]
+        modules = ["behaviour", "methods", "models", "peers"]
+        modules += ["helpers"] if helpers.helpers else []
         submodules = sorted([*modules, *(role.name for role in roles)])
         submodules += ["unstable"] if has_unstable else []
         context = {
@@ -125,6 +126,7 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         )
         for relative, text in model_files.items():
             _write_text(directory / relative, text, formatted=True)
+        _write(directory / "behaviour.py", env.get_template("behaviour.py.jinja"), **context)
         _write(directory / "methods.py", env.get_template("methods.py.jinja"), **context)
         _write(directory / "peers.py", env.get_template("peers.py.jinja"), **context)
         if helpers.helpers:

@@ -4,8 +4,9 @@ runtime, for node 20.3+.
 Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from the IR only:
   package.json, package-lock.json, tsconfig.json   the package (strict; no runtime dependency)
   src/index.ts                                      the runtime's public API, versions
+  src/versions.ts                                   one agent for every version; a client that falls back
   src/runtime/*.ts                                  hand-written (templates/typescript/runtime/)
-  src/<v>/{index,types,decode,methods,peers,agent,client}.ts   each stable edition
+  src/<v>/{index,types,decode,methods,peers,behaviour,agent,client}.ts   each stable edition
   src/<v>/unstable/…                                           each unstable edition
 
 Run-time checks are generated decoders (`decode.ts`), not a validation library: the package
@@ -23,6 +24,7 @@ import jinja2
 
 from acp_codegen import __version__, ir, resources, templating
 from acp_codegen.targets import Options, package_version
+from acp_codegen.targets.typescript.behaviour import behaviour_view
 from acp_codegen.targets.typescript.names import (
     comment_lines,
     handler_names,
@@ -68,6 +70,12 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         version=spec.version,
         generator_version=__version__,
     )
+    _write(
+        src / "versions.ts",
+        env.get_template("versions.ts.jinja"),
+        header=header,
+        editions=versioned_editions(spec),
+    )
     copy_header = env.get_template("runtime_copy_header.ts.jinja")
     for source in sorted(RUNTIME_SOURCES.glob("*.ts")):
         text = copy_header.render(file_name=source.name, command=options.command)
@@ -75,17 +83,25 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
 
     for edition in spec.editions:
         directory = src / edition.key
+        names = handler_names(edition)
         context: dict[str, Any] = {
             "header": header,
             "edition": edition,
             "runtime": "../" * (1 + edition.key.count("/")) + "runtime",
-            "roles": role_views(edition, handler_names(edition)),
+            "roles": role_views(edition, names),
+            "behaviour": behaviour_view(edition, names),
         }
         view = types_view(edition)
         _write(directory / "types.ts", env.get_template("types.ts.jinja"), view=view, **context)
         _write(directory / "decode.ts", env.get_template("decode.ts.jinja"), view=view, **context)
         for module in ("methods", "peers"):
             _write(directory / f"{module}.ts", env.get_template(f"{module}.ts.jinja"), **context)
+        _write(
+            directory / "behaviour.ts",
+            env.get_template("behaviour.ts.jinja"),
+            view=context["behaviour"],
+            **context,
+        )
         for role in context["roles"]:
             _write(
                 directory / f"{role.name}.ts",
@@ -94,6 +110,16 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
                 **context,
             )
         _write(directory / "index.ts", env.get_template("edition_index.ts.jinja"), **context)
+
+
+def versioned_editions(spec: ir.Specification) -> list[ir.Edition]:
+    """One edition per protocol for `versions.ts`, oldest first: the stable one, else the unstable
+    one (a release may pin only an unstable edition of a protocol)."""
+    chosen: dict[str, ir.Edition] = {}
+    for edition in spec.editions:
+        if edition.protocol not in chosen or edition.channel is ir.Stability.STABLE:
+            chosen[edition.protocol] = edition
+    return sorted(chosen.values(), key=lambda e: e.protocol_version)
 
 
 def template_environment() -> jinja2.Environment:

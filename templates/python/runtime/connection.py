@@ -109,6 +109,7 @@ class Connection:
         self._unread_task: asyncio.Task[None] | None = None
         self._closing = False
         self._closed = asyncio.Event()
+        self._tracked: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -161,9 +162,19 @@ class Connection:
         # nested requests must still arrive.
         await self._shutdown(ConnectionClosed("the connection was closed"))
 
+    def track(self, task: asyncio.Task[Any]) -> None:
+        """Own a task that works for this connection outside a request's handler (a prompt's
+        foreground work): cancelled and awaited at shutdown, like the handlers."""
+        self._tracked.add(task)
+        task.add_done_callback(self._tracked.discard)
+
     async def _shutdown(self, reason: ConnectionClosed) -> None:
         """Internal cancellation "on shutdown" of every handler, then release everything."""
         await self._incoming.cancel_all(self._shutdown_timeout)
+        if self._tracked:
+            for tracked in self._tracked:
+                tracked.cancel()
+            await asyncio.wait(set(self._tracked), timeout=self._shutdown_timeout)
         self._outgoing.fail_all(reason)
         await self._receiver.stop()
         for task in (self._notifier_task, self._unread_task):

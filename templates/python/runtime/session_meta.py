@@ -6,12 +6,16 @@ For each of `title`, `updatedAt` and `_meta`: absent means unchanged, `null` cle
 sets it ("Only include fields that have changed — omitted fields are left unchanged"; "Set to
 `null` to clear", ACP `session-list.mdx`). Updates apply in arrival order.
 
-A `_meta` object is applied by one of two policies, chosen explicitly:
-- `"merge"` (the default; the session-info-update RFD's semantics before PR #1573): merged into the
-  stored object recursively — nested objects merge, a `null` leaf deletes that key, any other value
-  replaces (the rules of RFC 7396 JSON Merge Patch);
+A `_meta` object is applied by one of three policies; each edition names its own
+(`behaviour.BEHAVIOUR.meta_policy`, from the IR's rule table):
+- `"merge"` (v1's default; the session-info-update RFD's semantics before PR #1573): merged into
+  the stored object recursively — nested objects merge, a `null` leaf deletes that key, any other
+  value replaces (the rules of RFC 7396 JSON Merge Patch);
 - `"replace"` (the stabilized v1 text: "a metadata object for clients and extensions to
-  interpret"): the object replaces the stored one.
+  interpret"): the object replaces the stored one;
+- `"patch"` (v2, `SessionInfoUpdate._meta`): "An object patches the stored metadata by top-level
+  key: keys it omits are unchanged, a key set to `null` is removed, and any other value replaces
+  that key's stored value without merging nested objects."
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-MetaPolicy = Literal["merge", "replace"]
+from .behaviour import MetaPolicy
+
+META_POLICIES: tuple[MetaPolicy, ...] = ("merge", "replace", "patch")
 
 
 def merge_meta(stored: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
@@ -40,6 +46,18 @@ def merge_meta(stored: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str,
         else:
             merged[key] = copy.deepcopy(value)
     return merged
+
+
+def patch_meta(stored: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
+    """`stored` patched by top-level key (v2): a `null` removes the key, any other value
+    replaces it whole (nested objects are not merged); neither input is changed or shared."""
+    patched = copy.deepcopy(dict(stored))
+    for key, value in patch.items():
+        if value is None:
+            patched.pop(key, None)
+        else:
+            patched[key] = copy.deepcopy(value)
+    return patched
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +87,8 @@ def apply_session_info_update(
             meta = None
         elif policy == "replace":
             meta = copy.deepcopy(dict(patch))
+        elif policy == "patch":
+            meta = patch_meta(meta or {}, patch)
         else:
             meta = merge_meta(meta or {}, patch)
     return SessionInfo(title, updated_at, meta)

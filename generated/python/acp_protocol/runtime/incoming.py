@@ -207,7 +207,7 @@ class IncomingRequests:
         entry.cancel_source = source
         if entry.cancel_event is not None:
             entry.cancel_event.set()
-        _cancel_children(entry)
+        cancel_children(entry)
         if entry.task is not None:
             entry.task.cancel()
             if not entry.started:
@@ -245,13 +245,13 @@ class IncomingRequests:
             failure = error_for_exception(error, include_traceback=self._send_tracebacks)
             frame = error_frame(entry.id, failure)
         if entry.cancel_source is not None:
-            _cancel_children(entry)  # children are cancelled before the parent is answered
+            cancel_children(entry)  # children are cancelled before the parent is answered
             if entry.cancel_source is CancelSource.PEER and not dialect.answers_cancelled:
                 return  # MCP: "Not send a response for the cancelled request"
         self._out.write_answer(frame)
 
 
-def _cancel_children(entry: InFlight) -> None:
+def cancel_children(entry: InFlight) -> None:
     """Cancel every pending child: "Propagate cancellation to any nested/child requests"."""
     for child in list(entry.children):
         child.table.cancel_child(child)

@@ -21,8 +21,10 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from .behaviour import Behaviour
 from .cancellation import CancelSignal
 from .connection import Connection
+from .edition_rules import EditionRules
 from .errors import (
     InternalError,
     InvalidParams,
@@ -133,6 +135,12 @@ class HandlerContext(Generic[PeerT]):
         await self._request.wait_cancelled()
 
     @property
+    def message_id(self) -> str | None:
+        """In a prompt's foreground work (editions answering a prompt at insertion), the id of
+        the inserted user message; None elsewhere."""
+        return getattr(self._request, "message_id", None)
+
+    @property
     def raw_params(self) -> Any:
         """The params exactly as received (None for a notification context)."""
         return None if self._request is None else self._request.params
@@ -168,8 +176,10 @@ class Router(Generic[PeerT]):
       otherwise `-32601`, and an unknown notification is ignored ("Unknown notifications SHOULD be
       ignored", ACP `extensibility.mdx`). `$/` methods never get here: they are the runtime's.
     - The side's `TurnRule` (ACP `session/cancel`) is applied, see `session_turns`.
-    - `finish(method, result)`, when given, may complete a handler's checked result (the generated
-      agent advertises `sessionCapabilities.list` when it has a `session_store`).
+    - The edition's `Behaviour` (`edition_rules`): version negotiation and capabilities in
+      `initialize` (`advertised()` names the methods the SDK answers for the implementation, such
+      as `session/list` from a `session_store`), the prompt lifecycle, the result of a request the
+      peer cancels.
     """
 
     def __init__(
@@ -182,9 +192,14 @@ class Router(Generic[PeerT]):
         context_type: Callable[..., HandlerContext[PeerT]],
         peer_type: Callable[[Sender], PeerT],
         turn_rule: TurnRule | None = None,
-        finish: Callable[[str, Any], Any] | None = None,
+        behaviour: Behaviour | None = None,
+        advertised: Callable[[], Iterable[str]] = tuple,
     ) -> None:
-        self._finish = finish
+        self._rules = None if behaviour is None else EditionRules(behaviour, advertised=advertised)
+        # The notifications a rule acts on before the handler (`session/cancel` in v2).
+        self._rule_notifications = frozenset(
+            () if self._rules is None else self._rules.notifications()
+        )
         self._context_type = context_type
         self._peer_type = peer_type
         self._requests: dict[str, Route] = {}
@@ -209,6 +224,8 @@ class Router(Generic[PeerT]):
     def bind(self, connection: Connection) -> PeerT:
         """Attach the connection this router serves; returns the connection-wide typed peer."""
         self._connection = connection
+        if self._rules is not None:
+            self._rules.bind(connection)
         self._peer = self._peer_type(self._sender_for(connection))
         # One context serves every notification: it has no request and the connection's peer.
         self._notification_ctx = self._context_type(None, self._peer)
@@ -226,7 +243,9 @@ class Router(Generic[PeerT]):
 
     async def handle_request(self, method: str, params: Any, context: RequestContext) -> Any:
         route = self._requests.get(method)
-        if route is None or route.handler is None:
+        rules = self._rules
+        ruled = rules is not None and route is not None and rules.owns(method)
+        if route is None or (route.handler is None and not ruled):
             if route is None and method.startswith("_") and self._extension_request is not None:
                 return await self._extension_request(method, params, self._context(context))
             raise MethodNotFound(data={"method": method})
@@ -234,6 +253,16 @@ class Router(Generic[PeerT]):
             typed = route.params(params)
         except ValidationError as error:
             raise InvalidParams.from_validation(error) from None
+        if ruled:
+            assert rules is not None
+            handler = route.handler
+            call = None if handler is None else partial(self._call, handler, typed)
+            try:
+                result = await rules.request(method, params, context, call)
+            except LookupError:
+                raise MethodNotFound(data={"method": method}) from None
+            return _checked_result(route.spec, result)
+        assert route.handler is not None
         handler_context = self._context(context)
         turns = self._turns
         if turns is not None and method == turns.rule.method:
@@ -241,12 +270,15 @@ class Router(Generic[PeerT]):
             if session_id is not None:
                 call = partial(route.handler, typed, handler_context)
                 result = await turns.run(session_id, context.request_id, call)
-                return self._finished(method, _checked_result(route.spec, result))
+                return _checked_result(route.spec, result)
         result = await route.handler(typed, handler_context)
-        return self._finished(method, _checked_result(route.spec, result))
+        return _checked_result(route.spec, result)
 
-    def _finished(self, method: str, result: Any) -> Any:
-        return result if self._finish is None else self._finish(method, result)
+    def _call(
+        self, handler: Callable[[Any, Any], Awaitable[Any]], typed: Any, request: RequestContext
+    ) -> Awaitable[Any]:
+        """`handler` on `typed`, in a context made for `request` (a rule may give its own)."""
+        return handler(typed, self._context(request))
 
     def _context(self, request: RequestContext) -> HandlerContext[PeerT]:
         make_peer = partial(self._peer_for, request)
@@ -259,6 +291,9 @@ class Router(Generic[PeerT]):
     def handle_notification(self, method: str, params: Any) -> Awaitable[None] | None:
         if method == self._received_cancel:
             self.cancel_turns(params)
+        if method in self._rule_notifications:
+            assert self._rules is not None
+            self._rules.notification(method, params)
         route = self._notifications.get(method)
         if route is None or route.handler is None:
             if route is None and method.startswith("_") and self._extension_notification:

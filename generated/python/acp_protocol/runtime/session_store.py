@@ -12,8 +12,11 @@ fields, `null` for cleared ones, `updatedAt` stamped in RFC 3339 UTC unless give
 keeps the mirror of a session from the updates received, so a UI shows live titles without
 polling.
 
-The `_meta` policy is one explicit setting per store (see `session_meta`): `"merge"` (the default)
-or `"replace"`. Guards: a title longer than `title_limit` (500, the RFD's advice) is truncated
+The `_meta` policy is one setting per store (see `session_meta`): `"merge"`, `"replace"` or
+`"patch"`; left unset, a store takes the policy of the edition whose agent it serves (v1 `"merge"`,
+v2 `"patch"`, adopted when the agent is connected), and `"merge"` until then.
+
+Guards: a title longer than `title_limit` (500, the RFD's advice) is truncated
 before it is sent; a `_meta` whose JSON is over `meta_limit` bytes (64 KiB) is rejected with a
 logged error and the session's stored state stays unchanged; a field of the wrong type in a
 received update is dropped and the rest applies.
@@ -32,9 +35,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from .behaviour import MetaPolicy
 from .errors import InvalidParams
 from .session_backends import MemoryBackend, SessionBackend, SessionRecord, SqliteBackend
-from .session_meta import MetaPolicy, SessionInfo, apply_session_info_update
+from .session_meta import META_POLICIES, SessionInfo, apply_session_info_update
 
 log = logging.getLogger(__name__)
 
@@ -60,23 +64,29 @@ class SessionStore:
         self,
         path: str | os.PathLike[str] | None = None,
         *,
-        policy: MetaPolicy = "merge",
+        policy: MetaPolicy | None = None,
         title_limit: int = TITLE_LIMIT,
         meta_limit: int = META_LIMIT,
         page_size: int = 50,
         clock: Callable[[], str] = utc_now,
         busy_timeout: float = 10.0,
     ) -> None:
-        if policy not in ("merge", "replace"):
-            raise ValueError(f"unknown _meta policy {policy!r}: 'merge' or 'replace'")
+        if policy is not None and policy not in META_POLICIES:
+            raise ValueError(f"unknown _meta policy {policy!r}: one of {', '.join(META_POLICIES)}")
         self.backend: SessionBackend = (
             MemoryBackend() if path is None else SqliteBackend(path, busy_timeout=busy_timeout)
         )
-        self.policy: MetaPolicy = policy
+        self.policy: MetaPolicy = policy or "merge"
+        self._policy_chosen = policy is not None
         self.title_limit = title_limit
         self.meta_limit = meta_limit
         self.page_size = page_size
         self._clock = clock
+
+    def adopt_policy(self, policy: MetaPolicy | None) -> None:
+        """Take an edition's `_meta` policy, unless one was chosen when the store was made."""
+        if policy is not None and not self._policy_chosen:
+            self.policy = policy
 
     def close(self) -> None:
         self.backend.close()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from . import agent as agent
+    from . import behaviour as behaviour
     from . import client as client
     from . import helpers as helpers
     from . import methods as methods
@@ -31,6 +32,7 @@ SCHEMA_SHA256 = "0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1
 _SUBMODULES = frozenset(
     {
         "agent",
+        "behaviour",
         "client",
         "helpers",
         "methods",

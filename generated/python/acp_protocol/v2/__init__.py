@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from . import agent as agent
+    from . import behaviour as behaviour
     from . import client as client
     from . import helpers as helpers
     from . import methods as methods
@@ -31,6 +32,7 @@ SCHEMA_SHA256 = "b6c91055df549d6f1db1d76d692d0561dad433e03d8ed114ea9b5baed9da72c
 _SUBMODULES = frozenset(
     {
         "agent",
+        "behaviour",
         "client",
         "helpers",
         "methods",

@@ -8,6 +8,12 @@ Subclass `Agent` and override the methods your agent handles; each gets the para
 model and the context (`AgentContext`) and returns the result model. A method you do not override
 answers `-32601` (a notification is ignored). Then serve it: `run_agent()` on this process's
 stdio, `spawn_client()` to start a client program, or `connect_agent()` on any transport.
+
+`session/prompt` is answered at insertion, with the inserted message's `messageId`;
+`Agent.session_prompt` is the foreground work that
+follows, reported with `state_update` updates (`running`, then `idle` with
+the stop reason it returns). `session/cancel` cancels the work and the prompts held behind it;
+`session/close` does too, and answers once the idle update is sent.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..runtime.connection import Connection
-from ..runtime.errors import MethodNotFound
+from ..runtime.errors import InvalidParams, MethodNotFound
 from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ..runtime.session_store import SessionStore
 from ..runtime.session_turns import TurnRule
@@ -28,6 +34,7 @@ from ..runtime.pipes import open_stdio
 from ..runtime.transport import Transport
 
 from . import models
+from .behaviour import BEHAVIOUR
 from .methods import METHODS
 from .peers import ClientPeer
 
@@ -144,10 +151,12 @@ class Agent:
         """
         raise MethodNotFound(data={"method": "session/new"})
 
-    async def session_prompt(
-        self, params: models.PromptRequest, ctx: AgentContext
-    ) -> models.PromptResponse:
-        """Request parameters for sending a user prompt to the agent.
+    async def session_prompt(self, params: models.PromptRequest, ctx: AgentContext) -> str | None:
+        """The foreground work of an inserted prompt; returns its stop reason (None: `end_turn`).
+
+        The SDK has answered the request with `messageId` (`ctx.message_id`) and reported `running`; when this returns it reports `idle` with the stop reason, `cancelled` when the work was cancelled (`session/cancel`, `session/close`).
+
+        Request parameters for sending a user prompt to the agent.
 
         Contains the user's message and any additional context.
 
@@ -178,6 +187,7 @@ class Agent:
         """
         raise MethodNotFound(data={"method": "session/set_config_option"})
 
+    @provided
     async def terminal_cancel(
         self, params: models.CancelTerminalRequest, ctx: AgentContext
     ) -> models.CancelTerminalResponse:
@@ -195,8 +205,14 @@ class Agent:
 
         See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-terminals)
         """
-        raise MethodNotFound(data={"method": "terminal/cancel"})
+        # CancelTerminalRequest: the Agent responds with `-32602` if the terminal is unknown, has already exited, or not cancellable.
+        raise InvalidParams(
+            "unknown, final or not cancellable",
+            data={"terminalId": params.terminal_id},
+            code=-32602,
+        )
 
+    @provided
     async def tool_call_cancel(
         self, params: models.CancelToolCallRequest, ctx: AgentContext
     ) -> models.CancelToolCallResponse:
@@ -213,7 +229,12 @@ class Agent:
 
         See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-tool-calls)
         """
-        raise MethodNotFound(data={"method": "tool_call/cancel"})
+        # CancelToolCallRequest: the Agent responds with `-32602` if the tool call is unknown, already final, or not cancellable.
+        raise InvalidParams(
+            "unknown, final or not cancellable",
+            data={"toolCallId": params.tool_call_id},
+            code=-32602,
+        )
 
     async def session_cancel(
         self, params: models.CancelSessionNotification, ctx: AgentContext
@@ -233,17 +254,6 @@ class Agent:
         raise MethodNotFound(data={"method": method})
 
 
-def _advertise_session_list(agent: Agent, method: str, result: Any) -> Any:
-    """With a `session_store`, `initialize` advertises `sessionCapabilities.list` (clients call
-    `session/list` only when it is advertised), whatever the handler returned."""
-    if method != "initialize" or agent.session_store is None:
-        return result
-    wire = result.to_wire() if hasattr(result, "to_wire") else dict(result)
-    capabilities = wire.setdefault("agentCapabilities", {})
-    capabilities.setdefault("sessionCapabilities", {}).setdefault("list", {})
-    return type(result).model_validate(wire) if hasattr(result, "to_wire") else wire
-
-
 class AgentConnection(RoleConnection[ClientPeer]):
     """A connection serving a `Agent`; `.client` is the client as a typed handle."""
 
@@ -252,8 +262,16 @@ class AgentConnection(RoleConnection[ClientPeer]):
         return self.peer
 
 
+def _advertised(agent: Agent) -> tuple[str, ...]:
+    """The methods the SDK answers for `agent`, advertised in its `initialize` result (clients
+    call `session/list` only when it is advertised), whatever the handler returned."""
+    return ("session/list",) if agent.session_store is not None else ()
+
+
 def connect_agent(agent: Agent, transport: Transport, **options: Any) -> AgentConnection:
     """Serve `agent` on `transport`; `options` go to `Connection` (dialect, limits…)."""
+    if agent.session_store is not None:
+        agent.session_store.adopt_policy(BEHAVIOUR.meta_policy)
     router = Router(
         agent,
         base=Agent,
@@ -262,7 +280,8 @@ def connect_agent(agent: Agent, transport: Transport, **options: Any) -> AgentCo
         context_type=AgentContext,
         peer_type=ClientPeer,
         turn_rule=TURN_RULE,
-        finish=partial(_advertise_session_list, agent),
+        behaviour=BEHAVIOUR,
+        advertised=partial(_advertised, agent),
     )
     return AgentConnection(Connection(transport, router, **options), router)
 

@@ -8,9 +8,6 @@ Subclass `Client` and override the methods your client handles; each gets the pa
 model and the context (`ClientContext`) and returns the result model. A method you do not override
 answers `-32601` (a notification is ignored). Then serve it: `run_client()` on this process's
 stdio, `spawn_agent()` to start a agent program, or `connect_client()` on any transport.
-
-Sending `session/cancel` cancels the session's pending `session/request_permission` handlers, which are
-answered `{"outcome": {"outcome": "cancelled"}}`.
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..runtime.connection import Connection
-from ..runtime.errors import MethodNotFound
+from ..runtime.errors import InvalidParams, MethodNotFound
 from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ..runtime.file_service import FileService
 from ..runtime.session_turns import TurnRule
@@ -31,16 +28,12 @@ from ..runtime.pipes import open_stdio
 from ..runtime.transport import Transport
 
 from . import models
+from .behaviour import BEHAVIOUR
 from .methods import METHODS
 from .peers import AgentPeer
 
-TURN_RULE = TurnRule(
-    method="session/request_permission",
-    cancel_method="session/cancel",
-    cancel_is_received=False,
-    result=MappingProxyType({"outcome": {"outcome": "cancelled"}}),
-)
-"""prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome."""
+TURN_RULE: TurnRule | None = None
+"""The schema has no feature-level cancellation for this side."""
 
 
 class ClientContext(HandlerContext[AgentPeer]):
@@ -142,6 +135,7 @@ def connect_client(client: Client, transport: Transport, **options: Any) -> Clie
         context_type=ClientContext,
         peer_type=AgentPeer,
         turn_rule=TURN_RULE,
+        behaviour=BEHAVIOUR,
     )
     return ClientConnection(Connection(transport, router, **options), router)
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from . import agent as agent
+    from . import behaviour as behaviour
     from . import client as client
     from . import helpers as helpers
     from . import methods as methods
@@ -30,6 +31,7 @@ SCHEMA_SHA256 = "ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c18
 _SUBMODULES = frozenset(
     {
         "agent",
+        "behaviour",
         "client",
         "helpers",
         "methods",

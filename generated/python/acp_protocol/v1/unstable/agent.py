@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ...runtime.connection import Connection
-from ...runtime.errors import MethodNotFound
+from ...runtime.errors import InvalidParams, MethodNotFound
 from ...runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ...runtime.session_store import SessionStore
 from ...runtime.session_turns import TurnRule
@@ -31,6 +31,7 @@ from ...runtime.pipes import open_stdio
 from ...runtime.transport import Transport
 
 from . import models
+from .behaviour import BEHAVIOUR
 from .methods import METHODS
 from .peers import ClientPeer
 
@@ -350,17 +351,6 @@ class Agent:
         raise MethodNotFound(data={"method": method})
 
 
-def _advertise_session_list(agent: Agent, method: str, result: Any) -> Any:
-    """With a `session_store`, `initialize` advertises `sessionCapabilities.list` (clients call
-    `session/list` only when it is advertised), whatever the handler returned."""
-    if method != "initialize" or agent.session_store is None:
-        return result
-    wire = result.to_wire() if hasattr(result, "to_wire") else dict(result)
-    capabilities = wire.setdefault("agentCapabilities", {})
-    capabilities.setdefault("sessionCapabilities", {}).setdefault("list", {})
-    return type(result).model_validate(wire) if hasattr(result, "to_wire") else wire
-
-
 class AgentConnection(RoleConnection[ClientPeer]):
     """A connection serving a `Agent`; `.client` is the client as a typed handle."""
 
@@ -369,8 +359,16 @@ class AgentConnection(RoleConnection[ClientPeer]):
         return self.peer
 
 
+def _advertised(agent: Agent) -> tuple[str, ...]:
+    """The methods the SDK answers for `agent`, advertised in its `initialize` result (clients
+    call `session/list` only when it is advertised), whatever the handler returned."""
+    return ("session/list",) if agent.session_store is not None else ()
+
+
 def connect_agent(agent: Agent, transport: Transport, **options: Any) -> AgentConnection:
     """Serve `agent` on `transport`; `options` go to `Connection` (dialect, limits…)."""
+    if agent.session_store is not None:
+        agent.session_store.adopt_policy(BEHAVIOUR.meta_policy)
     router = Router(
         agent,
         base=Agent,
@@ -379,7 +377,8 @@ def connect_agent(agent: Agent, transport: Transport, **options: Any) -> AgentCo
         context_type=AgentContext,
         peer_type=ClientPeer,
         turn_rule=TURN_RULE,
-        finish=partial(_advertise_session_list, agent),
+        behaviour=BEHAVIOUR,
+        advertised=partial(_advertised, agent),
     )
     return AgentConnection(Connection(transport, router, **options), router)
 

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ...runtime.connection import Connection
-from ...runtime.errors import MethodNotFound
+from ...runtime.errors import InvalidParams, MethodNotFound
 from ...runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ...runtime.file_service import FileService
 from ...runtime.session_turns import TurnRule
@@ -31,6 +31,7 @@ from ...runtime.pipes import open_stdio
 from ...runtime.transport import Transport
 
 from . import models
+from .behaviour import BEHAVIOUR
 from .methods import METHODS
 from .peers import AgentPeer
 
@@ -207,6 +208,7 @@ def connect_client(client: Client, transport: Transport, **options: Any) -> Clie
         context_type=ClientContext,
         peer_type=AgentPeer,
         turn_rule=TURN_RULE,
+        behaviour=BEHAVIOUR,
     )
     return ClientConnection(Connection(transport, router, **options), router)
 

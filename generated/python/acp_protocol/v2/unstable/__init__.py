@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from . import agent as agent
+    from . import behaviour as behaviour
     from . import client as client
     from . import helpers as helpers
     from . import methods as methods
@@ -30,6 +31,7 @@ SCHEMA_SHA256 = "49e10f8c1935854363ed5b176cc6560d856642ba5020c97d264d34de4b6f1b3
 _SUBMODULES = frozenset(
     {
         "agent",
+        "behaviour",
         "client",
         "helpers",
         "methods",

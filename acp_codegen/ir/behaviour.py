@@ -1,0 +1,152 @@
+"""The IR's protocol behaviour: what an SDK must *do* per edition, beyond the types.
+
+Each rule is data a target renders (constants, tables), so no runtime asks which edition it
+speaks. The rules come from one small table keyed by meaning (`acp_codegen.lowering.behaviour`),
+checked against each edition's schema at generation: a rule whose method, type, field or quoted
+text is gone is a problem naming the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class MetaPolicy(StrEnum):
+    """How a metadata-carrying update applies its `_meta` object to what is stored."""
+
+    MERGE = "merge"
+    """Recursively (RFC 7396 JSON Merge Patch): the v1 session-info-update RFD."""
+    REPLACE = "replace"
+    """The object replaces the stored one."""
+    PATCH = "patch"
+    """By top-level key: an omitted key is unchanged, a `null` key removed, any other value
+    replaces that key whole, nested objects not merged (v2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MetaRule:
+    """The `_meta` policy of one update type (`SessionInfoUpdate`)."""
+
+    type: str
+    policy: MetaPolicy
+    alternatives: tuple[MetaPolicy, ...]
+    """Other policies a store may be set to (v1 allows `replace`; v2 none)."""
+    spec: str
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """Where an agent's `initialize` result advertises an optional method: the wire keys from
+    the result down, and the value that says "supported" (`{}`, or `true`)."""
+
+    method: str
+    path: tuple[str, ...]
+    value: Any
+    spec: str
+
+
+@dataclass(frozen=True, slots=True)
+class CancelOutcome:
+    """A request that the protocol-level cancel (`$/cancel_request`) ends with `result`, not
+    `-32800`: v2's `session/request_permission` → the `cancelled` outcome."""
+
+    method: str
+    result: Mapping[str, Any]
+    spec: str
+
+
+@dataclass(frozen=True, slots=True)
+class TargetCancel:
+    """A request that cancels one target of a session (`tool_call/cancel` → `toolCallId`): the
+    agent answers `error` when the target is unknown, already final or not cancellable."""
+
+    method: str
+    target: str
+    """The params field naming the target."""
+    error: int
+    spec: str
+
+
+class PromptAnswer(StrEnum):
+    """When `session/prompt` is answered."""
+
+    COMPLETION = "completion"
+    """v1: the answer ends the turn, with its stop reason."""
+    INSERTION = "insertion"
+    """v2: the answer acknowledges insertion (a message id); `state_update`s report the work."""
+
+
+@dataclass(frozen=True, slots=True)
+class StateUpdates:
+    """How the agent reports a session's foreground state (v2 `state_update`): the update
+    notification, the `SessionUpdate` tag and value, the state tag and its values, and the
+    idle update's stop reason field."""
+
+    notification: str
+    update_tag: str
+    update_value: str
+    state_tag: str
+    running: str
+    idle: str
+    requires_action: str
+    stop_reason: str
+    user_message: str
+    """The `SessionUpdate` value of the inserted user message (`user_message`)."""
+    agent_chunk: str
+    """The `SessionUpdate` value of an agent message chunk."""
+
+
+@dataclass(frozen=True, slots=True)
+class PromptLifecycle:
+    """The prompt turn of an edition: which request, when it is answered, what cancels it."""
+
+    prompt: str
+    answer: PromptAnswer
+    cancel: str
+    """The notification that ends the session's foreground work."""
+    close: str | None
+    """The request that ends a session (cancelling its work first), when the edition has one."""
+    message_id: str | None
+    """INSERTION: the prompt result's field holding the inserted message's id."""
+    states: StateUpdates | None
+    """INSERTION: how work is reported."""
+    end_turn: str
+    cancelled: str
+    failed: str | None
+    """The stop reasons of work that ended normally, of work cancelled, and of work that failed
+    (None: the edition reports failures as errors, not stop reasons)."""
+    spec: str
+
+
+@dataclass(frozen=True, slots=True)
+class Negotiation:
+    """Version negotiation in `initialize`: the agent answers the highest version it implements
+    at or below the one asked; `unsupported` is the error when none is (None: the edition
+    defines no such error, and the agent answers its lowest version)."""
+
+    method: str
+    field: str
+    version: int
+    unsupported: int | None
+    spec: str
+
+
+@dataclass(frozen=True, slots=True)
+class Behaviour:
+    """Every behaviour rule of one edition (empty tuples where it has none)."""
+
+    negotiation: Negotiation
+    lifecycle: PromptLifecycle
+    capabilities: tuple[Capability, ...] = ()
+    meta: tuple[MetaRule, ...] = ()
+    cancel_outcomes: tuple[CancelOutcome, ...] = ()
+    target_cancels: tuple[TargetCancel, ...] = ()
+
+    def capability(self, method: str) -> Capability | None:
+        return next((c for c in self.capabilities if c.method == method), None)
+
+    def meta_rule(self, type_name: str) -> MetaRule | None:
+        return next((m for m in self.meta if m.type == type_name), None)

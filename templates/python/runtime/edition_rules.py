@@ -1,0 +1,138 @@
+"""An edition's behaviour rules applied to the requests and notifications a router serves.
+
+Layer: typed layer (between `roles.Router` and the user's handlers).
+
+`EditionRules` reads one `behaviour.Behaviour` (rendered per edition from the IR) and decides, per
+method, what happens around the user's handler: version negotiation and capabilities in
+`initialize`, the prompt lifecycle (`foreground`), `session/cancel` and `session/close`, the result
+a request cancelled by the peer gets, and the answer to cancelling an unknown target. It never
+asks which edition it serves: every branch is on the behaviour's data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from .behaviour import Behaviour, advertise
+from .connection import Connection
+from .errors import RpcError
+from .foreground import Foreground, WorkContext
+from .request_state import CancelSource, RequestContext
+from .session_turns import session_id_of
+
+Call = Callable[[RequestContext], Awaitable[Any]]
+"""The user's handler bound to its params, given the request context to run with."""
+
+
+class UnsupportedVersion(RpcError):
+    """`-32022` "Unsupported protocol version": "No protocol version supported by the Agent is
+    at or below the requested version. The error data is an `UnsupportedProtocolVersionErrorData`"
+    (`{requested, supported}`)."""
+
+    default_message = "Unsupported protocol version"
+
+
+class EditionRules:
+    """What one edition's behaviour adds to a router's handling (one per connection)."""
+
+    def __init__(
+        self, behaviour: Behaviour, *, advertised: Callable[[], Iterable[str]] = tuple
+    ) -> None:
+        self.behaviour = behaviour
+        self._advertised = advertised
+        self._foreground: Foreground | None = None
+        lifecycle = behaviour.lifecycle
+        self._insertion = lifecycle if lifecycle and lifecycle.answer == "insertion" else None
+
+    def bind(self, connection: Connection) -> None:
+        if self._insertion is not None:
+            self._foreground = Foreground(self._insertion, connection)
+
+    @property
+    def initialize(self) -> str:
+        return self.behaviour.negotiation.method
+
+    # -- requests --------------------------------------------------------------------------
+
+    def owns(self, method: str) -> bool:
+        """Whether a rule acts around `method`'s handler (the router's fast path skips this)."""
+        lifecycle = self._insertion
+        return (
+            method == self.initialize
+            or method in self.behaviour.cancel_outcomes
+            or (lifecycle is not None and method in (lifecycle.prompt, lifecycle.close))
+        )
+
+    async def request(
+        self, method: str, params: Any, context: RequestContext, call: Call | None
+    ) -> Any:
+        """Run `call` (None: the user does not handle `method`) under the rules of `method`."""
+        lifecycle = self._insertion
+        if method == self.initialize:
+            return await self._initialize(params, context, call)
+        if lifecycle is not None and self._foreground is not None:
+            session_id = session_id_of(params)
+            if method == lifecycle.prompt and call is not None and session_id is not None:
+                return await self._foreground.prompt(session_id, context, call)
+            if method == lifecycle.close and session_id is not None:
+                await self._foreground.close(session_id)
+                return {} if call is None else await call(context)
+        outcome = self.behaviour.cancel_outcomes.get(method)
+        if outcome is not None and call is not None:
+            try:
+                return await call(context)
+            except asyncio.CancelledError:
+                if context.cancel_source is not CancelSource.PEER:
+                    raise
+                # e.g. RequestPermissionOutcome: "The client answers a request the agent
+                # cancels with `$/cancel_request` with this outcome."
+                return dict(outcome)
+        if call is None:
+            raise LookupError(method)
+        return await call(context)
+
+    async def _initialize(self, params: Any, context: RequestContext, call: Call | None) -> Any:
+        negotiation = self.behaviour.negotiation
+        asked = params.get(negotiation.field) if isinstance(params, dict) else None
+        version = self.behaviour.negotiate(asked)
+        if version is None:
+            raise UnsupportedVersion(
+                code=negotiation.unsupported,
+                data={"requested": asked, "supported": [negotiation.version]},
+            )
+        if call is None:
+            raise LookupError(self.initialize)
+        result = await call(context)
+        model = result if isinstance(result, BaseModel) else None
+        wire = model.to_wire() if model is not None else dict(result)  # type: ignore[attr-defined]
+        # "The highest protocol version supported by the agent that is at or below the version
+        # requested by the client": the SDK's to say, never the handler's echo of the request.
+        wire[negotiation.field] = version
+        for method in self._advertised():
+            capability = self.behaviour.capability(method)
+            if capability is not None:
+                advertise(wire, capability)
+        return wire if model is None else type(model).model_validate(wire)
+
+    # -- notifications -----------------------------------------------------------------------
+
+    def notifications(self) -> tuple[str, ...]:
+        """The notifications `notification` acts on."""
+        return () if self._insertion is None else (self._insertion.cancel,)
+
+    def notification(self, method: str, params: Any) -> None:
+        """Act on a notification before the user's handler sees it (`session/cancel`)."""
+        lifecycle = self._insertion
+        if lifecycle is not None and method == lifecycle.cancel and self._foreground is not None:
+            session_id = session_id_of(params)
+            if session_id is not None:
+                self._foreground.cancel(session_id)
+
+
+def message_id_of(context: RequestContext) -> str | None:
+    """The inserted message's id when `context` is a prompt's foreground work."""
+    return context.message_id if isinstance(context, WorkContext) else None

@@ -1,0 +1,191 @@
+"""The prompt lifecycle where `session/prompt` is answered at insertion (ACP v2), agent side.
+
+Layer: typed layer.
+
+The router hands this module an edition's `PromptLifecycle` whose `answer` is `"insertion"`, and
+it carries out what the schema's descriptions ask of the agent:
+
+- `PromptResponse`: "Response acknowledging that a user prompt was inserted into the ACP
+  conversation. [...] Processing and completion are reported through `state_update` session
+  updates." A prompt is inserted with a fresh message id (echoed in a `user_message` update:
+  "Agents must echo the message during the live session") and answered with that id; the user's
+  prompt handler then runs as the session's foreground *work*, in a task of its own.
+- `StateUpdate`: "the agent MUST report `running` when foreground work starts [...] and `idle`
+  when it ends. The agent SHOULD include a stop reason on that idle update." The handler's return
+  value is the stop reason (None: `end_turn`); a cancelled work ends `cancelled`, a failed one with
+  the edition's failure reason and the error.
+- A prompt sent while work runs is held and inserted when the work ends.
+- `CancelSessionNotification`: "cancel a session's foreground work and its prompts not yet
+  inserted": the work's task is cancelled (its pending nested requests first, with
+  `$/cancel_request`), and held prompts are answered `-32800`.
+- `CloseSessionRequest`: "When closing cancels active foreground work, the Agent MUST send the
+  final updates for that work and the idle `state_update` with `stopReason: "cancelled"` before
+  responding successfully to `session/close`."; "Closing a session that does not exist or is not
+  active SHOULD succeed".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .behaviour import PromptLifecycle, StateUpdates
+from .connection import Connection
+from .errors import ConnectionClosed, RequestCancelled, error_for_exception
+from .incoming import cancel_children
+from .request_state import CancelSource, InFlight, RequestContext, current_request
+
+log = logging.getLogger(__name__)
+
+Work = Callable[[RequestContext], Awaitable[Any]]
+"""The prompt handler, bound to its params: runs with the work's own request context."""
+
+
+class WorkContext(RequestContext):
+    """The request context of a prompt's foreground work: the prompt request (already answered
+    at insertion) and the inserted message's id. Cancelling the work cancels its nested
+    requests, as cancelling a request does."""
+
+    __slots__ = ("message_id",)
+
+    def __init__(self, connection: Connection, entry: InFlight, message_id: str) -> None:
+        super().__init__(connection, entry)
+        self.message_id = message_id
+
+    @property
+    def entry(self) -> InFlight:
+        return self._entry
+
+
+@dataclass(slots=True, eq=False)
+class _Session:
+    """One session's foreground state: the running work, and the prompts held behind it."""
+
+    work: asyncio.Task[None] | None = None
+    entry: InFlight | None = None
+    held: deque[asyncio.Future[None]] = field(default_factory=deque)
+
+
+class Foreground:
+    """The sessions' foreground work on one connection (agent side, answer at insertion)."""
+
+    def __init__(self, lifecycle: PromptLifecycle, connection: Connection) -> None:
+        assert lifecycle.states is not None and lifecycle.message_id is not None
+        self._lifecycle = lifecycle
+        self._states: StateUpdates = lifecycle.states
+        self._connection = connection
+        self._sessions: dict[str, _Session] = {}
+
+    def running(self, session_id: str) -> bool:
+        session = self._sessions.get(session_id)
+        return session is not None and session.entry is not None
+
+    async def prompt(self, session_id: str, request: RequestContext, work: Work) -> dict[str, Any]:
+        """Insert a prompt (once the session's work before it ended) and start its work; the
+        answer of the prompt request: `{messageId: ...}`."""
+        session = self._sessions.setdefault(session_id, _Session())
+        if session.entry is not None or session.held:
+            # Held: inserted when the work ahead of it ends; `$/cancel_request` withdraws it
+            # (its CancelledError propagates: -32800), `session/cancel` answers it -32800.
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            session.held.append(waiter)
+            try:
+                await waiter
+            finally:
+                with contextlib.suppress(ValueError):
+                    session.held.remove(waiter)
+        message_id = uuid.uuid4().hex
+        entry = InFlight(request.request_id, request.method, request.params)
+        session.entry = entry  # from here on, `session/cancel` cancels this work
+        prompt = request.params.get("prompt") if isinstance(request.params, dict) else None
+        echo = {self._states.update_tag: self._states.user_message, "messageId": message_id}
+        await self._update(session_id, echo | ({"content": prompt} if prompt is not None else {}))
+        await self._state(session_id, self._states.running)
+        session.work = asyncio.get_running_loop().create_task(
+            self._run(session, WorkContext(self._connection, entry, message_id), work)
+        )
+        self._connection.track(session.work)
+        return {self._lifecycle.message_id: message_id}  # type: ignore[dict-item]
+
+    def cancel(self, session_id: str) -> asyncio.Task[None] | None:
+        """`session/cancel`: answer the held prompts -32800, cancel the running work (its nested
+        requests first); the work's task, which ends with the idle update."""
+        session = self._sessions.get(session_id)
+        if session is None:
+            return None
+        while session.held:
+            waiter = session.held.popleft()
+            if not waiter.done():
+                waiter.set_exception(RequestCancelled(data={"reason": self._lifecycle.cancel}))
+        work, entry = session.work, session.entry
+        if entry is None or entry.cancel_source is not None:
+            return work
+        entry.cancel_source = CancelSource.SESSION
+        if entry.cancel_event is not None:
+            entry.cancel_event.set()
+        cancel_children(entry)
+        if work is not None and entry.started:
+            work.cancel()  # a work not started yet sees `cancel_source` at its start
+        return work
+
+    async def close(self, session_id: str) -> None:
+        """`session/close`: cancel as `session/cancel` does and return once the work's idle
+        update is written; the session's state is then forgotten."""
+        work = self.cancel(session_id)
+        if work is not None:
+            await asyncio.wait((work,))
+        self._sessions.pop(session_id, None)
+
+    async def _run(self, session: _Session, ctx: WorkContext, work: Work) -> None:
+        lifecycle, entry = self._lifecycle, ctx.entry
+        entry.started = True
+        current_request.set(entry)  # the work's nested requests are its children
+        session_id = ctx.params["sessionId"]
+        reason: Any = lifecycle.end_turn
+        error: dict[str, Any] | None = None
+        try:
+            if entry.cancel_source is not None:
+                raise asyncio.CancelledError  # cancelled between insertion and its start
+            result = await work(ctx)
+            if isinstance(result, str):
+                reason = result
+        except asyncio.CancelledError:
+            reason = lifecycle.cancelled
+        except Exception as failure:  # the work failed: reported, never lost
+            log.error("the work of prompt %r failed", ctx.request_id, exc_info=failure)
+            reason = lifecycle.failed or lifecycle.end_turn
+            error = error_for_exception(failure, include_traceback=False)
+        finally:
+            cancel_children(entry)
+        idle: dict[str, Any] = {self._states.stop_reason: reason}
+        if error is not None and lifecycle.failed is not None:
+            idle["error"] = error
+        try:
+            await self._state(session_id, self._states.idle, idle)
+        except (ConnectionClosed, asyncio.CancelledError):
+            pass  # the connection is gone: nobody is left to tell
+        finally:
+            session.work = session.entry = None
+            # The next held prompt is inserted now.
+            for waiter in session.held:
+                if not waiter.done():
+                    waiter.set_result(None)
+                    break
+
+    async def _state(
+        self, session_id: str, state: str, extra: dict[str, Any] | None = None
+    ) -> None:
+        states = self._states
+        update = {states.update_tag: states.update_value, states.state_tag: state}
+        await self._update(session_id, update | (extra or {}))
+
+    async def _update(self, session_id: str, update: dict[str, Any]) -> None:
+        await self._connection.notify(
+            self._states.notification, {"sessionId": session_id, "update": update}
+        )

@@ -1,0 +1,242 @@
+"""Behaviour rules (`acp_codegen.lowering.behaviour`), each from a small inline schema: a rule
+becomes IR data where the schema has what it needs, and is a problem naming the rule where a
+method, type, field or quoted text it needs is gone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from acp_codegen import ir
+from acp_codegen.lowering import lower_edition
+from acp_codegen.lowering.behaviour import RULES
+from acp_codegen.pipeline import load_specification
+from acp_codegen.problems import SchemaProblems
+
+STRING = {"type": "string"}
+
+
+def method(name: str, side: str, **props: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "x-method": name, "x-side": side}
+
+
+def const(tag: str, value: str, **props: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {tag: {"type": "string", "const": value}, **props},
+        "required": [tag],
+    }
+
+
+def lower(defs: dict[str, Any], protocol: str, *names: str) -> ir.Edition:
+    """`defs` lowered with the rules of `protocol` whose names start with one of `names`."""
+    rules = [r for r in RULES if r.protocol == protocol and r.name.startswith(names)]
+    assert rules, names
+    doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
+    return lower_edition(
+        doc,
+        protocol=protocol,
+        channel=ir.Stability.STABLE,
+        source="inline.json",
+        sha256="0",
+        rules=rules,
+    )
+
+
+def problems(defs: dict[str, Any], protocol: str, *names: str) -> list[str]:
+    with pytest.raises(SchemaProblems) as caught:
+        lower(defs, protocol, *names)
+    return [str(p) for p in caught.value.problems]
+
+
+PERMISSION_V2 = {
+    "RequestPermissionRequest": method("session/request_permission", "client"),
+    "RequestPermissionResponse": {
+        **method("session/request_permission", "client"),
+        "properties": {"outcome": {"$ref": "#/$defs/RequestPermissionOutcome"}},
+        "required": ["outcome"],
+    },
+    "RequestPermissionOutcome": {
+        "anyOf": [
+            {
+                **const("outcome", "cancelled"),
+                "description": "The client answers a request the agent cancels with "
+                "`$/cancel_request`\nwith this outcome.",
+            },
+            const("outcome", "selected", optionId=STRING),
+        ]
+    },
+}
+
+
+def test_a_permission_request_cancelled_by_cancel_request_is_answered_cancelled_in_v2() -> None:
+    """RequestPermissionOutcome: "The client answers a request the agent cancels with
+    `$/cancel_request` with this outcome." (the quote matches across line breaks)."""
+    edition = lower(PERMISSION_V2, "v2", "$/cancel_request")
+    assert edition.behaviour.cancel_outcomes == (
+        ir.CancelOutcome(
+            "session/request_permission",
+            {"outcome": {"outcome": "cancelled"}},
+            edition.behaviour.cancel_outcomes[0].spec,
+        ),
+    )
+
+
+def test_a_rule_whose_quoted_text_is_gone_is_a_problem_naming_it() -> None:
+    outcome = dict(PERMISSION_V2["RequestPermissionOutcome"]["anyOf"][0])
+    outcome["description"] = "Cancelled."
+    defs = {**PERMISSION_V2, "RequestPermissionOutcome": {"anyOf": [outcome]}}
+    (found,) = problems(defs, "v2", "$/cancel_request")
+    assert "v2 '$/cancel_request answers a permission request `cancelled`'" in found
+    assert "/$defs/RequestPermissionOutcome/description" in found
+    assert "no longer says" in found
+
+
+def test_a_rule_whose_method_vanished_is_a_problem_naming_it() -> None:
+    defs = {k: v for k, v in PERMISSION_V2.items() if k != "RequestPermissionRequest"}
+    found = problems(defs, "v2", "$/cancel_request")
+    assert any("the request `session/request_permission` is gone" in p for p in found)
+    assert all("$/cancel_request answers a permission request" in p for p in found)
+
+
+def test_a_result_the_schema_does_not_accept_is_a_problem() -> None:
+    """v1's turn rule answers a cancelled prompt `{"stopReason": "cancelled"}`: a v2-like result
+    (`messageId` required) cannot carry it."""
+    defs = {
+        "PromptRequest": method("session/prompt", "agent"),
+        "PromptResponse": {
+            **method("session/prompt", "agent", messageId=STRING),
+            "required": ["messageId"],
+        },
+        "CancelNotification": method("session/cancel", "agent"),
+    }
+    found = problems(defs, "v1", "session/cancel answers the agent's prompt turn")
+    assert any("`PromptResponse` does not accept {'stopReason': 'cancelled'}" in p for p in found)
+
+
+def test_v1_turn_rules_attach_to_the_role_handling_the_request() -> None:
+    """prompt-turn § Cancellation: `session/cancel` ends the agent's prompt with the `cancelled`
+    stop reason."""
+    defs = {
+        "PromptRequest": method("session/prompt", "agent"),
+        "PromptResponse": method("session/prompt", "agent", stopReason=STRING),
+        "CancelNotification": method("session/cancel", "agent"),
+    }
+    edition = lower(defs, "v1", "session/cancel answers the agent's prompt turn")
+    rule = edition.role("agent").turn_rule
+    assert rule is not None and rule.result == {"stopReason": "cancelled"} and rule.received
+    assert edition.role("client").turn_rule is None
+
+
+def test_v2_session_info_update_patches_meta_by_top_level_key() -> None:
+    defs = {
+        "SessionInfoUpdate": {
+            "type": "object",
+            "properties": {
+                "_meta": {
+                    "type": ["object", "null"],
+                    "description": "An object patches the stored metadata by top-level key.",
+                }
+            },
+        }
+    }
+    edition = lower(defs, "v2", "session_info_update")
+    rule = edition.behaviour.meta_rule("SessionInfoUpdate")
+    assert rule is not None and rule.policy is ir.MetaPolicy.PATCH and rule.alternatives == ()
+    v1 = lower(defs, "v1", "session_info_update").behaviour.meta_rule("SessionInfoUpdate")
+    assert v1 is not None and v1.policy is ir.MetaPolicy.MERGE
+    found = problems({"SessionInfoUpdate": {"type": "object"}}, "v2", "session_info_update")
+    assert any("`SessionInfoUpdate` has no field `_meta`" in p for p in found)
+
+
+def test_a_capability_path_is_followed_through_refs_and_nullable_unions() -> None:
+    """AgentCapabilities.session: "Supplying `{}` means the agent supports the baseline session
+    methods"."""
+    defs = {
+        "ListSessionsRequest": method("session/list", "agent"),
+        "InitializeResponse": method(
+            "initialize", "agent", capabilities={"$ref": "#/$defs/AgentCapabilities"}
+        ),
+        "AgentCapabilities": {
+            "type": "object",
+            "properties": {
+                "session": {
+                    "anyOf": [{"$ref": "#/$defs/SessionCapabilities"}, {"type": "null"}],
+                    "description": "Supplying `{}` means the agent supports the baseline.",
+                }
+            },
+        },
+        "SessionCapabilities": {"type": "object", "properties": {}},
+    }
+    edition = lower(defs, "v2", "the baseline session methods")
+    capability = edition.behaviour.capability("session/list")
+    assert capability is not None and capability.path == ("capabilities", "session")
+    defs["AgentCapabilities"]["properties"] = {"sessions": {"type": "object"}}
+    found = problems(defs, "v2", "the baseline session methods")
+    assert any("`InitializeResponse` has no `capabilities.session`" in p for p in found)
+
+
+def test_v2_negotiation_needs_the_unsupported_version_error_code() -> None:
+    """InitializeResponse.protocolVersion: "If no such version exists, initialization fails with
+    error code -32022"."""
+    defs = {
+        "InitializeRequest": method("initialize", "agent"),
+        "InitializeResponse": method(
+            "initialize",
+            "agent",
+            protocolVersion={
+                "type": "integer",
+                "description": "If no such version exists,\ninitialization fails with error code "
+                "-32022.",
+            },
+        ),
+        "ErrorCode": {"anyOf": [{"type": "integer", "const": -32022}, {"type": "integer"}]},
+    }
+    negotiation = lower(defs, "v2", "initialize").behaviour.negotiation
+    assert (negotiation.version, negotiation.unsupported) == (2, -32022)
+    defs["ErrorCode"] = {"anyOf": [{"type": "integer"}]}
+    assert any("the error code -32022 is gone" in p for p in problems(defs, "v2", "initialize"))
+
+
+def test_v2_target_cancels_name_their_target_field() -> None:
+    """CancelToolCallRequest: "The Agent responds with `-32602` if the tool call is unknown"."""
+    defs = {
+        "CancelToolCallRequest": {
+            **method("tool_call/cancel", "agent", toolCallId=STRING),
+            "description": "The Agent responds with `-32602` if the tool call is unknown.",
+        },
+        "CancelToolCallResponse": method("tool_call/cancel", "agent"),
+    }
+    edition = lower(defs, "v2", "tool_call/cancel")
+    (target,) = edition.behaviour.target_cancels
+    assert (target.method, target.target, target.error) == (
+        "tool_call/cancel",
+        "toolCallId",
+        -32602,
+    )
+
+
+def test_the_v2_lifecycle_needs_the_state_update_variants() -> None:
+    """The v2 lifecycle is checked against `SessionUpdate`'s and `StateUpdate`'s tags: without
+    `state_update` the rule cannot be carried out."""
+    defs = {
+        "PromptRequest": method("session/prompt", "agent"),
+        "PromptResponse": method("session/prompt", "agent", messageId=STRING),
+        "SessionUpdate": {"anyOf": [const("sessionUpdate", "agent_message_chunk")]},
+    }
+    found = problems(defs, "v2", "session/prompt is answered at insertion")
+    assert any("`SessionUpdate` has no variant `sessionUpdate: state_update`" in p for p in found)
+    assert any("the notification `session/cancel` is gone" in p for p in found)
+
+
+def test_every_pinned_edition_meets_every_rule_of_its_protocol() -> None:
+    """The published schemas carry every rule (loading them checks it): the lifecycles differ
+    by protocol, and each protocol has one negotiation and one lifecycle."""
+    spec = load_specification()
+    answers = {e.key: e.behaviour.lifecycle.answer for e in spec.editions if e.behaviour.lifecycle}
+    assert answers["v1"] is ir.PromptAnswer.COMPLETION
+    assert answers["v2"] is ir.PromptAnswer.INSERTION
+    for protocol in ("v1", "v2"):
+        kinds = [type(r.value) for r in RULES if r.protocol == protocol]
+        assert kinds.count(ir.Negotiation) == kinds.count(ir.PromptLifecycle) == 1
