@@ -4,6 +4,7 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
   pyproject.toml                         the distribution `acp-protocol-sdk` (not with --package)
   acp_protocol/__init__.py, py.typed     (under `options.package`'s path with --package)
   acp_protocol/runtime/…                 hand-written, copied from templates/python/runtime/
+  acp_protocol/agents.py                 one agent per protocol version on one connection
   acp_protocol/<v>/{__init__,behaviour,models,methods,peers,helpers,agent,client}.py  each edition
   acp_protocol/<v>/_models/{__init__,<group>}.py   the classes behind `models`, built on first use
   acp_protocol/<v>/unstable/…                                        each unstable edition
@@ -77,6 +78,14 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         generator_version=__version__,
     )
     (package_dir / "py.typed").write_text("")
+    stable = [e for e in spec.editions if e.channel is ir.Stability.STABLE]
+    if stable:
+        _write(
+            package_dir / "agents.py",
+            env.get_template("agents.py.jinja"),
+            header=header,
+            editions=stable,
+        )
     for source in sorted(RUNTIME_SOURCES.glob("*.py")):
         copy_header = env.get_template("runtime_copy_header.py.jinja").render(
             file_name=source.name, command=options.command

@@ -211,11 +211,12 @@ def _advertised(agent: Agent) -> tuple[str, ...]:
     return ("session/list",) if agent.session_store is not None else ()
 
 
-def connect_agent(agent: Agent, transport: Transport, **options: Any) -> AgentConnection:
-    """Serve `agent` on `transport`; `options` go to `Connection` (dialect, limits…)."""
+def agent_router(agent: Agent) -> Router[ClientPeer]:
+    """The router serving `agent` (the `Handler` of a connection), with this edition's turn rule
+    and behaviour."""
     if agent.session_store is not None:
         agent.session_store.adopt_policy(BEHAVIOUR.meta_policy)
-    router = Router(
+    return Router(
         agent,
         base=Agent,
         methods=METHODS,
@@ -226,6 +227,11 @@ def connect_agent(agent: Agent, transport: Transport, **options: Any) -> AgentCo
         behaviour=BEHAVIOUR,
         advertised=partial(_advertised, agent),
     )
+
+
+def connect_agent(agent: Agent, transport: Transport, **options: Any) -> AgentConnection:
+    """Serve `agent` on `transport`; `options` go to `Connection` (dialect, limits…)."""
+    router = agent_router(agent)
     return AgentConnection(Connection(transport, router, **options), router)
 
 

@@ -125,9 +125,10 @@ class ClientConnection(RoleConnection[AgentPeer]):
         return self.peer
 
 
-def connect_client(client: Client, transport: Transport, **options: Any) -> ClientConnection:
-    """Serve `client` on `transport`; `options` go to `Connection` (dialect, limits…)."""
-    router = Router(
+def client_router(client: Client) -> Router[AgentPeer]:
+    """The router serving `client` (the `Handler` of a connection), with this edition's turn rule
+    and behaviour."""
+    return Router(
         client,
         base=Client,
         methods=METHODS,
@@ -137,6 +138,11 @@ def connect_client(client: Client, transport: Transport, **options: Any) -> Clie
         turn_rule=TURN_RULE,
         behaviour=BEHAVIOUR,
     )
+
+
+def connect_client(client: Client, transport: Transport, **options: Any) -> ClientConnection:
+    """Serve `client` on `transport`; `options` go to `Connection` (dialect, limits…)."""
+    router = client_router(client)
     return ClientConnection(Connection(transport, router, **options), router)
 
 
