@@ -275,3 +275,34 @@ async def test_a_permission_request_the_agent_cancels_is_answered_cancelled() ->
         peer.cancel(5)
         answer = await peer.receive()
     assert answer == {"jsonrpc": "2.0", "id": 5, "result": {"outcome": {"outcome": "cancelled"}}}
+
+
+async def test_a_peer_sends_underscore_extension_requests_and_notifications() -> None:
+    """Custom methods start with `_`; any other name is refused before anything is sent."""
+    ours, theirs = memory_pair()
+    async with connect_client(WaitingClient(), ours) as connection:
+        peer = RawPeer(theirs)
+        asked = asyncio.create_task(connection.agent.extension_request("_acme/ping", {"n": 1}))
+        request = await peer.receive()
+        assert (request["method"], request["params"]) == ("_acme/ping", {"n": 1})
+        peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"pong": 1}})
+        assert await asked == {"pong": 1}
+        await connection.agent.extension_notification("_acme/note")
+        assert (await peer.receive())["method"] == "_acme/note"
+        try:
+            connection.agent.extension_request("session/prompt")
+        except ValueError as error:
+            assert "start with '_'" in str(error)
+        else:
+            raise AssertionError("a non-extension method was accepted")
+
+
+def test_the_schemas_named_error_codes_are_constants() -> None:
+    """ErrorCode: "Unsupported protocol version" (-32022) exists in v2 only."""
+    from acp_protocol.v1 import methods as v1_methods
+    from acp_protocol.v2 import methods as v2_methods
+
+    assert v2_methods.UNSUPPORTED_PROTOCOL_VERSION == -32022
+    assert v2_methods.ERROR_CODES[-32800] == "Request cancelled"
+    assert -32022 not in v1_methods.ERROR_CODES
+    assert v1_methods.RESOURCE_NOT_FOUND == -32002

@@ -79,6 +79,22 @@ class Peer:
     def __init__(self, sender: Sender) -> None:
         self._sender = sender
 
+    def extension_request(self, method: str, params: Any = None) -> Coroutine[Any, Any, Any]:
+        """Send an `_`-prefixed extension request (ACP extensibility: custom methods start with
+        `_`); the peer's result is returned as received, unvalidated."""
+        _check_extension(method)
+        return self._sender.request(method, params)
+
+    def extension_notification(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]:
+        """Send an `_`-prefixed extension notification."""
+        _check_extension(method)
+        return self._sender.notify(method, params)
+
+
+def _check_extension(method: str) -> None:
+    if not method.startswith("_"):
+        raise ValueError(f"extension methods start with '_': {method!r} is not one")
+
 
 PeerT = TypeVar("PeerT", bound=Peer)
 

@@ -229,3 +229,38 @@ NOTIFICATIONS: Mapping[str, MethodSpec] = MappingProxyType(
 )
 
 METHODS: tuple[MethodSpec, ...] = (*REQUESTS.values(), *NOTIFICATIONS.values())
+
+# -- the schema's named error codes (`ErrorCode`) ---------------------------------------------
+PARSE_ERROR = -32700
+"""**Parse error**: Invalid JSON was received by the server. An error occurred on the server while parsing the JSON text."""
+INVALID_REQUEST = -32600
+"""**Invalid request**: The JSON sent is not a valid Request object."""
+METHOD_NOT_FOUND = -32601
+"""**Method not found**: The method does not exist or is not available."""
+INVALID_PARAMS = -32602
+"""**Invalid params**: Invalid method parameter(s)."""
+INTERNAL_ERROR = -32603
+"""**Internal error**: Internal JSON-RPC error."""
+REQUEST_CANCELLED = -32800
+"""**Request cancelled**: Execution of the method was aborted either due to a cancellation request from the caller or because of resource constraints or shutdown."""
+AUTHENTICATION_REQUIRED = -32000
+"""**Authentication required**: Authentication is required before this operation can be performed."""
+RESOURCE_NOT_FOUND = -32002
+"""**Resource not found**: A given resource, such as a session, was not found."""
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+"""**Unsupported protocol version**: No protocol version supported by the Agent is at or below the requested version. The error data is an [`UnsupportedProtocolVersionErrorData`]."""
+
+ERROR_CODES: Mapping[int, str] = MappingProxyType(
+    {
+        -32700: "Parse error",
+        -32600: "Invalid request",
+        -32601: "Method not found",
+        -32602: "Invalid params",
+        -32603: "Internal error",
+        -32800: "Request cancelled",
+        -32000: "Authentication required",
+        -32002: "Resource not found",
+        -32022: "Unsupported protocol version",
+    }
+)
+"""Every named code of the schema's `ErrorCode`, by code."""
