@@ -69,6 +69,14 @@ class Rule:
 
 
 V1_PROMPT = "prompt-turn § Cancellation"
+V1_PROMPT_CANCELLED = (
+    f"{V1_PROMPT}: the Agent MUST respond to the original `session/prompt` request with the "
+    "`cancelled` stop reason."
+)
+V1_PROMPT_NEEDS = Needs(
+    methods=(("session/prompt", REQUEST), ("session/cancel", NOTIFICATION)),
+    accepts=(("PromptResponse", {"stopReason": "cancelled"}),),
+)
 
 RULES: tuple[Rule, ...] = (
     # -- version negotiation ---------------------------------------------------------------
@@ -120,13 +128,9 @@ RULES: tuple[Rule, ...] = (
             end_turn="end_turn",
             cancelled="cancelled",
             failed=None,
-            spec=f"{V1_PROMPT}: the Agent MUST respond to the original `session/prompt` request "
-            "with the `cancelled` stop reason.",
+            spec=V1_PROMPT_CANCELLED,
         ),
-        Needs(
-            methods=(("session/prompt", REQUEST), ("session/cancel", NOTIFICATION)),
-            accepts=(("PromptResponse", {"stopReason": "cancelled"}),),
-        ),
+        V1_PROMPT_NEEDS,
     ),
     Rule(
         "v2",
@@ -193,13 +197,9 @@ RULES: tuple[Rule, ...] = (
             cancel="session/cancel",
             received=True,
             result={"stopReason": "cancelled"},
-            spec=f"{V1_PROMPT}: the Agent MUST respond to the original `session/prompt` request "
-            "with the `cancelled` stop reason.",
+            spec=V1_PROMPT_CANCELLED,
         ),
-        Needs(
-            methods=(("session/prompt", REQUEST), ("session/cancel", NOTIFICATION)),
-            accepts=(("PromptResponse", {"stopReason": "cancelled"}),),
-        ),
+        V1_PROMPT_NEEDS,
     ),
     Rule(
         "v1",
