@@ -139,7 +139,8 @@ class Behaviour:
     """Every behaviour rule of one edition (empty tuples where it has none)."""
 
     negotiation: Negotiation
-    lifecycle: PromptLifecycle
+    lifecycle: PromptLifecycle | None
+    """None: the edition has no prompt turn (a partial schema)."""
     capabilities: tuple[Capability, ...] = ()
     meta: tuple[MetaRule, ...] = ()
     cancel_outcomes: tuple[CancelOutcome, ...] = ()

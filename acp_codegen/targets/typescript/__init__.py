@@ -4,9 +4,9 @@ runtime, for node 20.3+.
 Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from the IR only:
   package.json, package-lock.json, tsconfig.json   the package (strict; no runtime dependency)
   src/index.ts                                      the runtime's public API, versions
-  src/versions.ts                                   one agent for every version; a client that falls back
+  src/versions.ts                                   one agent for all versions; falling back
   src/runtime/*.ts                                  hand-written (templates/typescript/runtime/)
-  src/<v>/{index,types,decode,methods,peers,behaviour,agent,client}.ts   each stable edition
+  src/<v>/{index,types,decode,methods,peers,behaviour,builders,agent,client}.ts   stable editions
   src/<v>/unstable/…                                           each unstable edition
 
 Run-time checks are generated decoders (`decode.ts`), not a validation library: the package
@@ -25,6 +25,7 @@ import jinja2
 from acp_codegen import __version__, ir, resources, templating
 from acp_codegen.targets import Options, package_version
 from acp_codegen.targets.typescript.behaviour import behaviour_view
+from acp_codegen.targets.typescript.builders import builder_tree
 from acp_codegen.targets.typescript.names import (
     comment_lines,
     handler_names,
@@ -96,6 +97,8 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         _write(directory / "decode.ts", env.get_template("decode.ts.jinja"), view=view, **context)
         for module in ("methods", "peers"):
             _write(directory / f"{module}.ts", env.get_template(f"{module}.ts.jinja"), **context)
+        builders = env.get_template("builders.ts.jinja")
+        _write(directory / "builders.ts", builders, tree=builder_tree(edition), **context)
         _write(
             directory / "behaviour.ts",
             env.get_template("behaviour.ts.jinja"),

@@ -49,7 +49,11 @@ def behaviour_view(
 ) -> BehaviourView:
     behaviour = edition.behaviour
     lifecycle = behaviour.lifecycle
-    if lifecycle.answer is not PromptAnswer.INSERTION or lifecycle.states is None:
+    if (
+        lifecycle is None
+        or lifecycle.answer is not PromptAnswer.INSERTION
+        or lifecycle.states is None
+    ):
         return BehaviourView(behaviour, None)
     by_name = {d.name: d for d in edition.definitions}
     states = lifecycle.states

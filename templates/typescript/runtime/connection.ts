@@ -55,8 +55,8 @@ export interface Router {
   received(method: string, params: unknown): void;
   /** Handles a notification: called in arrival order, as each one is read. */
   notification(method: string, params: unknown): Promise<void>;
-  /** The result a request cancelled for `reason` is answered with; undefined: -32800. */
-  cancelledResult(reason: unknown): unknown;
+  /** The result `request`, cancelled for `reason`, is answered with; undefined: -32800. */
+  cancelledResult(reason: unknown, request: IncomingRequest): unknown;
 }
 
 export interface ConnectionOptions {
@@ -279,7 +279,7 @@ export class Connection {
   /** The one mapping of a handler's failure: a cancelled request's failure is its cancellation. */
   private failure(request: InFlight, error: unknown): Outcome {
     if (request.signal.aborted) {
-      const result = this.router.cancelledResult(request.signal.reason);
+      const result = this.router.cancelledResult(request.signal.reason, request);
       return result !== undefined ? { result } : { error: RequestError.cancelled(request.id).toObject() };
     }
     return { error: errorObject(error, request.id) };

@@ -3,7 +3,8 @@
 /**
  * The hand-written runtime every edition's generated modules are built on: transports (stdio, a
  * spawned program, in memory), the JSON-RPC dispatcher with `$/cancel_request` in both directions,
- * decoders, errors and `session_info_update` semantics.
+ * decoders, errors, `session_info_update` semantics, and the typed layer's behaviour rules (version
+ * negotiation, the v2 foreground lifecycle, session views, one connection for several versions).
  */
 
 export { Connection, CANCEL_REQUEST, type ConnectionOptions, type IncomingRequest, type RequestOptions, type Router } from "./connection.js";
@@ -21,11 +22,28 @@ export {
   type ErrorObject,
   type RequestId,
 } from "./errors.js";
-export { PeerLink, RoleConnection, TurnCancelled, type HandlerContext, type TurnRule } from "./roles.js";
+export { PeerLink, RoleConnection, TurnCancelled, type HandlerContext, type RoleWiring, type TurnRule, type WorkContext } from "./roles.js";
+export {
+  initializeAnswer,
+  negotiate,
+  type Behaviour,
+  type CancelOutcome,
+  type Capability,
+  type MetaRule,
+  type Negotiation,
+  type PromptLifecycle,
+  type StateUpdates,
+  type TargetCancel,
+} from "./behaviour.js";
+export { WorkCancelled } from "./foreground.js";
+export { SessionView, type Idle } from "./session_view.js";
+export { Switchboard } from "./switchboard.js";
+export { VersionedConnection, type Chosen } from "./versions.js";
 export {
   EMPTY_SESSION_INFO,
   applySessionInfoUpdate,
   mergeMeta,
+  patchMeta,
   type JsonObject,
   type MetaPolicy,
   type SessionInfo,

@@ -10,8 +10,15 @@
  * handle in that context sends every nested request with it, so cancelling a request cancels
  * the requests its handler made (ACP cancellation.mdx: "MAY cancel the corresponding request
  * activity and all nested activities related to that request").
+ *
+ * What an edition does beyond routing is its `Behaviour` data (behaviour.ts): the `initialize`
+ * answer's negotiated version and advertised capabilities, the result of a request cancelled by
+ * `$/cancel_request`, the answer to an unhandled target cancel, and, where the prompt lifecycle
+ * answers at insertion, the agent's foreground work (foreground.ts) and the client's session
+ * views (session_view.ts).
  */
 
+import { initializeAnswer, negotiate, targetNotCancellable, type Behaviour } from "./behaviour.js";
 import {
   Connection,
   type ConnectionOptions,
@@ -20,7 +27,10 @@ import {
   type Router,
 } from "./connection.js";
 import { any, type Decoder } from "./decoding.js";
-import { RequestError, type RequestId } from "./errors.js";
+import { REQUEST_CANCELLED, RequestError, type RequestId } from "./errors.js";
+import { Foreground, insertionLifecycle, type InsertionLifecycle } from "./foreground.js";
+import { SessionViews } from "./session_view.js";
+import { Switchboard } from "./switchboard.js";
 import type { Transport } from "./transport.js";
 
 export interface Route {
@@ -119,43 +129,104 @@ export interface RoleWiring<P> {
   readonly peer: (link: PeerLink) => P;
   /** The context property that holds that handle (`client`). */
   readonly peerKey: string;
+  readonly behaviour: Behaviour;
+  /** The handler of an inserted prompt's foreground work (`sessionPromptWork`), on the side that
+   * handles the lifecycle's prompt when it answers at insertion; null elsewhere. */
+  readonly workHandler: string | null;
+}
+
+/** The foreground work's context: the handler context of the prompt it belongs to, with the
+ * work's own signal, its session and the inserted message's id. */
+export interface WorkContext extends HandlerContext {
+  readonly sessionId: string;
+  readonly messageId: string;
 }
 
 class RoleRouter<P> implements Router {
   private readonly notificationContexts = new Map<string, HandlerContext>();
+  /** The agent's foreground work, where the lifecycle answers at insertion and the handlers
+   * implement the work (not the prompt request itself). */
+  private readonly foreground: Foreground | null;
+  private readonly lifecycle: InsertionLifecycle | null;
 
   constructor(
     private readonly handlers: object,
     private readonly wiring: RoleWiring<P>,
     private readonly connection: Connection,
     private readonly link: PeerLink,
-  ) {}
+    private readonly views: SessionViews<unknown, unknown> | null,
+    problem: (message: string) => void,
+  ) {
+    const lifecycle = insertionLifecycle(wiring.behaviour.lifecycle);
+    this.lifecycle = lifecycle;
+    const prompt = lifecycle === null ? undefined : wiring.routes.requests.get(lifecycle.prompt);
+    const work = wiring.workHandler === null ? undefined : this.handler(wiring.workHandler);
+    this.foreground =
+      lifecycle !== null && prompt !== undefined && work !== undefined && this.handler(prompt.handler) === undefined
+        ? new Foreground(
+            lifecycle,
+            (method, params) => link.notify(method, params),
+            (request, messageId, signal) => {
+              const sessionId = String(sessionOf(request.params));
+              const context = { ...this.context(request.id, request.method, signal), sessionId, messageId };
+              return work.call(handlers, request.params, context);
+            },
+            problem,
+            connection.signal,
+          )
+        : null;
+  }
 
   async request(request: IncomingRequest): Promise<unknown> {
-    const route = this.wiring.routes.requests.get(request.method);
-    const context = this.context(request.id, request.method, request.signal);
+    const { method } = request;
+    const { negotiation, targetCancels } = this.wiring.behaviour;
+    const route = this.wiring.routes.requests.get(method);
     if (route !== undefined) {
+      const { foreground, lifecycle } = this;
       const handler = this.handler(route.handler);
-      if (handler === undefined) throw RequestError.methodNotFound(request.method);
-      return handler.call(this.handlers, route.params(request.params), context);
+      if (foreground !== null && lifecycle !== null && (method === lifecycle.prompt || method === lifecycle.close)) {
+        const session = String(sessionOf(route.params(request.params)));
+        if (method === lifecycle.prompt) return foreground.prompt(session, request);
+        await foreground.close(session);
+        // CloseSessionRequest: "Closing a session that does not exist or is not active SHOULD succeed".
+        if (handler === undefined) return {};
+      }
+      if (handler === undefined) {
+        const target = targetCancels.find((rule) => rule.method === method);
+        if (target !== undefined) throw targetNotCancellable(target, route.params(request.params));
+        throw RequestError.methodNotFound(method);
+      }
+      const params = route.params(request.params);
+      const context = this.context(request.id, method, request.signal);
+      if (method !== negotiation.method) return handler.call(this.handlers, params, context);
+      const agreed = negotiate((params as { [key: string]: unknown })[negotiation.field], [negotiation]);
+      const result = await handler.call(this.handlers, params, context);
+      return initializeAnswer(result, agreed, this.wiring.behaviour.capabilities, (m) => this.handles(m));
     }
     const extension = this.handler("extensionRequest");
-    if (request.method.startsWith("_") && extension !== undefined) {
-      return extension.call(this.handlers, request.method, request.params, context);
+    if (method.startsWith("_") && extension !== undefined) {
+      return extension.call(this.handlers, method, request.params, this.context(request.id, method, request.signal));
     }
-    throw RequestError.methodNotFound(request.method);
+    throw RequestError.methodNotFound(method);
   }
 
   received(method: string, params: unknown): void {
     const rule = this.wiring.turnRule;
     if (rule !== null && rule.received && method === rule.cancel) cancelTurn(this.connection, rule, params);
+    const foreground = this.foreground;
+    if (foreground !== null && method === this.lifecycle?.cancel) {
+      const session = sessionOf(params);
+      if (typeof session === "string") void foreground.cancel(session);
+    }
   }
 
   async notification(method: string, params: unknown): Promise<void> {
     const route = this.wiring.routes.notifications.get(method);
     if (route !== undefined) {
+      const decoded = route.params(params);
+      if (this.views !== null && method === this.lifecycle?.states.notification) this.views.receive(decoded);
       const handler = this.handler(route.handler);
-      if (handler !== undefined) await handler.call(this.handlers, route.params(params), this.notificationContext(method));
+      if (handler !== undefined) await handler.call(this.handlers, decoded, this.notificationContext(method));
       return;
     }
     const extension = this.handler("extensionNotification");
@@ -164,8 +235,23 @@ class RoleRouter<P> implements Router {
     }
   }
 
-  cancelledResult(reason: unknown): unknown {
-    return reason instanceof TurnCancelled ? reason.result : undefined;
+  /** A turn rule's result; or, for a request the peer cancelled with `$/cancel_request`, the
+   * edition's cancel outcome for its method (v2 RequestPermissionOutcome: "The client answers a
+   * request the agent cancels with `$/cancel_request` with this outcome"). */
+  cancelledResult(reason: unknown, request: IncomingRequest): unknown {
+    if (reason instanceof TurnCancelled) return reason.result;
+    if (reason instanceof RequestError && reason.code === REQUEST_CANCELLED) {
+      return this.wiring.behaviour.cancelOutcomes.find((o) => o.method === request.method)?.result;
+    }
+    return undefined;
+  }
+
+  /** Whether this side answers `method` (a handler, or the foreground for the lifecycle's own). */
+  private handles(method: string): boolean {
+    const route = this.wiring.routes.requests.get(method);
+    if (route !== undefined && this.handler(route.handler) !== undefined) return true;
+    const lifecycle = this.lifecycle;
+    return this.foreground !== null && lifecycle !== null && (method === lifecycle.prompt || method === lifecycle.close);
   }
 
   private handler(name: string): Handler | undefined {
@@ -190,17 +276,31 @@ class RoleRouter<P> implements Router {
   }
 }
 
-/** A connection serving one side's handlers; `peer` is the other side as a typed handle. */
+/** A connection serving one side's handlers; `peer` is the other side as a typed handle. Made on
+ * a transport, or on a `Switchboard` whose router it takes over (an edition chosen by version). */
 export class RoleConnection<P> {
   readonly connection: Connection;
   readonly peer: P;
+  /** The client's session views, where the lifecycle answers at insertion; null elsewhere. */
+  protected readonly views: SessionViews<unknown, unknown> | null;
 
-  constructor(handlers: object, transport: Transport, wiring: RoleWiring<P>, options: ConnectionOptions = {}) {
-    this.connection = new Connection(
-      transport,
-      (connection) => new RoleRouter(handlers, wiring, connection, new PeerLink(connection, wiring.turnRule)),
-      options,
-    );
+  constructor(handlers: object, transport: Transport | Switchboard, wiring: RoleWiring<P>, options: ConnectionOptions = {}) {
+    const problem = (message: string): void => options.onProblem?.(message);
+    const lifecycle = insertionLifecycle(wiring.behaviour.lifecycle);
+    const viewed = lifecycle !== null && wiring.routes.notifications.has(lifecycle.states.notification);
+    let views: SessionViews<unknown, unknown> | null = null;
+    const router = (connection: Connection): Router => {
+      const link = new PeerLink(connection, wiring.turnRule);
+      if (viewed && lifecycle !== null) views = new SessionViews(lifecycle, link);
+      return new RoleRouter(handlers, wiring, connection, link, views, problem);
+    };
+    if (transport instanceof Switchboard) {
+      this.connection = transport.connection;
+      transport.use(router(this.connection));
+    } else {
+      this.connection = new Connection(transport, router, options);
+    }
+    this.views = views;
     this.peer = wiring.peer(new PeerLink(this.connection, wiring.turnRule));
   }
 

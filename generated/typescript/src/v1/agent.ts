@@ -17,9 +17,11 @@
 
 import type { ConnectionOptions } from "../runtime/connection.js";
 import type * as d from "../runtime/decoding.js";
-import { RoleConnection, type HandlerContext, type PeerLink, type TurnRule } from "../runtime/roles.js";
+import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring, type TurnRule } from "../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../runtime/process.js";
+import type { Switchboard } from "../runtime/switchboard.js";
 import { stdioTransport, type Transport } from "../runtime/transport.js";
+import { BEHAVIOUR } from "./behaviour.js";
 import * as decode from "./decode.js";
 import { ClientPeer } from "./peers.js";
 import type * as T from "./types.js";
@@ -156,15 +158,19 @@ export class AgentConnection extends RoleConnection<ClientPeer> {
   }
 }
 
-/** Serves `agent` on `transport`. */
-export function connectAgent(agent: Agent, transport: Transport, options?: ConnectionOptions): AgentConnection {
-  const wiring = {
-    routes: ROUTES,
-    turnRule: AGENT_TURN_RULE,
-    peer: (link: PeerLink) => new ClientPeer(link),
-    peerKey: "client",
-  };
-  return new AgentConnection(agent, transport, wiring, options);
+/** How `AgentConnection` routes: the methods, the turn rule and the edition's behaviour. */
+const WIRING: RoleWiring<ClientPeer> = {
+  routes: ROUTES,
+  turnRule: AGENT_TURN_RULE,
+  peer: (link: PeerLink) => new ClientPeer(link),
+  peerKey: "client",
+  behaviour: BEHAVIOUR,
+  workHandler: null,
+};
+
+/** Serves `agent` on `transport` (or on a `Switchboard`, once its version is agreed). */
+export function connectAgent(agent: Agent, transport: Transport | Switchboard, options?: ConnectionOptions): AgentConnection {
+  return new AgentConnection(agent, transport, WIRING, options);
 }
 
 /** Serves `agent` on this process's stdin and stdout until the client closes them. */

@@ -4,6 +4,8 @@
 
 /** ACP v1 (stable schema, schema.json): types, decoders, methods, peers and both roles. */
 
+export * from "./behaviour.js";
+export { builders } from "./builders.js";
 export * as decode from "./decode.js";
 export * from "./methods.js";
 export * from "./peers.js";

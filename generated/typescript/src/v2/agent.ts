@@ -10,13 +10,20 @@
  * handle) and resolves with the result. A request you do not handle is answered -32601; a
  * notification you do not handle is ignored. Then serve it: `runAgent()` on this process's
  * stdio, `spawnClient()` to start a client program, or `connectAgent()` on any transport.
+ *
+ * Prompts follow the edition's lifecycle: implement `sessionPromptWork` (the foreground work of
+ * an inserted prompt) and the SDK answers `session/prompt` at insertion with a fresh message id,
+ * reports `running` and `idle` with the work's stop reason, holds prompts that arrive while work
+ * runs, and acts on `session/cancel` and `session/close`.
  */
 
 import type { ConnectionOptions } from "../runtime/connection.js";
 import type * as d from "../runtime/decoding.js";
-import { RoleConnection, type HandlerContext, type PeerLink, type TurnRule } from "../runtime/roles.js";
+import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring, type TurnRule, type WorkContext } from "../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../runtime/process.js";
+import type { Switchboard } from "../runtime/switchboard.js";
 import { stdioTransport, type Transport } from "../runtime/transport.js";
+import { BEHAVIOUR } from "./behaviour.js";
 import * as decode from "./decode.js";
 import { ClientPeer } from "./peers.js";
 import type * as T from "./types.js";
@@ -30,8 +37,32 @@ export interface AgentContext extends HandlerContext {
   readonly client: ClientPeer;
 }
 
+/** The foreground work of an inserted prompt: the client as a typed handle (requests made through it
+ * are cancelled with the work), the work's own `signal` (aborted by `session/cancel` and
+ * `session/close`), its session and the inserted message's id. */
+export interface AgentWorkContext extends AgentContext, WorkContext {}
+
+/** Why foreground work stopped: the idle `state_update`'s stop reason (open: any string). */
+export type IdleStopReason =
+  | "end_turn"
+  | "max_tokens"
+  | "max_turn_requests"
+  | "refusal"
+  | "cancelled"
+  | "error"
+  | (string & {});
+
 /** An ACP agent: one optional method per method agents handle. */
 export interface Agent {
+  /**
+   * The foreground work of an inserted prompt; resolves with its stop reason (undefined:
+   * `end_turn`, or `cancelled` once `ctx.signal` has aborted; a throw after the abort is `cancelled` too).
+   * The SDK answers `session/prompt` itself (PromptResponse: "Response acknowledging that a user prompt was
+   * inserted into the ACP conversation"), sending `user_message` and `running` first and `idle` with
+   * this stop reason when the work ends. Implementing `sessionPrompt` instead answers the request yourself
+   * (then the lifecycle is yours: insertion, state updates, held prompts, cancel and close).
+   */
+  sessionPromptWork?(params: T.PromptRequest, ctx: AgentWorkContext): Promise<IdleStopReason | undefined | void>;
   /**
    * Request parameters for the `auth/login` method.
    *
@@ -192,15 +223,19 @@ export class AgentConnection extends RoleConnection<ClientPeer> {
   }
 }
 
-/** Serves `agent` on `transport`. */
-export function connectAgent(agent: Agent, transport: Transport, options?: ConnectionOptions): AgentConnection {
-  const wiring = {
-    routes: ROUTES,
-    turnRule: AGENT_TURN_RULE,
-    peer: (link: PeerLink) => new ClientPeer(link),
-    peerKey: "client",
-  };
-  return new AgentConnection(agent, transport, wiring, options);
+/** How `AgentConnection` routes: the methods, the turn rule and the edition's behaviour. */
+const WIRING: RoleWiring<ClientPeer> = {
+  routes: ROUTES,
+  turnRule: AGENT_TURN_RULE,
+  peer: (link: PeerLink) => new ClientPeer(link),
+  peerKey: "client",
+  behaviour: BEHAVIOUR,
+  workHandler: "sessionPromptWork",
+};
+
+/** Serves `agent` on `transport` (or on a `Switchboard`, once its version is agreed). */
+export function connectAgent(agent: Agent, transport: Transport | Switchboard, options?: ConnectionOptions): AgentConnection {
+  return new AgentConnection(agent, transport, WIRING, options);
 }
 
 /** Serves `agent` on this process's stdin and stdout until the client closes them. */

@@ -17,9 +17,11 @@
 
 import type { ConnectionOptions } from "../../runtime/connection.js";
 import type * as d from "../../runtime/decoding.js";
-import { RoleConnection, type HandlerContext, type PeerLink, type TurnRule } from "../../runtime/roles.js";
+import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring, type TurnRule } from "../../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../../runtime/process.js";
+import type { Switchboard } from "../../runtime/switchboard.js";
 import { stdioTransport, type Transport } from "../../runtime/transport.js";
+import { BEHAVIOUR } from "./behaviour.js";
 import * as decode from "./decode.js";
 import { AgentPeer } from "./peers.js";
 import type * as T from "./types.js";
@@ -141,15 +143,19 @@ export class ClientConnection extends RoleConnection<AgentPeer> {
   }
 }
 
-/** Serves `client` on `transport`. */
-export function connectClient(client: Client, transport: Transport, options?: ConnectionOptions): ClientConnection {
-  const wiring = {
-    routes: ROUTES,
-    turnRule: CLIENT_TURN_RULE,
-    peer: (link: PeerLink) => new AgentPeer(link),
-    peerKey: "agent",
-  };
-  return new ClientConnection(client, transport, wiring, options);
+/** How `ClientConnection` routes: the methods, the turn rule and the edition's behaviour. */
+const WIRING: RoleWiring<AgentPeer> = {
+  routes: ROUTES,
+  turnRule: CLIENT_TURN_RULE,
+  peer: (link: PeerLink) => new AgentPeer(link),
+  peerKey: "agent",
+  behaviour: BEHAVIOUR,
+  workHandler: null,
+};
+
+/** Serves `client` on `transport` (or on a `Switchboard`, once its version is agreed). */
+export function connectClient(client: Client, transport: Transport | Switchboard, options?: ConnectionOptions): ClientConnection {
+  return new ClientConnection(client, transport, WIRING, options);
 }
 
 /** Serves `client` on this process's stdin and stdout until the agent closes them. */

@@ -11,26 +11,24 @@
  * notification you do not handle is ignored. Then serve it: `runClient()` on this process's
  * stdio, `spawnAgent()` to start an agent program, or `connectClient()` on any transport.
  *
- * Sending `session/cancel` aborts the signal of the session's pending `session/request_permission` handlers; one
- * that then throws is answered `{"outcome": {"outcome": "cancelled"}}`.
+ * `connection.session(id)` is a session's view: `prompt()` resolves with the inserted message's
+ * id, `updates` and `stream()` follow the session, `idle()` waits for its work to end.
  */
 
 import type { ConnectionOptions } from "../../runtime/connection.js";
 import type * as d from "../../runtime/decoding.js";
-import { RoleConnection, type HandlerContext, type PeerLink, type TurnRule } from "../../runtime/roles.js";
+import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring, type TurnRule } from "../../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../../runtime/process.js";
+import type { SessionView } from "../../runtime/session_view.js";
+import type { Switchboard } from "../../runtime/switchboard.js";
 import { stdioTransport, type Transport } from "../../runtime/transport.js";
+import { BEHAVIOUR } from "./behaviour.js";
 import * as decode from "./decode.js";
 import { AgentPeer } from "./peers.js";
 import type * as T from "./types.js";
 
-/** prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome. */
-export const CLIENT_TURN_RULE: TurnRule | null = {
-  method: "session/request_permission",
-  cancel: "session/cancel",
-  received: false,
-  result: {"outcome": {"outcome": "cancelled"}},
-};
+/** The schema has no feature-level cancellation for this side. */
+export const CLIENT_TURN_RULE: TurnRule | null = null;
 
 /** The request being handled and the agent as a typed handle. */
 export interface ClientContext extends HandlerContext {
@@ -124,17 +122,27 @@ export class ClientConnection extends RoleConnection<AgentPeer> {
   get agent(): AgentPeer {
     return this.peer;
   }
+
+  /** The view of session `sessionId`: it sees the session's updates from now on. */
+  session(sessionId: string): SessionView<T.SessionUpdate, T.ContentBlock> {
+    if (this.views === null) throw new Error("this edition's lifecycle has no session views");
+    return this.views.view(sessionId, decode.PromptResponse) as SessionView<T.SessionUpdate, T.ContentBlock>;
+  }
 }
 
-/** Serves `client` on `transport`. */
-export function connectClient(client: Client, transport: Transport, options?: ConnectionOptions): ClientConnection {
-  const wiring = {
-    routes: ROUTES,
-    turnRule: CLIENT_TURN_RULE,
-    peer: (link: PeerLink) => new AgentPeer(link),
-    peerKey: "agent",
-  };
-  return new ClientConnection(client, transport, wiring, options);
+/** How `ClientConnection` routes: the methods, the turn rule and the edition's behaviour. */
+const WIRING: RoleWiring<AgentPeer> = {
+  routes: ROUTES,
+  turnRule: CLIENT_TURN_RULE,
+  peer: (link: PeerLink) => new AgentPeer(link),
+  peerKey: "agent",
+  behaviour: BEHAVIOUR,
+  workHandler: null,
+};
+
+/** Serves `client` on `transport` (or on a `Switchboard`, once its version is agreed). */
+export function connectClient(client: Client, transport: Transport | Switchboard, options?: ConnectionOptions): ClientConnection {
+  return new ClientConnection(client, transport, WIRING, options);
 }
 
 /** Serves `client` on this process's stdin and stdout until the agent closes them. */

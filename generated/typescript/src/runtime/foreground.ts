@@ -1,0 +1,201 @@
+// Copied by acp-codegen from templates/typescript/runtime/foreground.ts: edit it there, then run:
+//   make generate
+/**
+ * The agent's side of a prompt lifecycle answered at INSERTION (v2): each session's foreground
+ * work, the prompts held while it runs, and what `session/cancel` and `session/close` do to them.
+ * Layer: typed layer (the role router hands it the lifecycle's requests; it speaks through the
+ * connection's notify). Every method, tag and value it writes comes from the edition's
+ * `PromptLifecycle` data.
+ *
+ * PromptResponse: "Response acknowledging that a user prompt was inserted into the ACP
+ * conversation. … Processing and completion are reported through `state_update` session updates."
+ * Inserting a prompt sends the `user_message` update echoing it under a fresh message id, then
+ * `state_update` `running` (StateUpdate: "the agent MUST report `running` when foreground work
+ * starts … and `idle` when it ends. The agent SHOULD include a stop reason on that idle update"),
+ * then answers `{messageId}`; the work (the user's handler) starts after that answer, with a
+ * signal of its own, and its end sends `idle` with its stop reason. A prompt that arrives while
+ * work runs is held and inserted, in order, when the work ends.
+ */
+
+import { randomUUID } from "node:crypto";
+import type { PromptLifecycle, StateUpdates } from "./behaviour.js";
+import type { IncomingRequest } from "./connection.js";
+import { RequestError } from "./errors.js";
+
+/** The abort reason of foreground work ended by `session/cancel` or `session/close`. */
+export class WorkCancelled extends Error {
+  constructor(readonly by: string) {
+    super(`foreground work cancelled by ${by}`);
+    this.name = "WorkCancelled";
+  }
+}
+
+/** An INSERTION lifecycle: the fields the foreground needs are present. */
+export type InsertionLifecycle = PromptLifecycle & { readonly states: StateUpdates; readonly messageId: string };
+
+export function insertionLifecycle(lifecycle: PromptLifecycle | null): InsertionLifecycle | null {
+  return lifecycle !== null && lifecycle.answer === "insertion" && lifecycle.states !== null && lifecycle.messageId !== null
+    ? (lifecycle as InsertionLifecycle)
+    : null;
+}
+
+/** Runs the user's work for an inserted prompt; resolves with its stop reason (undefined: the
+ * lifecycle's `end_turn`, or `cancelled` when its signal aborted). */
+export type RunWork = (request: IncomingRequest, messageId: string, signal: AbortSignal) => Promise<unknown>;
+
+interface Held {
+  readonly request: IncomingRequest;
+  resolve(answer: unknown): void;
+  reject(error: unknown): void;
+  /** Stops watching the request's signal (it is being inserted). */
+  release(): void;
+}
+
+interface Work {
+  readonly controller: AbortController;
+  /** Settles once the work has ended and its idle update is written. */
+  done: Promise<void>;
+}
+
+interface Session {
+  work: Work | null;
+  readonly held: Held[];
+}
+
+export class Foreground {
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly lifecycle: InsertionLifecycle,
+    private readonly notify: (method: string, params: unknown) => Promise<void>,
+    private readonly run: RunWork,
+    private readonly problem: (message: string) => void,
+    lifetime: AbortSignal,
+  ) {
+    lifetime.addEventListener("abort", () => {
+      for (const id of this.sessions.keys()) void this.cancel(id, "the connection closing");
+    });
+  }
+
+  /** Whether `sessionId` has foreground work running. */
+  running(sessionId: string): boolean {
+    return this.sessions.get(sessionId)?.work != null;
+  }
+
+  /** The answer to a `session/prompt`: at insertion, now or once the running work ends. */
+  prompt(sessionId: string, request: IncomingRequest): Promise<unknown> {
+    const session = this.session(sessionId);
+    if (session.work === null && session.held.length === 0) return this.insert(sessionId, session, request);
+    return new Promise((resolve, reject) => {
+      // `$/cancel_request` on a held prompt withdraws it: answered -32800 (never inserted).
+      const withdraw = (): void => {
+        const index = session.held.indexOf(held);
+        if (index >= 0) session.held.splice(index, 1);
+        reject(request.signal.reason);
+      };
+      const release = (): void => request.signal.removeEventListener("abort", withdraw);
+      const held: Held = { request, resolve, reject, release };
+      session.held.push(held);
+      request.signal.addEventListener("abort", withdraw, { once: true });
+    });
+  }
+
+  /**
+   * CancelSessionNotification: "Notification to cancel a session's foreground work and its prompts
+   * not yet inserted." Held prompts are answered -32800; the work's signal aborts (its nested
+   * requests get `$/cancel_request`). Resolves once the work's idle update is written.
+   */
+  cancel(sessionId: string, by: string = this.lifecycle.cancel): Promise<void> {
+    const session = this.sessions.get(sessionId);
+    if (session === undefined) return Promise.resolve();
+    for (const held of session.held.splice(0)) {
+      held.release();
+      held.reject(RequestError.cancelled(held.request.id));
+    }
+    const work = session.work;
+    if (work === null) return Promise.resolve();
+    if (!work.controller.signal.aborted) work.controller.abort(new WorkCancelled(by));
+    return work.done;
+  }
+
+  /**
+   * CloseSessionRequest: "The Agent MUST cancel any ongoing work related to the session as if
+   * `session/cancel` was called … When closing cancels active foreground work, the Agent MUST send
+   * the final updates for that work and the idle `state_update` with `stopReason: "cancelled"`
+   * before responding successfully to `session/close`." Resolves after that idle update.
+   */
+  async close(sessionId: string): Promise<void> {
+    await this.cancel(sessionId, this.lifecycle.close ?? this.lifecycle.cancel);
+    const session = this.sessions.get(sessionId);
+    if (session !== undefined && session.work === null && session.held.length === 0) this.sessions.delete(sessionId);
+  }
+
+  private session(sessionId: string): Session {
+    let session = this.sessions.get(sessionId);
+    if (session === undefined) {
+      session = { work: null, held: [] };
+      this.sessions.set(sessionId, session);
+    }
+    return session;
+  }
+
+  private update(sessionId: string, update: { [key: string]: unknown }): Promise<void> {
+    return this.notify(this.lifecycle.states.notification, { sessionId, update });
+  }
+
+  private state(value: string, extra: { [key: string]: unknown } = {}): { [key: string]: unknown } {
+    const states = this.lifecycle.states;
+    return { [states.updateTag]: states.updateValue, [states.stateTag]: value, ...extra };
+  }
+
+  /** Inserts `request`'s prompt: `user_message`, `running`, then the answer; the work begins on
+   * a later turn of the event loop, after the answer is written. */
+  private async insert(sessionId: string, session: Session, request: IncomingRequest): Promise<unknown> {
+    const { states, messageId: field } = this.lifecycle;
+    const messageId = randomUUID();
+    const controller = new AbortController();
+    let begin!: (go: boolean) => void;
+    const begun = new Promise<boolean>((resolve) => (begin = resolve));
+    const work: Work = { controller, done: Promise.resolve() };
+    work.done = begun.then((go) => (go ? this.perform(sessionId, session, work, request, messageId) : this.ended(sessionId, session)));
+    session.work = work; // from here on, prompts are held
+    try {
+      const prompt = (request.params as { prompt?: unknown } | null)?.prompt;
+      // UserMessage: "Agents can send this when they accept or replay a user message."
+      await this.update(sessionId, { [states.updateTag]: states.userMessage, messageId, content: prompt ?? [] });
+      await this.update(sessionId, this.state(states.running));
+    } catch (error) {
+      begin(false);
+      throw error;
+    }
+    setImmediate(() => begin(true));
+    return { [field]: messageId };
+  }
+
+  private async perform(sessionId: string, session: Session, work: Work, request: IncomingRequest, messageId: string): Promise<void> {
+    const { states, endTurn, cancelled } = this.lifecycle;
+    const signal = work.controller.signal;
+    let stopReason: unknown = null;
+    try {
+      const result = signal.aborted ? undefined : await this.run(request, messageId, signal);
+      stopReason = result ?? (signal.aborted ? cancelled : endTurn);
+    } catch (error) {
+      // Stop reason `cancelled`: "Agents MUST catch these errors and report `cancelled`, not
+      // `error`." Any other failure ends the work with no stop reason reported.
+      if (signal.aborted) stopReason = cancelled;
+      else this.problem(`the foreground work of ${sessionId} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const extra = stopReason === null ? {} : { [states.stopReason]: stopReason };
+    await this.update(sessionId, this.state(states.idle, extra)).catch(() => undefined);
+    this.ended(sessionId, session);
+  }
+
+  /** The work is over: the next held prompt, if any, is inserted (its request answered). */
+  private ended(sessionId: string, session: Session): void {
+    session.work = null;
+    const next = session.held.shift();
+    if (next === undefined) return;
+    next.release();
+    this.insert(sessionId, session, next.request).then(next.resolve, next.reject);
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * What an edition does beyond its types, as data: the shape of each edition's generated
+ * `behaviour.ts` (rendered from the IR's `Behaviour`, acp_codegen/ir/behaviour.py), and the small
+ * pure rules the typed layer applies from it. Layer: typed layer. No runtime code asks which
+ * edition it speaks: it reads these values (`lifecycle.answer === "insertion"`, a capability's
+ * wire path, a cancel outcome's result).
+ */
+
+import { RequestError } from "./errors.js";
+import type { MetaPolicy } from "./session_info.js";
+
+/** Version negotiation in `initialize`. */
+export interface Negotiation {
+  readonly method: string;
+  /** The params and result field holding the version (`protocolVersion`). */
+  readonly field: string;
+  /** The version this edition speaks. */
+  readonly version: number;
+  /** The error when no version fits (v2: -32022); null: the edition defines none, the agent
+   * answers its own version. */
+  readonly unsupported: number | null;
+}
+
+/** How the agent reports a session's foreground state (v2 `state_update`). */
+export interface StateUpdates {
+  readonly notification: string;
+  readonly updateTag: string;
+  readonly updateValue: string;
+  readonly stateTag: string;
+  readonly running: string;
+  readonly idle: string;
+  readonly requiresAction: string;
+  readonly stopReason: string;
+  readonly userMessage: string;
+  readonly agentChunk: string;
+}
+
+/** The prompt turn of an edition: which request, when it is answered, what cancels it. */
+export interface PromptLifecycle {
+  readonly prompt: string;
+  /** `completion`: the answer ends the turn (v1); `insertion`: the answer acknowledges the
+   * inserted message and state updates report the work (v2). */
+  readonly answer: "completion" | "insertion";
+  readonly cancel: string;
+  readonly close: string | null;
+  /** INSERTION: the prompt result's field holding the inserted message's id. */
+  readonly messageId: string | null;
+  readonly states: StateUpdates | null;
+  readonly endTurn: string;
+  readonly cancelled: string;
+}
+
+/** Where an agent's `initialize` result advertises an optional method, and with what value. */
+export interface Capability {
+  readonly method: string;
+  readonly path: readonly string[];
+  readonly value: unknown;
+}
+
+/** The `_meta` policy of an update type (`SessionInfoUpdate`). */
+export interface MetaRule {
+  readonly type: string;
+  readonly policy: MetaPolicy;
+  readonly alternatives: readonly MetaPolicy[];
+}
+
+/** A request that `$/cancel_request` ends with `result`, not -32800. */
+export interface CancelOutcome {
+  readonly method: string;
+  readonly result: unknown;
+}
+
+/** A request cancelling one target of a session, answered `error` when the target is unknown,
+ * final or not cancellable. */
+export interface TargetCancel {
+  readonly method: string;
+  /** The params field naming the target (`toolCallId`). */
+  readonly target: string;
+  readonly error: number;
+}
+
+/** Every behaviour rule of one edition. */
+export interface Behaviour {
+  readonly negotiation: Negotiation;
+  /** Null where the schema has no prompt turn (a partial schema). */
+  readonly lifecycle: PromptLifecycle | null;
+  readonly capabilities: readonly Capability[];
+  readonly meta: readonly MetaRule[];
+  readonly cancelOutcomes: readonly CancelOutcome[];
+  readonly targetCancels: readonly TargetCancel[];
+}
+
+/** Valid `protocolVersion` values: ProtocolVersion is a uint16. */
+function isVersion(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 0xffff;
+}
+
+/**
+ * The offered negotiation that answers a client asking for `asked`: the highest version at or
+ * below it (v2 InitializeResponse.protocolVersion: "The highest protocol version supported by
+ * the agent that is at or below the version requested by the client. If no such version exists,
+ * initialization fails with error code -32022."). When none fits and no offered edition defines
+ * that error, the lowest is answered (v1 initialization.mdx: the Agent "MUST respond with the
+ * latest protocol version it supports"). Throws the error to answer with otherwise.
+ */
+export function negotiate<N extends Negotiation>(asked: unknown, offered: readonly N[]): N {
+  if (!isVersion(asked)) {
+    throw new RequestError(-32602, "Invalid params", { details: "protocolVersion must be a uint16" });
+  }
+  const sorted = [...offered].sort((a, b) => a.version - b.version);
+  const fits = sorted.filter((n) => n.version <= asked);
+  const chosen = fits.at(-1);
+  if (chosen !== undefined) return chosen;
+  const code = sorted.map((n) => n.unsupported).find((c): c is number => c !== null);
+  const lowest = sorted[0];
+  if (code === undefined && lowest !== undefined) return lowest;
+  throw new RequestError(code ?? -32602, "Unsupported protocol version", {
+    requested: asked,
+    supported: sorted.map((n) => n.version),
+  });
+}
+
+type JsonObject = { [key: string]: unknown };
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `result` (an `initialize` answer) with its negotiated version, and each capability whose method
+ * `handles` advertised at the edition's own path where the answer leaves that path unset (a value
+ * the handler wrote, `false` and `null` included, is kept). Never changes `result`.
+ */
+export function initializeAnswer(
+  result: unknown,
+  negotiation: Negotiation,
+  capabilities: readonly Capability[],
+  handles: (method: string) => boolean,
+): unknown {
+  const answer: JsonObject = isObject(result) ? structuredClone(result) : {};
+  answer[negotiation.field] = negotiation.version;
+  for (const capability of capabilities) {
+    if (!handles(capability.method)) continue;
+    let node = answer;
+    const path = capability.path;
+    for (const [index, key] of path.entries()) {
+      const last = index === path.length - 1;
+      if (last) {
+        if (!Object.hasOwn(node, key)) node[key] = structuredClone(capability.value);
+        break;
+      }
+      if (!Object.hasOwn(node, key)) node[key] = {};
+      else if (!isObject(node[key])) break; // the handler wrote something else there (null too): leave it
+      node = node[key] as JsonObject;
+    }
+  }
+  return answer;
+}
+
+/** The error a target cancel of a method nobody handles is answered with: the target in data
+ * (CancelToolCallRequest: "The Agent responds with `-32602` if the tool call is unknown, already
+ * final, or not cancellable"). */
+export function targetNotCancellable(rule: TargetCancel, params: unknown): RequestError {
+  const target = isObject(params) ? params[rule.target] : undefined;
+  return new RequestError(rule.error, "Invalid params", {
+    [rule.target]: target ?? null,
+    details: "unknown, already final, or not cancellable",
+  });
+}
