@@ -18,6 +18,7 @@ import asyncio
 import itertools
 import os
 import sys
+from pathlib import Path
 
 from acp_protocol.agents import run_agents
 from acp_protocol.runtime.session_store import SessionStore
@@ -79,7 +80,7 @@ class WordsAgent(Agent):
                 {"title": "Words", "meta": {"keep": 1, "nested": {"a": 1}}},
                 {"meta": {"keep": None, "nested": {"b": 2}}},
             ):
-                info = store.change(session_id, **change)  # type: ignore[arg-type]
+                info = store.change(session_id, **change)
                 if info is not None:
                     body = {"sessionUpdate": "session_info_update", **info}
                     await ctx.client.session_update(update(session_id, body))
@@ -94,8 +95,8 @@ class WordsAgent(Agent):
 
 async def main() -> None:
     if "--dual" in sys.argv:
-        sys.path.insert(0, os.path.dirname(__file__))
-        from our_agent import InteropAgent
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the project root
+        from tests.interop.our_agent import InteropAgent
 
         await run_agents(v1=InteropAgent(), v2=WordsAgent())
     else:

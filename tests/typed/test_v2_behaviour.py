@@ -233,7 +233,8 @@ async def test_a_v2_session_store_patches_meta_by_top_level_key() -> None:
     store.create(SESSION, "/work")
     store.apply_update(SESSION, {"_meta": {"keep": 1, "drop": 2, "nested": {"a": 1}}})
     store.apply_update(SESSION, {"_meta": {"drop": None, "nested": {"b": 2}}})
-    assert store.get(SESSION).meta == {"keep": 1, "nested": {"b": 2}}
+    record = store.get(SESSION)
+    assert record is not None and record.meta == {"keep": 1, "nested": {"b": 2}}
     assert SessionStore(policy="merge").policy == "merge"
 
 
@@ -290,7 +291,7 @@ async def test_a_peer_sends_underscore_extension_requests_and_notifications() ->
         await connection.agent.extension_notification("_acme/note")
         assert (await peer.receive())["method"] == "_acme/note"
         try:
-            connection.agent.extension_request("session/prompt")
+            _ = connection.agent.extension_request("session/prompt")
         except ValueError as error:
             assert "start with '_'" in str(error)
         else:
