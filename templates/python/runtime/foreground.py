@@ -82,10 +82,6 @@ class Foreground:
         self._connection = connection
         self._sessions: dict[str, _Session] = {}
 
-    def running(self, session_id: str) -> bool:
-        session = self._sessions.get(session_id)
-        return session is not None and session.entry is not None
-
     async def prompt(self, session_id: str, request: RequestContext, work: Work) -> dict[str, Any]:
         """Insert a prompt (once the session's work before it ended) and start its work; the
         answer of the prompt request: `{messageId: ...}`."""

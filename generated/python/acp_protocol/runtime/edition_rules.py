@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from .behaviour import Behaviour, advertise
 from .connection import Connection
 from .errors import RpcError
-from .foreground import Foreground, WorkContext
+from .foreground import Foreground
 from .request_state import CancelSource, RequestContext
 from .session_turns import session_id_of
 
@@ -50,6 +50,11 @@ class EditionRules:
         self._foreground: Foreground | None = None
         lifecycle = behaviour.lifecycle
         self._insertion = lifecycle if lifecycle and lifecycle.answer == "insertion" else None
+        # The requests a rule acts around, fixed per edition: one set lookup per request.
+        self._owned = frozenset(
+            (behaviour.negotiation.method, *behaviour.cancel_outcomes)
+            + (() if self._insertion is None else (self._insertion.prompt, self._insertion.close))
+        )
 
     def bind(self, connection: Connection) -> None:
         if self._insertion is not None:
@@ -63,12 +68,7 @@ class EditionRules:
 
     def owns(self, method: str) -> bool:
         """Whether a rule acts around `method`'s handler (the router's fast path skips this)."""
-        lifecycle = self._insertion
-        return (
-            method == self.initialize
-            or method in self.behaviour.cancel_outcomes
-            or (lifecycle is not None and method in (lifecycle.prompt, lifecycle.close))
-        )
+        return method in self._owned
 
     async def request(
         self, method: str, params: Any, context: RequestContext, call: Call | None
@@ -134,8 +134,3 @@ class EditionRules:
             session_id = session_id_of(params)
             if session_id is not None:
                 self._foreground.cancel(session_id)
-
-
-def message_id_of(context: RequestContext) -> str | None:
-    """The inserted message's id when `context` is a prompt's foreground work."""
-    return context.message_id if isinstance(context, WorkContext) else None
