@@ -36,6 +36,7 @@ examples:
   acp-codegen check --out src --package myapp._acp      is that copy still current?
   acp-codegen scaffold agent --out my_agent.py         a runnable starter agent
   acp-codegen scaffold client --lang typescript --out client.ts   … or client, in TypeScript
+  acp-codegen scaffold agent --protocol v2 --out agent.py   a starter that speaks ACP v2
   acp-codegen diff 2.3.0 2.4.0                         what changed, and whom it breaks
   acp-codegen update-schema --version 2.4.0            pin another release (needs npm)"""
 
@@ -100,6 +101,12 @@ def _parser() -> argparse.ArgumentParser:
     scaffold.add_argument("--unstable", action="store_true", help="use the unstable schema")
     scaffold.add_argument(
         "--lang", choices=TARGETS, default="python", help="the starter's language (python)"
+    )
+    scaffold.add_argument(
+        "--protocol",
+        choices=("v1", "v2"),
+        default="v1",
+        help="the ACP edition the starter speaks (v1; v2 follows v2's prompt lifecycle)",
     )
     scaffold.add_argument("--force", action="store_true", help="overwrite an existing file")
     scaffold.set_defaults(run=_scaffold)
@@ -172,9 +179,11 @@ def _check(args: argparse.Namespace) -> int:
 
 def _scaffold(args: argparse.Namespace) -> int:
     spec = pipeline.load_specification(args.root)
-    source = load_scaffold(args.lang)(spec, args.role, unstable=args.unstable)
+    source = load_scaffold(args.lang)(
+        spec, args.role, unstable=args.unstable, protocol=args.protocol
+    )
     write_scaffold(source, args.out, force=args.force)
-    print(f"acp-codegen: wrote a starter {args.lang} {args.role} to {args.out}")
+    print(f"acp-codegen: wrote a starter {args.protocol} {args.lang} {args.role} to {args.out}")
     return OK
 
 
