@@ -5,7 +5,8 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
   acp_protocol/__init__.py, py.typed     (under `options.package`'s path with --package)
   acp_protocol/runtime/…                 hand-written, copied from templates/python/runtime/
   acp_protocol/agents.py                 one agent per protocol version on one connection
-  acp_protocol/<v>/{__init__,behaviour,models,methods,peers,helpers,agent,client}.py  each edition
+  acp_protocol/<v>/{__init__,behaviour,models,methods,peers,agent,client}.py  each edition
+  acp_protocol/<v>/{helpers,builders}.py  constructors of the unions' variants
   acp_protocol/<v>/_models/{__init__,<group>}.py   the classes behind `models`, built on first use
   acp_protocol/<v>/unstable/…                                        each unstable edition
 
@@ -24,6 +25,7 @@ import jinja2
 
 from acp_codegen import __version__, ir, resources, templating
 from acp_codegen.targets import Options, package_version
+from acp_codegen.targets.python.builders import builders_view
 from acp_codegen.targets.python.format import format_source
 from acp_codegen.targets.python.helpers import helpers_view
 from acp_codegen.targets.python.models import models_view
@@ -112,8 +114,10 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         )
         roles = role_views(edition)
         helpers = helpers_view(edition)
+        builders = builders_view(edition)
         modules = ["behaviour", "methods", "models", "peers"]
         modules += ["helpers"] if helpers.helpers else []
+        modules += ["builders"] if builders.roots else []
         submodules = sorted([*modules, *(role.name for role in roles)])
         submodules += ["unstable"] if has_unstable else []
         context = {
@@ -143,6 +147,13 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
                 directory / "helpers.py",
                 env.get_template("helpers.py.jinja"),
                 view=helpers,
+                **context,
+            )
+        if builders.roots:
+            _write(
+                directory / "builders.py",
+                env.get_template("builders.py.jinja"),
+                view=builders,
                 **context,
             )
         for role in roles:

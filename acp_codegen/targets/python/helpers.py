@@ -88,15 +88,24 @@ def _helper(
     rule: str,
     by_name: Mapping[str, ir.Definition],
 ) -> Helper:
+    required, optional = struct_parameters(struct, by_name)
+    name = rule.format(tag=snake(variant.tag))
+    doc = variant.doc or struct.doc
+    return Helper(name, union.name, variant.tag, struct.name, doc, required, optional)
+
+
+def struct_parameters(
+    struct: ir.Struct, by_name: Mapping[str, ir.Definition]
+) -> tuple[tuple[Parameter, ...], tuple[Parameter, ...]]:
+    """The required and the optional parameters of a constructor of `struct`: every field but
+    the constant ones (tags, which the model fills in)."""
     fields = [f for f in _all_fields(struct, by_name) if not isinstance(f.type, ir.Const)]
     parameters = [
         Parameter(attribute_name(f.wire_name), f, f.type == ir.Ref(TEXT_UNION)) for f in fields
     ]
     required = tuple(p for p in parameters if p.field.required)
     optional = tuple(p for p in parameters if not p.field.required)
-    name = rule.format(tag=snake(variant.tag))
-    doc = variant.doc or struct.doc
-    return Helper(name, union.name, variant.tag, struct.name, doc, required, optional)
+    return required, optional
 
 
 def _all_fields(struct: ir.Struct, by_name: Mapping[str, ir.Definition]) -> list[ir.Field]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from . import agent as agent
     from . import behaviour as behaviour
+    from . import builders as builders
     from . import client as client
     from . import helpers as helpers
     from . import methods as methods
@@ -32,6 +33,7 @@ _SUBMODULES = frozenset(
     {
         "agent",
         "behaviour",
+        "builders",
         "client",
         "helpers",
         "methods",
