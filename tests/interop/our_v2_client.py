@@ -1,7 +1,7 @@
 """A client built on the generated `acp_protocol.v2.client`, for the interop tests: it spawns
 the agent given as its arguments, runs one scenario (argv[1]) and prints one JSON report.
 
-Scenarios: `prompt` (a prompt's messageId and its updates until idle), `cancel` (a long prompt, a
+Scenarios: `prompt` (through the session view: a prompt's messageId and its updates until idle), `cancel` (a long prompt, a
 second one held behind it, `session/cancel` after two chunks), `permission` (the agent asks; the
 user never answers; `session/cancel`: the agent's `$/cancel_request` is answered `cancelled` by
 the SDK), `close` (`session/close` during work), `meta` (each `session_info_update` applied by the
@@ -17,7 +17,7 @@ from typing import Any
 
 from acp_protocol.runtime import RpcError
 from acp_protocol.runtime.session_store import SessionStore
-from acp_protocol.v2 import models
+from acp_protocol.v2 import builders, models
 from acp_protocol.v2.behaviour import BEHAVIOUR
 from acp_protocol.v2.client import Client, ClientContext, spawn_agent
 
@@ -94,10 +94,15 @@ async def main(scenario: str, program: str, *args: str) -> dict[str, Any]:
         new = models.NewSessionRequest.model_validate({"cwd": "/interop", "mcpServers": []})
         session_id = (await agent.session_new(new)).session_id
         cancel = models.CancelSessionNotification(session_id=session_id)
-        if scenario in ("prompt", "meta"):
-            report["prompt"] = await prompt(
-                agent, session_id, "set title" if scenario == "meta" else "hello big world"
-            )
+        if scenario == "prompt":  # through the session view
+            view = connection.session(session_id)
+            message_id = await view.prompt([builders.content_block.text("hello big world")])
+            report["prompt"] = {"messageId": message_id}
+            report["view_stop_reason"] = (await view.idle(message_id)).stop_reason
+            report["view_updates"] = [u.to_wire()["sessionUpdate"] for u in view.updates]
+            await recorder.until(is_state("idle"))
+        elif scenario == "meta":
+            report["prompt"] = await prompt(agent, session_id, "set title")
             await recorder.until(is_state("idle"))
         elif scenario == "cancel":
             report["prompt"] = await prompt(agent, session_id, LONG)

@@ -130,6 +130,10 @@ async def test_our_v2_client_prompts_their_agent_to_idle_end_turn() -> None:
     assert report["initialize"]["protocolVersion"] == 2
     assert report["prompt"]["messageId"]
     assert our_states(report) == [("running", None), ("idle", "end_turn")]
+    # The session view: the idle update after the prompt's own echo, with its stop reason.
+    assert report["view_stop_reason"] == "end_turn"
+    assert report["view_updates"][-1] == "state_update"
+    assert "agent_message_chunk" in report["view_updates"]
 
 
 async def test_our_session_cancel_ends_their_work_and_our_held_prompt_gets_minus_32800() -> None:

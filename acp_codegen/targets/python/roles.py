@@ -36,6 +36,9 @@ class RoleView:
     role: ir.Role
     requests: tuple[HandlerView, ...]
     notifications: tuple[HandlerView, ...]
+    session_views: bool = False
+    """This side receives the state updates of a prompt lifecycle answered at insertion: its
+    connection has `session(id)`, a view of one session (the v2 client)."""
 
     @property
     def name(self) -> str:
@@ -84,10 +87,18 @@ def method_handler_names(edition: ir.Edition) -> dict[tuple[str, ir.MethodKind],
 def role_views(edition: ir.Edition) -> tuple[RoleView, ...]:
     """The edition's roles named for Python; fails when two handlers would share a name."""
     names = method_handler_names(edition)
-    return tuple(_view(role, names, edition.source) for role in edition.roles)
+    lifecycle = edition.behaviour.lifecycle
+    states = None if lifecycle is None else lifecycle.states
+    viewed = None if states is None else states.notification
+    return tuple(_view(role, names, edition.source, viewed) for role in edition.roles)
 
 
-def _view(role: ir.Role, names: dict[tuple[str, ir.MethodKind], str], source: str) -> RoleView:
+def _view(
+    role: ir.Role,
+    names: dict[tuple[str, ir.MethodKind], str],
+    source: str,
+    viewed: str | None,
+) -> RoleView:
     requests = tuple(HandlerView(m, names[m.key]) for m in role.requests)
     notifications = tuple(HandlerView(m, names[m.key]) for m in role.notifications)
     seen: dict[str, str] = {}
@@ -101,4 +112,5 @@ def _view(role: ir.Role, names: dict[tuple[str, ir.MethodKind], str], source: st
                 f"to the Python name {handler.name!r}"
             )
         seen[handler.name] = handler.method.name
-    return RoleView(role, requests, notifications)
+    views = any(n.method.name == viewed for n in notifications)
+    return RoleView(role, requests, notifications, views)

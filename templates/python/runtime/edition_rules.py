@@ -23,6 +23,7 @@ from .errors import RpcError
 from .foreground import Foreground
 from .request_state import CancelSource, RequestContext
 from .session_turns import session_id_of
+from .session_view import SessionViews
 
 Call = Callable[[RequestContext], Awaitable[Any]]
 """The user's handler bound to its params, given the request context to run with."""
@@ -40,13 +41,21 @@ class EditionRules:
     """What one edition's behaviour adds to a router's handling (one per connection)."""
 
     def __init__(
-        self, behaviour: Behaviour, *, advertised: Callable[[], Iterable[str]] = tuple
+        self,
+        behaviour: Behaviour,
+        *,
+        advertised: Callable[[], Iterable[str]] = tuple,
+        receives: Iterable[str] = (),
     ) -> None:
         self.behaviour = behaviour
         self._advertised = advertised
         self._foreground: Foreground | None = None
+        self.views: SessionViews | None = None
         lifecycle = behaviour.lifecycle
         self._insertion = lifecycle if lifecycle and lifecycle.answer == "insertion" else None
+        # The side that receives the state updates (the client) keeps session views.
+        states = None if self._insertion is None else self._insertion.states
+        self._viewed = states is not None and states.notification in set(receives)
         # The requests a rule acts around, fixed per edition: one set lookup per request.
         self._owned = frozenset(
             (behaviour.negotiation.method, *behaviour.cancel_outcomes)
@@ -56,6 +65,8 @@ class EditionRules:
     def bind(self, connection: Connection) -> None:
         if self._insertion is not None:
             self._foreground = Foreground(self._insertion, connection)
+            if self._viewed:
+                self.views = SessionViews(self._insertion, connection)
 
     @property
     def initialize(self) -> str:
@@ -119,6 +130,15 @@ class EditionRules:
         return wire if model is None else type(model).model_validate(wire)
 
     # -- notifications -----------------------------------------------------------------------
+
+    def observes(self, method: str) -> bool:
+        """Whether `observe` wants `method`'s validated params (the session views' updates)."""
+        return self.views is not None and method == self.views.notification
+
+    def observe(self, method: str, params: Any, typed: Any) -> None:
+        """A validated notification the rules follow: `session/update` feeds the views."""
+        if self.views is not None and method == self.views.notification:
+            self.views.receive(params, typed)
 
     def notifications(self) -> tuple[str, ...]:
         """The notifications `notification` acts on."""

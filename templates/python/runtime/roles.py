@@ -34,6 +34,7 @@ from .frames import RequestId
 from .method_spec import MethodSpec
 from .request_state import CancelSource, RequestContext
 from .session_turns import SessionTurns, TurnRule, session_id_of
+from .session_view import SessionViews
 from .validators import validator_for
 
 log = logging.getLogger(__name__)
@@ -208,11 +209,6 @@ class Router(Generic[PeerT]):
         behaviour: Behaviour | None = None,
         advertised: Callable[[], Iterable[str]] = tuple,
     ) -> None:
-        self._rules = None if behaviour is None else EditionRules(behaviour, advertised=advertised)
-        # The notifications a rule acts on before the handler (`session/cancel` in v2).
-        self._rule_notifications = frozenset(
-            () if self._rules is None else self._rules.notifications()
-        )
         self._context_type = context_type
         self._peer_type = peer_type
         self._requests: dict[str, Route] = {}
@@ -221,6 +217,15 @@ class Router(Generic[PeerT]):
             if spec.side in (side, "both"):
                 table = self._requests if spec.kind == "request" else self._notifications
                 table[spec.name] = Route(spec, _override(implementation, base, spec.handler_name))
+        self._rules = (
+            None
+            if behaviour is None
+            else EditionRules(behaviour, advertised=advertised, receives=self._notifications)
+        )
+        # The notifications a rule acts on before the handler (`session/cancel` in v2).
+        self._rule_notifications = frozenset(
+            () if self._rules is None else self._rules.notifications()
+        )
         self._extension_request = _override(implementation, base, "extension_request")
         self._extension_notification = _override(implementation, base, "extension_notification")
         self._turns = SessionTurns(turn_rule) if turn_rule is not None else None
@@ -308,7 +313,9 @@ class Router(Generic[PeerT]):
             assert self._rules is not None
             self._rules.notification(method, params)
         route = self._notifications.get(method)
-        if route is None or route.handler is None:
+        rules = self._rules
+        observed = rules is not None and route is not None and rules.observes(method)
+        if route is None or (route.handler is None and not observed):
             if route is None and method.startswith("_") and self._extension_notification:
                 return self._extension_notification(  # type: ignore[no-any-return]
                     method, params, self._notification_context()
@@ -322,6 +329,11 @@ class Router(Generic[PeerT]):
             log.warning(
                 "dropped %s notification, invalid params: %s", method, validation_summary(error)
             )
+            return None
+        if observed:
+            assert rules is not None
+            rules.observe(method, params, typed)  # the client's session views
+        if route.handler is None:
             return None
         context = self._notification_ctx
         assert context is not None, "Router.bind() was not called"
@@ -338,6 +350,12 @@ class Router(Generic[PeerT]):
     @property
     def turn_rule(self) -> TurnRule | None:
         return None if self._turns is None else self._turns.rule
+
+    @property
+    def session_views(self) -> SessionViews | None:
+        """The client's session views, where the edition's prompt lifecycle answers at
+        insertion; None elsewhere."""
+        return None if self._rules is None else self._rules.views
 
 
 _PROVIDED = "__acp_provided__"
@@ -415,6 +433,7 @@ class RoleConnection(Generic[PeerT]):
     def __init__(self, connection: Connection, router: Router[PeerT]) -> None:
         self.connection = connection
         self.peer: PeerT = router.bind(connection)
+        self._router = router
 
     def start(self) -> None:
         self.connection.start()

@@ -23,6 +23,7 @@ from ..runtime.errors import InvalidParams, MethodNotFound
 from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ..runtime.file_service import FileService
 from ..runtime.session_turns import TurnRule
+from ..runtime.session_view import SessionView
 from ..runtime.process import spawn_process
 from ..runtime.pipes import open_stdio
 from ..runtime.transport import Transport
@@ -123,6 +124,14 @@ class ClientConnection(RoleConnection[AgentPeer]):
     @property
     def agent(self) -> AgentPeer:
         return self.peer
+
+    def session(self, session_id: str) -> SessionView[models.SessionUpdate, models.ContentBlock]:
+        """The view of one session: `await view.prompt(blocks)` → the inserted message's id,
+        `view.updates` / `async for update in view.stream()`, `await view.idle(message_id)` →
+        the stop reason. Made on first use; it sees the session's updates from then on."""
+        views = self._router.session_views
+        assert views is not None, "this edition's lifecycle keeps session views"
+        return views.view(session_id)
 
 
 def client_router(client: Client) -> Router[AgentPeer]:
