@@ -167,6 +167,36 @@ async def test_session_close_sends_the_idle_cancelled_update_before_its_answer()
     assert unknown == {"jsonrpc": "2.0", "id": 3, "result": {}}
 
 
+class ClosingAgent(WordsAgent):
+    """Frees its own state on close, then answers as the SDK would (`super()`)."""
+
+    def __init__(self, pause: float) -> None:
+        super().__init__(pause)
+        self.closed: list[str] = []
+
+    async def session_close(
+        self, params: models.CloseSessionRequest, ctx: AgentContext
+    ) -> models.CloseSessionResponse:
+        self.closed.append(params.session_id)
+        return await super().session_close(params, ctx)
+
+
+async def test_an_agents_session_close_override_runs_after_the_work_ended_and_super_succeeds() -> (
+    None
+):
+    """The SDK cancels the work and sends its idle update first; the override frees what it
+    holds and `super()` answers the close successfully (never `-32601`)."""
+    agent = ClosingAgent(pause=0.05)
+    async with serving(agent) as peer:
+        peer.request(1, "session/prompt", prompt("a b c d e f g"))
+        await until(peer, lambda f: f.get("id") == 1)
+        peer.request(2, "session/close", {"sessionId": SESSION})
+        frames = await until(peer, lambda f: f.get("id") == 2)
+    assert any(state(f) == "idle" for f in frames)
+    assert frames[-1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert agent.closed == [SESSION]
+
+
 async def test_cancelling_the_work_cancels_its_pending_permission_request() -> None:
     """The work's nested requests are cancelled with it: the client gets `$/cancel_request` for
     the pending `session/request_permission`, and the work ends idle `cancelled`."""

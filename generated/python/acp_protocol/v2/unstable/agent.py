@@ -166,6 +166,7 @@ class Agent:
         """
         raise MethodNotFound(data={"method": "session/archive"})
 
+    @provided
     async def session_close(
         self, params: models.CloseSessionRequest, ctx: AgentContext
     ) -> models.CloseSessionResponse:
@@ -190,7 +191,9 @@ class Agent:
         has already been inserted, the Agent MUST respond successfully with its
         `messageId`. Prompt responses need not precede the close response.
         """
-        raise MethodNotFound(data={"method": "session/close"})
+        # The SDK has already cancelled the session's work and sent its idle update; override
+        # to free what you hold for the session, and return this (`super()`'s) answer.
+        return models.CloseSessionResponse()
 
     async def session_delete(
         self, params: models.DeleteSessionRequest, ctx: AgentContext
