@@ -1,11 +1,11 @@
 """A client built on the generated `acp_protocol.v2.client`, for the interop tests: it spawns
 the agent given as its arguments, runs one scenario (argv[1]) and prints one JSON report.
 
-Scenarios: `prompt` (through the session view: a prompt's messageId and its updates until idle), `cancel` (a long prompt, a
-second one held behind it, `session/cancel` after two chunks), `permission` (the agent asks; the
-user never answers; `session/cancel`: the agent's `$/cancel_request` is answered `cancelled` by
-the SDK), `close` (`session/close` during work), `meta` (each `session_info_update` applied by the
-edition's `_meta` policy, then `session/list`).
+Scenarios: `prompt` (through the session view: a prompt's messageId and its updates until idle),
+`cancel` (a long prompt, a second one held behind it, `session/cancel` after two chunks),
+`permission` (the agent asks; the user never answers; `session/cancel`: the agent's
+`$/cancel_request` is answered `cancelled` by the SDK), `close` (`session/close` during work),
+`meta` (each `session_info_update` applied by the edition's `_meta` policy, then `session/list`).
 """
 
 from __future__ import annotations

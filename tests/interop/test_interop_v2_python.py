@@ -2,7 +2,9 @@
 `experimental/v2` apps (tests/interop/node/ts_v2_{client,agent}.mjs) against our generated v2
 agent (our_v2_agent.py) and client (our_v2_client.py), both directions; and one agent of ours
 for v1 and v2 clients (`acp_protocol.agents`), which the official v1 and v2 clients each reach in
-their own protocol. Each test quotes the v2 schema rule it checks.
+their own protocol; and one client of ours (`acp_protocol.agents.spawn_agent_versions`) that
+continues in v1 with the official v1 agent and in v2 with the official v2 agent. Each test quotes
+the v2 schema rule it checks.
 """
 
 from __future__ import annotations
@@ -14,6 +16,12 @@ import sys
 from typing import Any
 
 import pytest
+from acp_protocol.agents import spawn_agent_versions
+from acp_protocol.v1 import client as v1_client
+from acp_protocol.v1 import models as v1_models
+from acp_protocol.v2 import builders
+from acp_protocol.v2 import client as v2_client
+from acp_protocol.v2 import models as v2_models
 
 from tests.interop.support import INTEROP, NODE_PEERS, PEER_TIMEOUT, node, run_json_peer
 
@@ -179,3 +187,44 @@ async def test_the_official_v2_client_gets_v2_from_our_dual_agent() -> None:
     events = await their_v2_client("prompt", *OUR_DUAL_AGENT)
     assert first(events, "initialize")["protocolVersion"] == 2
     assert states(events) == ["running", "idle"]
+
+
+# -- one client, v1 and v2 agents -----------------------------------------------------------------
+
+BOTH_PARAMS = {"clientCapabilities": {}, "clientInfo": {"name": "ours", "version": "0"}}
+
+
+async def test_our_client_asking_for_v2_continues_in_v1_with_the_official_v1_agent() -> None:
+    """InitializeResponse.protocolVersion: "the highest protocol version supported by the agent
+    that is at or below the version requested": the official v1 agent answers 1."""
+    offers = {
+        "v1": (v1_client.Client(), BOTH_PARAMS),
+        "v2": (v2_client.Client(), {"info": BOTH_PARAMS["clientInfo"]}),
+    }
+    async with spawn_agent_versions(node(), str(NODE_PEERS / "ts_agent.mjs"), **offers) as agent:
+        assert agent.version == 1
+        connection = agent.connection
+        assert isinstance(connection, v1_client.ClientConnection)
+        new = v1_models.NewSessionRequest(cwd="/interop", mcp_servers=[])
+        session_id = (await connection.agent.session_new(new)).session_id
+        text = v1_models.ContentBlockText(text="stream")
+        prompt = v1_models.PromptRequest(session_id=session_id, prompt=[text])
+        answer = await asyncio.wait_for(connection.agent.session_prompt(prompt), PEER_TIMEOUT)
+    assert answer.stop_reason == "end_turn"
+
+
+async def test_our_client_asking_for_v2_gets_v2_from_the_official_v2_agent() -> None:
+    offers = {
+        "v1": (v1_client.Client(), BOTH_PARAMS),
+        "v2": (v2_client.Client(), {"info": BOTH_PARAMS["clientInfo"]}),
+    }
+    program = str(NODE_PEERS / "ts_v2_agent.mjs")
+    async with spawn_agent_versions(node(), program, **offers) as agent:
+        assert agent.version == 2
+        connection = agent.connection
+        assert isinstance(connection, v2_client.ClientConnection)
+        new = v2_models.NewSessionRequest(cwd="/interop")
+        view = connection.session((await connection.agent.session_new(new)).session_id)
+        message_id = await view.prompt([builders.content_block.text("one two")])
+        idle = await asyncio.wait_for(view.idle(message_id), PEER_TIMEOUT)
+    assert idle.stop_reason == "end_turn"

@@ -4,7 +4,7 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
   pyproject.toml                         the distribution `acp-protocol-sdk` (not with --package)
   acp_protocol/__init__.py, py.typed     (under `options.package`'s path with --package)
   acp_protocol/runtime/…                 hand-written, copied from templates/python/runtime/
-  acp_protocol/agents.py                 one agent per protocol version on one connection
+  acp_protocol/agents.py                 every protocol version on one connection, both sides
   acp_protocol/<v>/{__init__,behaviour,models,methods,peers,agent,client}.py  each edition
   acp_protocol/<v>/{helpers,builders}.py  constructors of the unions' variants
   acp_protocol/<v>/_models/{__init__,<group>}.py   the classes behind `models`, built on first use

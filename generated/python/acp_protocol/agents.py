@@ -2,24 +2,36 @@
 # Change the generator (acp_codegen/) or its templates (templates/python/), then run:
 #   make generate
 
-"""One agent for every protocol version: each client gets the version it asks for.
+"""Every protocol version on one connection, both sides.
 
-`connect_agents(transport, v1=..., v2=..., )` serves one implementation per ACP version on one
-connection; `initialize` chooses it (the highest version at or below the one the client asks for),
-as the official TypeScript SDK's `AgentProtocolRouter` does (see `runtime.versions`).
+- One agent for every version: `connect_agents(transport, v1=..., v2=..., )` serves one
+  implementation per ACP version on one connection; `initialize` chooses it (the highest version
+  at or below the one the client asks for), as the official TypeScript SDK's
+  `AgentProtocolRouter` does (see `runtime.versions`).
+- One client for every version: `connect_agent_versions(transport, v1=(client, params), v2=(client, params), )`
+  asks for the newest version offered and continues with the client of the version the agent
+  answers; `spawn_agent_versions(program, ...)` does it with a spawned agent.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from .runtime.connection import Connection
 from .runtime.pipes import open_stdio
+from .runtime.process import spawn_process
 from .runtime.transport import Transport
-from .runtime.versions import VersionedConnection, VersionRouter
+from .runtime.versions import VersionedConnection, VersionRouter, connect_versions
 from .v1 import agent as v1_agent
+from .v1 import client as v1_client
+from .v1 import models as v1_models
 from .v1.behaviour import BEHAVIOUR as V1
 from .v2 import agent as v2_agent
+from .v2 import client as v2_client
+from .v2 import models as v2_models
 from .v2.behaviour import BEHAVIOUR as V2
 
 
@@ -50,3 +62,70 @@ async def run_agents(
     transport = await open_stdio()
     async with connect_agents(transport, v1=v1, v2=v2, **options) as connection:
         await connection.wait_closed()
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectedAgent:
+    """An agent reached by `connect_agent_versions`: the version it answered, the typed
+    connection of that version's client and its `initialize` answer."""
+
+    version: int
+    connection: v1_client.ClientConnection | v2_client.ClientConnection
+    initialize: v1_models.InitializeResponse | v2_models.InitializeResponse
+
+
+async def connect_agent_versions(
+    transport: Transport,
+    *,
+    v1: tuple[v1_client.Client, Mapping[str, Any]] | None = None,
+    v2: tuple[v2_client.Client, Mapping[str, Any]] | None = None,
+    **options: Any,
+) -> ConnectedAgent:
+    """Initialize `transport`'s agent asking for the newest version given (each a client and
+    its `initialize` params but `protocolVersion`), then continue in the version it answers with
+    that version's client; `options` go to `Connection`. An answer in a version not offered
+    closes the connection and raises `InvalidRequest` (`{answered, offered}`)."""
+    routers: dict[int, Any] = {}
+    params: dict[int, Mapping[str, Any]] = {}
+    if v1 is not None:
+        routers[V1.negotiation.version] = v1_client.client_router(v1[0])
+        params[V1.negotiation.version] = v1[1]
+    if v2 is not None:
+        routers[V2.negotiation.version] = v2_client.client_router(v2[0])
+        params[V2.negotiation.version] = v2[1]
+    if not routers:
+        raise ValueError("offer at least one protocol version's client")
+    connection, router, answer = await connect_versions(
+        transport, routers, V2.negotiation, params, **options
+    )
+    if V1.negotiation.version == answer[V1.negotiation.field]:
+        return ConnectedAgent(
+            V1.negotiation.version,
+            v1_client.ClientConnection(connection, router),
+            v1_models.InitializeResponse.model_validate(answer),
+        )
+    if V2.negotiation.version == answer[V2.negotiation.field]:
+        return ConnectedAgent(
+            V2.negotiation.version,
+            v2_client.ClientConnection(connection, router),
+            v2_models.InitializeResponse.model_validate(answer),
+        )
+    raise AssertionError("connect_versions answers an offered version")
+
+
+@asynccontextmanager
+async def spawn_agent_versions(
+    program: str,
+    *args: str,
+    v1: tuple[v1_client.Client, Mapping[str, Any]] | None = None,
+    v2: tuple[v2_client.Client, Mapping[str, Any]] | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    **options: Any,
+) -> AsyncIterator[ConnectedAgent]:
+    """Start `program` (an ACP agent) and connect to it as `connect_agent_versions` does;
+    leaving the block closes the connection and the agent's stdin, then waits for it to exit."""
+    transport = await spawn_process(program, *args, env=env, cwd=cwd)
+    agent = await connect_agent_versions(transport, v1=v1, v2=v2, **options)
+    async with agent.connection:
+        yield agent

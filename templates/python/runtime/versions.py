@@ -1,4 +1,6 @@
-"""One agent for several protocol versions on one connection, chosen by `initialize`.
+"""Several protocol versions on one connection, chosen by `initialize`: one agent for clients of
+every version (`VersionRouter` served), and a client that asks for its newest version and goes on
+in the one the agent answers (`connect_versions`).
 
 Layer: typed layer (a `Handler` in front of one generated router per protocol version).
 
@@ -16,10 +18,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
+from .behaviour import Negotiation
 from .connection import Connection
 from .errors import InvalidRequest
 from .request_state import RequestContext
 from .roles import Router
+from .transport import Transport
 
 
 class VersionRouter:
@@ -45,6 +49,12 @@ class VersionRouter:
             below = [v for v in versions if v <= asked]
             return below[-1] if below else versions[0]
         return versions[-1]  # not a version: the newest implementation's checks answer it
+
+    def choose(self, version: int) -> Router[Any]:
+        """From now on the router of `version` serves the connection (the client side, once the
+        agent answered `initialize`)."""
+        self._chosen, self.version = self._routers[version], version
+        return self._chosen
 
     async def handle_request(self, method: str, params: Any, context: RequestContext) -> Any:
         chosen = self._chosen
@@ -94,3 +104,41 @@ class VersionedConnection:
 
     async def close(self) -> None:
         await self.connection.close()
+
+
+async def connect_versions(
+    transport: Transport,
+    routers: Mapping[int, Router[Any]],
+    negotiation: Negotiation,
+    initialize: Mapping[int, Mapping[str, Any]],
+    **options: Any,
+) -> tuple[Connection, Router[Any], Any]:
+    """Start a connection on `transport`, send `initialize` asking for the newest version of
+    `routers` and continue with the router of the version the agent answers ("the highest
+    protocol version supported by the agent that is at or below the version requested"): the
+    connection, that router (not bound yet: the typed connection binds it) and the answer.
+
+    `initialize` holds each version's params but `protocolVersion`, sent as one object (older
+    versions' first, the newest's win where two share a key; an agent ignores fields its version
+    does not know). An answer in a version not offered closes the connection: `InvalidRequest`
+    with `{answered, offered}`."""
+    chooser = VersionRouter(routers, method=negotiation.method)
+    connection = Connection(transport, chooser, **options)
+    connection.start()
+    versions = sorted(routers)
+    params: dict[str, Any] = {}
+    for version in versions:
+        params.update(initialize.get(version, {}))
+    params[negotiation.field] = versions[-1]
+    try:
+        answer = await connection.request(negotiation.method, params)
+        version = answer.get(negotiation.field) if isinstance(answer, dict) else None
+        if version not in routers:
+            raise InvalidRequest(
+                "The agent answered a protocol version this client does not offer",
+                data={"answered": version, "offered": versions},
+            )
+        return connection, chooser.choose(version), answer
+    except BaseException:
+        await connection.close()
+        raise
