@@ -191,17 +191,22 @@ async def test_the_official_v2_client_gets_v2_from_our_dual_agent() -> None:
 
 # -- one client, v1 and v2 agents -----------------------------------------------------------------
 
-BOTH_PARAMS = {"clientCapabilities": {}, "clientInfo": {"name": "ours", "version": "0"}}
+OURS = {"name": "ours", "version": "0"}
+
+
+def v1_offer() -> tuple[v1_client.Client, dict[str, Any]]:
+    return v1_client.Client(), {"clientCapabilities": {}, "clientInfo": OURS}
+
+
+def v2_offer() -> tuple[v2_client.Client, dict[str, Any]]:
+    return v2_client.Client(), {"info": OURS}
 
 
 async def test_our_client_asking_for_v2_continues_in_v1_with_the_official_v1_agent() -> None:
     """InitializeResponse.protocolVersion: "the highest protocol version supported by the agent
     that is at or below the version requested": the official v1 agent answers 1."""
-    offers = {
-        "v1": (v1_client.Client(), BOTH_PARAMS),
-        "v2": (v2_client.Client(), {"info": BOTH_PARAMS["clientInfo"]}),
-    }
-    async with spawn_agent_versions(node(), str(NODE_PEERS / "ts_agent.mjs"), **offers) as agent:
+    program = str(NODE_PEERS / "ts_agent.mjs")
+    async with spawn_agent_versions(node(), program, v1=v1_offer(), v2=v2_offer()) as agent:
         assert agent.version == 1
         connection = agent.connection
         assert isinstance(connection, v1_client.ClientConnection)
@@ -214,12 +219,8 @@ async def test_our_client_asking_for_v2_continues_in_v1_with_the_official_v1_age
 
 
 async def test_our_client_asking_for_v2_gets_v2_from_the_official_v2_agent() -> None:
-    offers = {
-        "v1": (v1_client.Client(), BOTH_PARAMS),
-        "v2": (v2_client.Client(), {"info": BOTH_PARAMS["clientInfo"]}),
-    }
     program = str(NODE_PEERS / "ts_v2_agent.mjs")
-    async with spawn_agent_versions(node(), program, **offers) as agent:
+    async with spawn_agent_versions(node(), program, v1=v1_offer(), v2=v2_offer()) as agent:
         assert agent.version == 2
         connection = agent.connection
         assert isinstance(connection, v2_client.ClientConnection)
