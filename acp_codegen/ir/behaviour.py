@@ -97,6 +97,9 @@ class StateUpdates:
     """The `SessionUpdate` value of the inserted user message (`user_message`)."""
     agent_chunk: str
     """The `SessionUpdate` value of an agent message chunk."""
+    user_action: tuple[str, ...] = ()
+    """The requests of the work that wait on the user (permissions, elicitations): while the
+    work awaits one, its state is `requires_action`; `running` again when none is pending."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -152,6 +152,7 @@ RULES: tuple[Rule, ...] = (
                 stop_reason="stopReason",
                 user_message="user_message",
                 agent_chunk="agent_message_chunk",
+                user_action=("session/request_permission", "elicitation/create"),
             ),
             end_turn="end_turn",
             cancelled="cancelled",
@@ -165,6 +166,8 @@ RULES: tuple[Rule, ...] = (
                 ("session/cancel", NOTIFICATION),
                 ("session/close", REQUEST),
                 ("session/update", NOTIFICATION),
+                ("session/request_permission", REQUEST),
+                ("elicitation/create", REQUEST),
             ),
             fields=(("PromptResponse", "messageId"), ("IdleStateUpdate", "stopReason")),
             tags=(
@@ -185,6 +188,12 @@ RULES: tuple[Rule, ...] = (
                 ("CancelSessionNotification", "cancel a session's foreground work and its prompts"),
                 ("CloseSessionRequest", "before responding successfully to `session/close`"),
                 ("CloseSessionRequest", "the Agent MUST answer that request with `-32800`"),
+                (
+                    "StateUpdate",
+                    "The agent SHOULD report `requires_action` when the foreground workflow as a "
+                    "whole cannot progress without user action, including permissions or "
+                    "elicitations. Once reported, it MUST report `running` when progress resumes",
+                ),
             ),
         ),
     ),

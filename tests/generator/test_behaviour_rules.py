@@ -230,6 +230,22 @@ def test_the_v2_lifecycle_needs_the_state_update_variants() -> None:
     assert any("the notification `session/cancel` is gone" in p for p in found)
 
 
+def test_the_v2_lifecycle_reports_requires_action_around_the_requests_that_wait_on_the_user() -> (
+    None
+):
+    """StateUpdate: "The agent SHOULD report `requires_action` when the foreground workflow as a
+    whole cannot progress without user action, including permissions or elicitations": the
+    requests are lifecycle data, and a schema without them fails the rule."""
+    spec = load_specification()
+    [v2] = [e for e in spec.editions if e.key == "v2"]
+    assert v2.behaviour.lifecycle is not None and v2.behaviour.lifecycle.states is not None
+    user_action = v2.behaviour.lifecycle.states.user_action
+    assert user_action == ("session/request_permission", "elicitation/create")
+    defs = {"PromptRequest": method("session/prompt", "agent")}
+    found = problems(defs, "v2", "session/prompt is answered at insertion")
+    assert any("the request `elicitation/create` is gone" in p for p in found), found
+
+
 def test_every_pinned_edition_meets_every_rule_of_its_protocol() -> None:
     """The published schemas carry every rule (loading them checks it): the lifecycles differ
     by protocol, and each protocol has one negotiation and one lifecycle."""

@@ -213,6 +213,40 @@ async def test_cancelling_the_work_cancels_its_pending_permission_request() -> N
     assert frames[-1]["params"]["update"]["stopReason"] == "cancelled"
 
 
+async def test_work_awaiting_a_permission_reports_requires_action_then_running_again() -> None:
+    """StateUpdate: "The agent SHOULD report `requires_action` when the foreground workflow as a
+    whole cannot progress without user action, including permissions or elicitations. Once
+    reported, it MUST report `running` when progress resumes"."""
+    async with serving(WordsAgent()) as peer:
+        peer.request(1, "session/prompt", prompt("ask permission"))
+        frames = await until(peer, lambda f: f.get("method") == "session/request_permission")
+        assert [state(f) for f in frames if state(f)] == ["running", "requires_action"]
+        asked = frames[-1]
+        outcome = {"outcome": "selected", "optionId": "ok"}
+        peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"outcome": outcome}})
+        frames = await until(peer, lambda f: state(f) == "idle")
+    states = [state(f) for f in frames if state(f)]
+    assert states == ["running", "idle"]  # resumed before the words, then the end
+    words = [f for f in frames if f.get("params", {}).get("update", {}).get("content")]
+    assert frames.index(words[0]) > next(i for i, f in enumerate(frames) if state(f) == "running")
+    assert frames[-1]["params"]["update"]["stopReason"] == "end_turn"
+
+
+async def test_work_cancelled_while_awaiting_the_user_goes_idle_without_running() -> None:
+    """RequiresActionStateUpdate: "Once reported, agents MUST report `running` when progress
+    resumes, or `idle` if the work ends without resuming"."""
+    async with serving(WordsAgent()) as peer:
+        peer.request(1, "session/prompt", prompt("ask permission"))
+        asked = (await until(peer, lambda f: f.get("method") == "session/request_permission"))[-1]
+        peer.notify("session/cancel", {"sessionId": SESSION})
+        await until(peer, lambda f: f.get("method") == "$/cancel_request")
+        peer.send(
+            {"jsonrpc": "2.0", "id": asked["id"], "result": {"outcome": {"outcome": "cancelled"}}}
+        )
+        frames = await until(peer, lambda f: state(f) == "idle")
+    assert [state(f) for f in frames if state(f)] == ["idle"]
+
+
 async def test_initialize_answers_the_agents_own_version_never_the_clients() -> None:
     """InitializeResponse.protocolVersion: "The highest protocol version supported by the agent
     that is at or below the version requested by the client. If no such version exists,

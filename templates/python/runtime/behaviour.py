@@ -44,6 +44,8 @@ class StateUpdates:
     stop_reason: str
     user_message: str
     agent_chunk: str
+    user_action: tuple[str, ...] = ()
+    """The work's requests that wait on the user: while one is pending, `requires_action`."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,11 +34,13 @@ import contextlib
 import logging
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .behaviour import PromptLifecycle, StateUpdates
+from .cancellation import CancelSignal
 from .connection import Connection
 from .errors import ConnectionClosed, RequestCancelled, error_for_exception
 from .incoming import cancel_children
@@ -53,17 +55,72 @@ Work = Callable[[RequestContext], Awaitable[Any]]
 class WorkContext(RequestContext):
     """The request context of a prompt's foreground work: the prompt request (already answered
     at insertion) and the inserted message's id. Cancelling the work cancels its nested
-    requests, as cancelling a request does."""
+    requests, as cancelling a request does.
 
-    __slots__ = ("message_id",)
+    StateUpdate: "The agent SHOULD report `requires_action` when the foreground workflow as a
+    whole cannot progress without user action, including permissions or elicitations. Once
+    reported, it MUST report `running` when progress resumes". A nested request of the
+    lifecycle's `user_action` kinds reports `requires_action` when it is the first pending one and
+    `running` when the last one is answered and the work goes on ("Resolving one of several
+    requests does not itself change the state"); a work cancelled meanwhile goes to `idle`
+    instead."""
 
-    def __init__(self, connection: Connection, entry: InFlight, message_id: str) -> None:
+    __slots__ = ("_report", "_states", "_waiting", "message_id")
+
+    def __init__(
+        self,
+        connection: Connection,
+        entry: InFlight,
+        message_id: str,
+        report: Callable[[str], Awaitable[None]] | None = None,
+        states: StateUpdates | None = None,
+    ) -> None:
         super().__init__(connection, entry)
         self.message_id = message_id
+        self._report = report  # sends a state update of this work's session
+        self._states = states
+        self._waiting = 0  # user-action requests pending
 
     @property
     def entry(self) -> InFlight:
         return self._entry
+
+    def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        cancel: CancelSignal | None = None,
+        cascade: bool = True,
+        parse: Callable[[Any], Any] | None = None,
+    ) -> Coroutine[Any, Any, Any]:
+        sent = super().request(method, params, cancel=cancel, cascade=cascade, parse=parse)
+        states = self._states
+        if states is None or method not in states.user_action:
+            return sent
+        return self._awaiting_user(sent, states)
+
+    async def _awaiting_user(self, sent: Coroutine[Any, Any, Any], states: StateUpdates) -> Any:
+        assert self._report is not None
+        self._waiting += 1
+        try:
+            if self._waiting == 1:
+                await self._report(states.requires_action)
+            result = await sent
+        except asyncio.CancelledError:
+            self._waiting -= 1
+            raise  # the work is cancelled: it ends `idle`, never `running`
+        except BaseException:
+            self._waiting -= 1
+            await self._resumed(states)
+            raise
+        self._waiting -= 1
+        await self._resumed(states)
+        return result
+
+    async def _resumed(self, states: StateUpdates) -> None:
+        if self._waiting == 0 and self._entry.cancel_source is None and self._report is not None:
+            await self._report(states.running)
 
 
 @dataclass(slots=True, eq=False)
@@ -106,9 +163,9 @@ class Foreground:
         echo = {self._states.update_tag: self._states.user_message, "messageId": message_id}
         await self._update(session_id, echo | ({"content": prompt} if prompt is not None else {}))
         await self._state(session_id, self._states.running)
-        session.work = asyncio.get_running_loop().create_task(
-            self._run(session, WorkContext(self._connection, entry, message_id), work)
-        )
+        report = partial(self._state, session_id)
+        context = WorkContext(self._connection, entry, message_id, report, self._states)
+        session.work = asyncio.get_running_loop().create_task(self._run(session, context, work))
         self._connection.track(session.work)
         return {self._lifecycle.message_id: message_id}  # type: ignore[dict-item]
 

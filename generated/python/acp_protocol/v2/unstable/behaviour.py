@@ -48,6 +48,10 @@ LIFECYCLE: PromptLifecycle | None = PromptLifecycle(
         stop_reason="stopReason",
         user_message="user_message",
         agent_chunk="agent_message_chunk",
+        user_action=(
+            "session/request_permission",
+            "elicitation/create",
+        ),
     ),
     end_turn="end_turn",
     cancelled="cancelled",
