@@ -132,13 +132,13 @@ async def connect_versions(
     params[negotiation.field] = versions[-1]
     try:
         answer = await connection.request(negotiation.method, params)
-        version = answer.get(negotiation.field) if isinstance(answer, dict) else None
-        if version not in routers:
+        answered = answer.get(negotiation.field) if isinstance(answer, dict) else None
+        if answered not in routers:
             raise InvalidRequest(
                 "The agent answered a protocol version this client does not offer",
-                data={"answered": version, "offered": versions},
+                data={"answered": answered, "offered": versions},
             )
-        return connection, chooser.choose(version), answer
+        return connection, chooser.choose(answered), answer
     except BaseException:
         await connection.close()
         raise
