@@ -136,7 +136,7 @@ async def connect_versions(
     try:
         answer = await connection.request(negotiation.method, params)
         answered = answer.get(negotiation.field) if isinstance(answer, dict) else None
-        if answered not in routers:
+        if not isinstance(answered, int) or answered not in routers:
             raise InvalidRequest(
                 "The agent answered a protocol version this client does not offer",
                 data={"answered": answered, "offered": versions},
