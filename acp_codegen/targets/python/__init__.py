@@ -88,11 +88,12 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             header=header,
             editions=stable,
         )
-    for source in sorted(RUNTIME_SOURCES.glob("*.py")):
+    for source in sorted(RUNTIME_SOURCES.rglob("*.py")):
+        relative = source.relative_to(RUNTIME_SOURCES).as_posix()  # subpackages: `transports/`
         copy_header = env.get_template("runtime_copy_header.py.jinja").render(
-            file_name=source.name, command=options.command
+            file_name=relative, command=options.command
         )
-        _write_text(package_dir / "runtime" / source.name, copy_header + "\n" + source.read_text())
+        _write_text(package_dir / "runtime" / relative, copy_header + "\n" + source.read_text())
 
     for protocol in spec.protocols:
         if spec.edition(protocol, ir.Stability.STABLE) is None:

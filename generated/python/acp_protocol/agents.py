@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .runtime.connection import Connection
-from .runtime.pipes import open_stdio
-from .runtime.process import spawn_process
-from .runtime.transport import Transport
+from .runtime.transports.pipes import open_stdio
+from .runtime.transports.process import spawn_process
+from .runtime.transports.transport import Transport
 from .runtime.versions import VersionedConnection, VersionRouter, connect_versions
 from .v1 import agent as v1_agent
 from .v1 import client as v1_client

@@ -46,7 +46,6 @@ from .frames import (
     notification_frame,
     oversized_frame_id,
 )
-from .framing import NDJSON, Framing
 from .handler import Handler
 from .incoming import IncomingRequests
 from .json_codec import decode, encode
@@ -54,7 +53,14 @@ from .notifications import NotificationQueue
 from .outgoing import OutgoingRequests
 from .receiving import Receiver
 from .request_state import CancelSource, InFlight, RequestContext
-from .transport import DEFAULT_FRAME_LIMIT, STREAM, OversizedFrame, Transport, exchange_batch
+from .transports.framing import NDJSON, Framing
+from .transports.transport import (
+    DEFAULT_FRAME_LIMIT,
+    STREAM,
+    OversizedFrame,
+    Transport,
+    exchange_batch,
+)
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ import asyncio
 import logging
 from typing import Protocol
 
-from .framing import PayloadReader
-from .transport import OversizedFrame, PushTransport, Transport
+from .transports.framing import PayloadReader
+from .transports.transport import OversizedFrame, PushTransport, Transport
 
 log = logging.getLogger(__name__)
 

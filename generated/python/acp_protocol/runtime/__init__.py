@@ -3,7 +3,7 @@
 
 """The hand-written runtime shipped inside the generated package.
 
-Source: templates/python/runtime/. Layers, bottom up: `transport` (bytes and lines), `connection`
+Source: templates/python/runtime/. Layers, bottom up: `transports` (bytes and lines), `connection`
 (the method-agnostic JSON-RPC dispatcher: ids, pending and in-flight tables, cancellation in the
 ACP, LSP and MCP dialects), and the generated typed layer on top.
 Only pydantic is required; orjson is used when installed.
@@ -25,23 +25,22 @@ from .errors import (
 from .event_loop import run
 from .file_service import FileAccessError, FileService
 from .frames import RequestId
-from .framing import CONTENT_LENGTH, NDJSON, Framing
 from .handler import Handler, MethodHandlers
 from .model import ABSENT, Absent
-from .pipes import PipeTransport, open_fds, open_stdio
-from .process import ProcessTransport, spawn_process
 from .request_state import CancelSource, RequestContext
 from .roles import HandlerContext, Peer, RoleConnection, Router
 from .session_backends import SessionRecord
 from .session_store import SessionStore
 from .session_turns import TurnRule
-from .transport import (
+from .transports.framing import CONTENT_LENGTH, NDJSON, Framing
+from .transports.memory import MemoryTransport, memory_pair
+from .transports.pipes import PipeTransport, open_fds, open_stdio
+from .transports.process import ProcessTransport, spawn_process
+from .transports.transport import (
     DEFAULT_FRAME_LIMIT,
-    MemoryTransport,
     PushTransport,
     StreamTransport,
     Transport,
-    memory_pair,
 )
 
 __all__ = [

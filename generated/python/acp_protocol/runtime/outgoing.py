@@ -23,7 +23,7 @@ from .errors import ConnectionClosed, RequestCancelled, RpcError
 from .frames import Response, notification_frame, request_frame
 from .request_state import InFlight, Pending, current_request
 from .trace_context import trace_context_of, with_trace_context
-from .transport import exchange_batch
+from .transports.transport import exchange_batch
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from .connection import Connection
 from .errors import InvalidRequest
 from .request_state import RequestContext
 from .roles import Router
-from .transport import Transport
+from .transports.transport import Transport
 
 
 class VersionRouter:

@@ -26,9 +26,9 @@ from ..runtime.errors import InvalidParams, MethodNotFound
 from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ..runtime.session_store import SessionStore
 from ..runtime.session_turns import TurnRule
-from ..runtime.process import spawn_process
-from ..runtime.pipes import open_stdio
-from ..runtime.transport import Transport
+from ..runtime.transports.process import spawn_process
+from ..runtime.transports.pipes import open_stdio
+from ..runtime.transports.transport import Transport
 
 from . import models
 from .behaviour import BEHAVIOUR
@@ -122,7 +122,7 @@ class Agent:
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
         if self.session_store is not None:
-            page = self.session_store.list_sessions(params.cwd, params.cursor)
+            page = await self.session_store.alist_sessions(params.cwd, params.cursor)
             return models.ListSessionsResponse.model_validate(page)
         raise MethodNotFound(data={"method": "session/list"})
 

@@ -26,9 +26,9 @@ from ..runtime.errors import InvalidParams, MethodNotFound
 from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ..runtime.file_service import FileService
 from ..runtime.session_turns import TurnRule
-from ..runtime.process import spawn_process
-from ..runtime.pipes import open_stdio
-from ..runtime.transport import Transport
+from ..runtime.transports.process import spawn_process
+from ..runtime.transports.pipes import open_stdio
+from ..runtime.transports.transport import Transport
 
 from . import models
 from .behaviour import BEHAVIOUR

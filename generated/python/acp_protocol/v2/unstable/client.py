@@ -24,9 +24,9 @@ from ...runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ...runtime.file_service import FileService
 from ...runtime.session_turns import TurnRule
 from ...runtime.session_view import SessionView
-from ...runtime.process import spawn_process
-from ...runtime.pipes import open_stdio
-from ...runtime.transport import Transport
+from ...runtime.transports.process import spawn_process
+from ...runtime.transports.pipes import open_stdio
+from ...runtime.transports.transport import Transport
 
 from . import models
 from .behaviour import BEHAVIOUR
