@@ -12,8 +12,9 @@ import acp_protocol.runtime
 
 RUNTIME = Path(acp_protocol.runtime.__file__).parent
 ALLOWED_THIRD_PARTY = {"pydantic", "pydantic_core", "orjson", "uvloop"}
-HTTP_EXTRA: dict[str, set[str]] = {}
-"""The modules of the `http` extra's client, and what each may import (only when used)."""
+HTTP_EXTRA = {"http_client.py": {"httpx", "httpx_sse"}, "ws_client.py": {"websockets"}}
+"""The modules of the `http` extra's client and what each imports: only `transports.remote`
+imports them, when a remote agent is opened (the server needs no library)."""
 
 
 def test_runtime_imports_only_the_standard_library_pydantic_and_the_speed_extra() -> None:

@@ -8,6 +8,7 @@ Subclass `Agent` and override the methods your agent handles; each gets the para
 model and the context (`AgentContext`) and returns the result model. A method you do not override
 answers `-32601` (a notification is ignored). Then serve it: `run_agent()` on this process's
 stdio, `spawn_client()` to start a client program, or `connect_agent()` on any transport.
+`http_app()` serves it over HTTP and WebSocket (ACP's remote transport, an ASGI app).
 
 `session/prompt` is answered at insertion, with the inserted message's `messageId`;
 `Agent.session_prompt` is the foreground work that
@@ -18,7 +19,7 @@ the stop reason it returns). `session/cancel` cancels the work and the prompts h
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
 from types import MappingProxyType
@@ -32,6 +33,8 @@ from ..runtime.session_turns import TurnRule
 from ..runtime.transports.process import spawn_process
 from ..runtime.transports.pipes import open_stdio
 from ..runtime.transports.transport import Transport
+from ..runtime.transports.http_policy import HttpServerOptions
+from ..runtime.transports.http_server import AcpHttpServer
 
 from . import models
 from .behaviour import BEHAVIOUR
@@ -318,3 +321,23 @@ async def spawn_client(
     transport = await spawn_process(program, *args, env=env, cwd=cwd)
     async with connect_agent(agent, transport, **options) as connection:
         yield connection
+
+
+def http_app(
+    agent: Agent | Callable[[], Agent],
+    options: HttpServerOptions | None = None,
+    **connection_options: Any,
+) -> AcpHttpServer:
+    """An ASGI app serving `agent` at `/acp` over ACP's remote transport (Streamable HTTP and
+    WebSocket); run it under uvicorn or hypercorn (docs/transports.md).
+
+    `agent`: one instance, shared by every connection, or a factory (a class, a function) called
+    for each connection; `options`: allowed origins, bearer token, limits (`HttpServerOptions`);
+    `connection_options` go to each connection's `Connection`.
+    """
+
+    def connect(transport: Transport) -> AgentConnection:
+        served = agent if isinstance(agent, Agent) else agent()
+        return connect_agent(served, transport, **connection_options)
+
+    return AcpHttpServer(connect, options)

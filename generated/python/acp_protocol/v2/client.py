@@ -8,11 +8,12 @@ Subclass `Client` and override the methods your client handles; each gets the pa
 model and the context (`ClientContext`) and returns the result model. A method you do not override
 answers `-32601` (a notification is ignored). Then serve it: `run_client()` on this process's
 stdio, `spawn_agent()` to start a agent program, or `connect_client()` on any transport.
+`connect_remote()` connects it to an agent served over HTTP or WebSocket, by URL.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
 from types import MappingProxyType
@@ -27,6 +28,7 @@ from ..runtime.session_view import SessionView
 from ..runtime.transports.process import spawn_process
 from ..runtime.transports.pipes import open_stdio
 from ..runtime.transports.transport import Transport
+from ..runtime.transports.remote import open_remote
 
 from . import models
 from .behaviour import BEHAVIOUR
@@ -176,5 +178,26 @@ async def spawn_agent(
     connection and the agent's stdin, then waits for it to exit.
     """
     transport = await spawn_process(program, *args, env=env, cwd=cwd)
+    async with connect_client(client, transport, **options) as connection:
+        yield connection
+
+
+@asynccontextmanager
+async def connect_remote(
+    client: Client,
+    url: str,
+    *,
+    token: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    **options: Any,
+) -> AsyncIterator[ClientConnection]:
+    """Serve `client` to the ACP agent at `url`: `http(s)://…/acp` (Streamable HTTP) or
+    `ws(s)://…/acp` (WebSocket), with the same connection `spawn_agent` gives.
+
+    `token`: sent as `Authorization: Bearer <token>`; `headers`: sent with every request;
+    `options` go to `Connection`. Needs the `http` extra (`pip install 'acp-protocol-sdk[http]'`:
+    `MissingExtra` otherwise). Leaving the block ends the connection on the server.
+    """
+    transport = await open_remote(url, token=token, headers=headers)
     async with connect_client(client, transport, **options) as connection:
         yield connection

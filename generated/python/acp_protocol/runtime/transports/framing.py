@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..json_codec import decode, encode
 from .transport import DEFAULT_FRAME_LIMIT, FrameReader, OversizedFrame
 
 log = logging.getLogger(__name__)
@@ -136,3 +137,15 @@ NDJSON = Framing("ndjson", FrameReader, _ndjson_wrap)
 """One JSON message per line (ACP, MCP stdio): the default."""
 CONTENT_LENGTH = Framing("content-length", ContentLengthReader, _content_length_wrap)
 """The LSP base protocol: `Content-Length: N\\r\\n\\r\\n` then N bytes of JSON."""
+
+
+def ndjson_line(message: bytes) -> bytes | None:
+    """A message received whole (a POST body, a WebSocket or SSE message) as one NDJSON line,
+    without its newline: as it came, or re-encoded compactly when it spans lines (pretty JSON is
+    valid JSON); None when it spans lines and is not JSON."""
+    if b"\n" not in message:
+        return message
+    try:
+        return encode(decode(message))
+    except ValueError:
+        return None

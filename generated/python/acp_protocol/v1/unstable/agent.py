@@ -8,6 +8,7 @@ Subclass `Agent` and override the methods your agent handles; each gets the para
 model and the context (`AgentContext`) and returns the result model. A method you do not override
 answers `-32601` (a notification is ignored). Then serve it: `run_agent()` on this process's
 stdio, `spawn_client()` to start a client program, or `connect_agent()` on any transport.
+`http_app()` serves it over HTTP and WebSocket (ACP's remote transport, an ASGI app).
 
 `session/cancel` cancels the session's in-flight `session/prompt` (and its nested requests); a
 handler that lets the `CancelledError` propagate is answered `{"stopReason": "cancelled"}`.
@@ -15,7 +16,7 @@ handler that lets the `CancelledError` propagate is answered `{"stopReason": "ca
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
 from types import MappingProxyType
@@ -29,6 +30,8 @@ from ...runtime.session_turns import TurnRule
 from ...runtime.transports.process import spawn_process
 from ...runtime.transports.pipes import open_stdio
 from ...runtime.transports.transport import Transport
+from ...runtime.transports.http_policy import HttpServerOptions
+from ...runtime.transports.http_server import AcpHttpServer
 
 from . import models
 from .behaviour import BEHAVIOUR
@@ -412,3 +415,23 @@ async def spawn_client(
     transport = await spawn_process(program, *args, env=env, cwd=cwd)
     async with connect_agent(agent, transport, **options) as connection:
         yield connection
+
+
+def http_app(
+    agent: Agent | Callable[[], Agent],
+    options: HttpServerOptions | None = None,
+    **connection_options: Any,
+) -> AcpHttpServer:
+    """An ASGI app serving `agent` at `/acp` over ACP's remote transport (Streamable HTTP and
+    WebSocket); run it under uvicorn or hypercorn (docs/transports.md).
+
+    `agent`: one instance, shared by every connection, or a factory (a class, a function) called
+    for each connection; `options`: allowed origins, bearer token, limits (`HttpServerOptions`);
+    `connection_options` go to each connection's `Connection`.
+    """
+
+    def connect(transport: Transport) -> AgentConnection:
+        served = agent if isinstance(agent, Agent) else agent()
+        return connect_agent(served, transport, **connection_options)
+
+    return AcpHttpServer(connect, options)

@@ -1,0 +1,302 @@
+# Copied by acp-codegen from templates/python/runtime/transports/http_client.py. Do not edit here:
+# edit the source, then run `make generate`.
+
+"""The client of ACP's Streamable HTTP transport: a `Transport` that POSTs and reads SSE streams.
+
+Layer: transport. Needs the `http` extra: httpx (HTTP/2 through h2, cookies kept as the RFD
+requires: "Clients MUST accept, store, and return cookies set by the server") and httpx-sse (the
+SSE parser). Opened through `remote.open_remote`. The RFD's client side:
+
+- "The `initialize` request is special: it returns `200 OK` with a JSON response body … and the
+  `Acp-Connection-Id`"; then the client opens the connection-scoped GET stream.
+- "For each session, the client opens a separate session-scoped GET stream using
+  `Acp-Connection-Id` + `Acp-Session-Id`": when an answer hands out a `sessionId`, and before
+  the first POST that names one; session-scoped POSTs carry `Acp-Session-Id`, and so does our
+  answer to a request that came on a session's stream.
+- POSTs go one at a time, in the order written (a `$/cancel_request` never overtakes its
+  request). A request whose POST is refused (413, 429, 5xx) is answered with a JSON-RPC error
+  carrying `{status, body}` (as the official TypeScript client does); 401, 403, 404 and 410, a
+  failed notification or answer, and a network failure end the connection: every pending call
+  fails at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from typing import Any
+
+import httpx
+import httpx_sse
+
+from ..errors import ConnectionClosed
+from ..json_codec import decode, encode
+from .framing import ndjson_line
+from .http_routing import (
+    CONNECTION_ID,
+    JSON,
+    SESSION_ID,
+    id_key,
+    is_response,
+    params_session,
+    result_session,
+)
+from .queues import Inbox
+
+log = logging.getLogger(__name__)
+
+CONNECTION_FAILURES = frozenset({401, 403, 404, 410})
+"""POST statuses that mean the connection is unusable or gone."""
+_HIGH_WATER = 1024 * 1024
+"""Bytes written and not yet POSTed above which `writing_paused()` says so."""
+_STREAM_TIMEOUT = httpx.Timeout(30.0, read=None)
+"""GET streams wait for events as long as it takes; everything else, 30 s."""
+
+
+class StreamableHttpTransport:
+    """A `Transport` to the agent at `url` over Streamable HTTP (see the module)."""
+
+    def __init__(self, url: str, client: httpx.AsyncClient, frame_limit: int) -> None:
+        self._url = url
+        self._client = client
+        self._inbox = Inbox(frame_limit)
+        self._outgoing: deque[bytes] = deque()
+        self._outgoing_size = 0
+        self._wake_sender: asyncio.Event = asyncio.Event()
+        self._sent: asyncio.Event = asyncio.Event()
+        self._sender = asyncio.get_running_loop().create_task(self._send_loop())
+        self._connection_id: str | None = None
+        self._streams: dict[str | None, asyncio.Task[None]] = {}  # None: the connection's
+        self._opened: dict[str, asyncio.Future[None]] = {}
+        self._answer_sessions: dict[str, str] = {}  # the agent's requests: their session
+        self._session_requests: dict[str, tuple[str, Any]] = {}  # ours: key → (session, id)
+        self._closed = False
+
+    # -- the Transport protocol --------------------------------------------------------------
+
+    async def read(self) -> bytes:
+        return await self._inbox.read()
+
+    def write(self, data: bytes, *, batch: int = 0) -> None:
+        if self._closed:
+            raise ConnectionClosed("the HTTP connection is closed")
+        for line in data.split(b"\n"):
+            if line:
+                self._outgoing.append(line)
+                self._outgoing_size += len(line)
+        self._wake_sender.set()
+
+    def writing_paused(self) -> bool:
+        return self._closed or self._outgoing_size > _HIGH_WATER
+
+    async def drain(self) -> None:
+        while not self._closed and self._outgoing_size > _HIGH_WATER:
+            self._sent.clear()
+            await self._sent.wait()
+
+    async def close(self) -> None:
+        """Stop reading and writing, then end the connection on the server (DELETE)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._sent.set()
+        self._sender.cancel()
+        for task in [self._sender, *self._streams.values()]:
+            task.cancel()
+        await asyncio.gather(self._sender, *self._streams.values(), return_exceptions=True)
+        if self._connection_id is not None:
+            with contextlib.suppress(httpx.HTTPError):
+                await self._client.delete(self._url, headers=self._headers(), timeout=5.0)
+        await self._client.aclose()
+        self._inbox.end()
+
+    # -- sending -----------------------------------------------------------------------------
+
+    async def _send_loop(self) -> None:
+        while True:
+            while not self._outgoing:
+                self._wake_sender.clear()
+                await self._wake_sender.wait()
+            line = self._outgoing.popleft()
+            self._outgoing_size -= len(line)
+            self._sent.set()
+            try:
+                message = decode(line)
+            except ValueError:
+                message = None
+            if not isinstance(message, dict):
+                log.error("not sent: a frame that is not a JSON object")
+                continue
+            if self._connection_id is None:
+                await self._initialize(message, line)
+            else:
+                await self._post(message, line)
+            if self._inbox.ended:
+                return
+
+    async def _initialize(self, message: dict[str, Any], line: bytes) -> None:
+        if message.get("method") != "initialize":
+            self._fail(message, "the first message to an HTTP agent must be initialize", None)
+            return
+        response = await self._request("POST", message, content=line, headers=self._json())
+        if response is None:
+            return
+        connection_id = response.headers.get(CONNECTION_ID)
+        if response.status_code != 200 or connection_id is None:
+            self._fail(message, _refusal("initialize", response), response)
+            return
+        self._connection_id = connection_id
+        self._open_stream(None)
+        await self._receive(response.content)
+
+    async def _post(self, message: dict[str, Any], line: bytes) -> None:
+        session = params_session(message) if "method" in message else None
+        key = id_key(message.get("id"))
+        if session is None and is_response(message) and key is not None:
+            session = self._answer_sessions.pop(key, None)
+        headers = self._json()
+        if session is not None:
+            headers[SESSION_ID] = session
+            await self._stream_open(session)
+            if "method" in message and key is not None:
+                self._session_requests[key] = (session, message["id"])
+        response = await self._request("POST", message, content=line, headers=headers)
+        if response is None or response.status_code in (200, 202):
+            return
+        self._fail(message, _refusal(str(message.get("method", "answer")), response), response)
+
+    async def _request(
+        self, method: str, message: dict[str, Any], **kwargs: Any
+    ) -> httpx.Response | None:
+        try:
+            return await self._client.request(method, self._url, **kwargs)
+        except httpx.HTTPError as error:
+            self._fail(message, f"{self._url}: {type(error).__name__}: {error}", None, fatal=True)
+            return None
+
+    def _fail(
+        self,
+        message: dict[str, Any],
+        reason: str,
+        response: httpx.Response | None,
+        *,
+        fatal: bool = False,
+    ) -> None:
+        """A message that did not get through: a request is answered with an error; the
+        connection ends when it is unusable (or the message was not a request)."""
+        status = None if response is None else response.status_code
+        is_request = "method" in message and id_key(message.get("id")) is not None
+        if is_request:
+            data = {"status": status, "body": None if response is None else response.text[:8192]}
+            error = {"code": -32603, "message": reason, "data": data}
+            self._inbox.put(encode({"jsonrpc": "2.0", "id": message["id"], "error": error}) + b"\n")
+        if fatal or not is_request or status in CONNECTION_FAILURES or self._connection_id is None:
+            log.error("%s", reason)
+            self._end()
+
+    # -- receiving ---------------------------------------------------------------------------
+
+    def _open_stream(self, session: str | None) -> None:
+        if session in self._streams or self._closed:
+            return
+        if session is not None:
+            self._opened[session] = asyncio.get_running_loop().create_future()
+        task = asyncio.get_running_loop().create_task(self._read_stream(session))
+        self._streams[session] = task
+
+    async def _stream_open(self, session: str) -> None:
+        """Wait until the session's stream answered (it receives what the POST causes)."""
+        self._open_stream(session)
+        opened = self._opened.get(session)
+        if opened is not None:
+            with contextlib.suppress(ConnectionError):
+                await opened
+
+    async def _read_stream(self, session: str | None) -> None:
+        headers = self._headers()
+        if session is not None:
+            headers[SESSION_ID] = session
+        opened = self._opened.get(session) if session is not None else None
+        try:
+            async with httpx_sse.aconnect_sse(
+                self._client, "GET", self._url, headers=headers, timeout=_STREAM_TIMEOUT
+            ) as events:
+                response = events.response
+                if response.status_code != 200:
+                    await response.aread()
+                    raise ConnectionError(_refusal("the event stream", response))
+                if opened is not None and not opened.done():
+                    opened.set_result(None)
+                async for event in events.aiter_sse():
+                    if event.data:
+                        await self._receive(event.data.encode(), session)
+        except (httpx.HTTPError, httpx_sse.SSEError, ConnectionError) as error:
+            if not self._closed:
+                log.error("%s", error if isinstance(error, ConnectionError) else repr(error))
+        finally:
+            if opened is not None and not opened.done():
+                opened.set_exception(ConnectionError("the session's stream did not open"))
+            self._stream_ended(session)
+
+    async def _receive(self, data: bytes, stream: str | None = None) -> None:
+        line = ndjson_line(data)
+        if line is None:
+            log.error("the agent sent an event that is not JSON (%d bytes)", len(data))
+            return
+        message = decode(line) if b'"sessionId"' in line or stream is not None else None
+        if isinstance(message, dict):
+            key = id_key(message.get("id"))
+            if is_response(message):
+                handed_out = result_session(message)
+                if handed_out is not None:
+                    self._open_stream(handed_out)
+                if key is not None:
+                    self._session_requests.pop(key, None)
+            elif stream is not None and key is not None:
+                self._answer_sessions[key] = stream
+        await self._inbox.put_when_room(line + b"\n")
+
+    def _stream_ended(self, session: str | None) -> None:
+        self._streams.pop(session, None)
+        if session is not None:
+            self._opened.pop(session, None)
+        if self._closed:
+            return
+        if session is None:
+            self._end()  # the connection-scoped stream ended: the agent is gone
+            return
+        # "If a session's SSE stream closes while requests are in flight, those requests fail and
+        # the next message for the session reopens its stream" (the TypeScript client).
+        for key, (owner, request_id) in list(self._session_requests.items()):
+            if owner == session:
+                del self._session_requests[key]
+                error = {"code": -32603, "message": "the session's event stream ended"}
+                answer = {"jsonrpc": "2.0", "id": request_id, "error": error}
+                self._inbox.put(encode(answer) + b"\n")
+
+    def _end(self) -> None:
+        """The connection is unusable: our `Connection` sees the end of input (pending calls
+        fail at once) and closes us."""
+        self._inbox.end()
+
+    def _headers(self) -> dict[str, str]:
+        return {} if self._connection_id is None else {CONNECTION_ID: self._connection_id}
+
+    def _json(self) -> dict[str, str]:
+        return {**self._headers(), "content-type": JSON, "accept": JSON}
+
+
+def _refusal(what: str, response: httpx.Response) -> str:
+    body = response.text.strip().splitlines()
+    detail = f": {body[0][:200]}" if body else ""
+    return f"{what} refused: HTTP {response.status_code}{detail}"
+
+
+async def open_streamable_http(
+    url: str, headers: dict[str, str], frame_limit: int, *, http2: bool, verify: bool
+) -> StreamableHttpTransport:
+    """A transport to the agent at `url`; nothing is sent before the first message."""
+    client = httpx.AsyncClient(headers=headers, http2=http2, verify=verify, timeout=30.0)
+    return StreamableHttpTransport(url, client, frame_limit)

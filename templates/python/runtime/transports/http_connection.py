@@ -1,0 +1,248 @@
+"""One connection of the HTTP server: the `Transport` its ACP `Connection` runs on.
+
+Layer: transport. The RFD's "Connection { connection_id, sessions, get_stream, to_agent_tx,
+from_agent_rx }": what the client POSTs (or sends over its WebSocket) waits in an `Inbox` for the
+connection's `read()`; what the connection writes is routed, one message at a time, to the
+`Outbox` of the stream the RFD names (`http_routing`): the connection-scoped stream, a
+session-scoped stream, or, over a WebSocket, the socket ("All messages are WebSocket text frames
+containing JSON-RPC"). The `Connection` above is the one stdio uses, so ids, cancellation
+(`$/cancel_request`, the cascade) and flow control behave exactly as there.
+
+Sessions belong to one connection at a time (`SessionOwners`): a session handed out on, or named
+by, a connection is that connection's until it ends; another connection naming it is answered
+404, so no stream and no request crosses connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import ConnectionClosed
+from ..json_codec import decode
+from .http_policy import HttpServerOptions
+from .http_routing import (
+    Refused,
+    Route,
+    answer_route,
+    client_message_route,
+    id_key,
+    is_response,
+    params_session,
+    result_session,
+)
+from .queues import Backlog, Inbox, Outbox
+
+log = logging.getLogger(__name__)
+
+
+class SessionOwners:
+    """Which connection each live session belongs to (shared by a server's connections)."""
+
+    def __init__(self) -> None:
+        self._owners: dict[str, str] = {}
+
+    def claim(self, session: str, connection_id: str) -> bool:
+        """Make `session` this connection's, unless it is another's (False)."""
+        return self._owners.setdefault(session, connection_id) == connection_id
+
+    def owner(self, session: str) -> str | None:
+        return self._owners.get(session)
+
+    def release(self, sessions: set[str], connection_id: str) -> None:
+        for session in sessions:
+            if self._owners.get(session) == connection_id:
+                del self._owners[session]
+
+
+class HttpConnection:
+    """The transport of one ACP connection served over HTTP (SSE streams) or a WebSocket."""
+
+    def __init__(
+        self,
+        connection_id: str,
+        options: HttpServerOptions,
+        owners: SessionOwners,
+        *,
+        websocket: bool,
+        on_close: Callable[[HttpConnection], None],
+    ) -> None:
+        self.id = connection_id
+        self.websocket = websocket
+        self._options = options
+        self._owners = owners
+        self._on_close = on_close
+        self._inbox = Inbox(options.max_buffered_bytes)
+        self._backlog = Backlog()
+        self.stream = Outbox(self._backlog)
+        """The connection-scoped stream; over a WebSocket, every message."""
+        self._session_streams: dict[str, Outbox] = {}
+        self.sessions: set[str] = set()
+        self._answer_routes: dict[str, Route] = {}  # the client's requests: where the answer goes
+        self._client_routes: dict[str, Route] = {}  # our requests: the session of the answer
+        self._initialize: tuple[str, asyncio.Future[bytes]] | None = None
+        self._closed = False
+        self.last_active = asyncio.get_running_loop().time()
+
+    # -- the Transport protocol (the Connection's side) --------------------------------------
+
+    async def read(self) -> bytes:
+        return await self._inbox.read()
+
+    def write(self, data: bytes, *, batch: int = 0) -> None:
+        if self._closed:
+            raise ConnectionClosed("the HTTP connection is closed")
+        for line in data.split(b"\n"):
+            if line:
+                self._route_out(line)
+
+    def writing_paused(self) -> bool:
+        return self._closed or self._backlog.size > self._options.max_buffered_bytes
+
+    async def drain(self) -> None:
+        """Wait while the client has more than `max_buffered_bytes` to read; a client that reads
+        nothing for `output_stall_timeout` seconds is gone (the connection ends)."""
+        while not self._closed and self._backlog.size > self._options.max_buffered_bytes:
+            if not await self._backlog.progress(self._options.output_stall_timeout):
+                log.warning(
+                    "connection %s: the client read nothing for %.0f s; ending it",
+                    self.id[:8],
+                    self._options.output_stall_timeout,
+                )
+                self.end_input()
+                raise ConnectionClosed("the client stopped reading")
+
+    async def close(self) -> None:
+        """The Connection is done: end every stream (after what is queued) and free the
+        sessions."""
+        if self._closed:
+            return
+        self._closed = True
+        self._inbox.end()
+        self.stream.finish()
+        for outbox in self._session_streams.values():
+            outbox.finish()
+        self._owners.release(self.sessions, self.id)
+        if self._initialize is not None and not self._initialize[1].done():
+            self._initialize[1].cancel()
+        self._on_close(self)
+
+    # -- the server's side -------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def touch(self) -> None:
+        self.last_active = asyncio.get_running_loop().time()
+
+    def idle(self) -> bool:
+        """Nobody reads any stream of this connection."""
+        return not self.stream.has_receiver and not any(
+            s.has_receiver for s in self._session_streams.values()
+        )
+
+    def end_input(self) -> None:
+        """The client is gone (DELETE, idle, a closed WebSocket): the Connection sees the end of
+        its input and closes as after EOF on stdio (pending calls fail at once)."""
+        self._inbox.end()
+
+    def expect_initialize(self, message_id: Any) -> asyncio.Future[bytes]:
+        """The answer to `initialize` (id `message_id`), which goes in the POST's response."""
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        key = id_key(message_id)
+        assert key is not None
+        self._initialize = (key, future)
+        return future
+
+    def put(self, line: bytes) -> bool:
+        """A WebSocket message, as it came (newline added); False past the buffered bytes."""
+        self.touch()
+        return self._inbox.put(line)
+
+    def accept(self, message: dict[str, Any], line: bytes, header_session: str | None) -> None:
+        """A POSTed message for the agent; `Refused` (400, 404, 429) when it cannot be taken."""
+        self.touch()
+        key = id_key(message.get("id"))
+        if is_response(message):
+            if key is not None and key in self._client_routes:
+                route = self._client_routes[key]
+                if route is not None and header_session != route:
+                    raise Refused(400, "Acp-Session-Id does not match the request answered")
+                del self._client_routes[key]
+        else:
+            route = client_message_route(message, header_session)
+            if route is not None:
+                self.claim(route)
+            if key is not None and "id" in message:
+                self._answer_routes[key] = answer_route(message, route)
+        if not self._inbox.put(line + b"\n"):
+            if key is not None:
+                self._answer_routes.pop(key, None)
+            raise Refused(429, "Too many messages waiting for the agent")
+
+    def claim(self, session: str) -> None:
+        """Make `session` this connection's: `Refused` 404 when it is another connection's, 429
+        past `max_sessions`."""
+        if session in self.sessions:
+            return
+        if len(self.sessions) >= self._options.max_sessions:
+            raise Refused(429, "Too many sessions on this connection")
+        if not self._owners.claim(session, self.id):
+            raise Refused(404, "Unknown Acp-Session-Id")
+        self.sessions.add(session)
+
+    def session_stream(self, session: str) -> Outbox:
+        """The session-scoped stream of a session of this connection (made on first use)."""
+        outbox = self._session_streams.get(session)
+        if outbox is None:
+            outbox = self._session_streams[session] = Outbox(self._backlog)
+            if self._closed:
+                outbox.finish()
+        return outbox
+
+    # -- routing the agent's messages --------------------------------------------------------
+
+    def _route_out(self, line: bytes) -> None:
+        try:
+            message = decode(line)
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            self.stream.put(line)
+            return
+        key = id_key(message.get("id"))
+        route: Route = None
+        if is_response(message):
+            initialize = self._initialize
+            if initialize is not None and key == initialize[0]:
+                self._initialize = None
+                if not initialize[1].done():
+                    initialize[1].set_result(line)
+                return
+            if key is not None:
+                route = self._answer_routes.pop(key, None)
+            handed_out = result_session(message)
+            if handed_out is not None:
+                self._adopt(handed_out)
+        else:
+            route = params_session(message)
+            if route is not None and not self._adopt(route):
+                route = None
+            if key is not None and "id" in message:
+                self._client_routes[key] = route
+        if route is None or self.websocket:
+            self.stream.put(line)
+        else:
+            self.session_stream(route).put(line)
+
+    def _adopt(self, session: str) -> bool:
+        """A session the agent names on this connection becomes its own, if it can."""
+        try:
+            self.claim(session)
+        except Refused as refused:
+            log.warning("connection %s: session not routed apart: %s", self.id[:8], refused)
+            return False
+        return True

@@ -1,0 +1,61 @@
+"""A remote agent by URL: the client side of ACP's remote transport, chosen by the URL's scheme.
+
+Layer: transport. `open_remote("http(s)://host/acp")` speaks Streamable HTTP (`http_client`),
+`open_remote("ws(s)://host/acp")` a WebSocket (`ws_client`); either is a `Transport` like a
+spawned agent's stdin/stdout, so the same typed client runs on it (`connect_remote` in each
+edition's client module). The libraries come with the `http` extra; without them this module
+still imports, and opening a remote agent fails with one line naming the extra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from .transport import DEFAULT_FRAME_LIMIT, Transport
+
+EXTRA = "pip install 'acp-protocol-sdk[http]'"
+_EXTRA_MODULES = frozenset({"httpx", "httpx_sse", "h2", "websockets"})
+
+
+class MissingExtra(ImportError):
+    """A library of the `http` extra is not installed."""
+
+
+async def open_remote(
+    url: str,
+    *,
+    token: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    frame_limit: int = DEFAULT_FRAME_LIMIT,
+    http2: bool = True,
+    verify: bool = True,
+) -> Transport:
+    """A transport to the ACP agent at `url` (`http://`, `https://`, `ws://` or `wss://`).
+
+    `token`: sent as `Authorization: Bearer <token>`; `headers`: sent with every request;
+    `http2`: offer HTTP/2 over TLS (the RFD requires it; plain `http://` stays HTTP/1.1);
+    `verify`: check the server's TLS certificate. Raises `MissingExtra` without the `http`
+    extra, `ValueError` for another scheme, `ConnectionError` when a WebSocket is refused.
+    """
+    scheme = urlsplit(url).scheme.lower()
+    sent = dict(headers or {})
+    if token is not None:
+        sent["authorization"] = f"Bearer {token}"
+    try:
+        if scheme in ("http", "https"):
+            from .http_client import open_streamable_http
+
+            return await open_streamable_http(url, sent, frame_limit, http2=http2, verify=verify)
+        if scheme in ("ws", "wss"):
+            from .ws_client import open_websocket
+
+            return await open_websocket(url, sent, frame_limit)
+    except ImportError as error:
+        missing = (error.name or "").split(".")[0]
+        if missing not in _EXTRA_MODULES and "h2" not in str(error):
+            raise
+        raise MissingExtra(
+            f"remote agents need the http extra ({missing or 'h2'} is missing): {EXTRA}"
+        ) from None
+    raise ValueError(f"a remote agent's URL starts with http(s):// or ws(s)://, not {url!r}")

@@ -1,0 +1,35 @@
+"""Serving an ASGI app on loopback for the remote-transport tests: uvicorn in this event loop, on
+a port the system picks, stopped when the block ends."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator
+
+import uvicorn
+from acp_protocol.runtime.transports.http_server import AcpHttpServer
+
+
+@contextlib.asynccontextmanager
+async def serving(app: AcpHttpServer) -> AsyncIterator[str]:
+    """`http://127.0.0.1:<port>` while `app` is served there."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="websockets-sansio")
+    server = uvicorn.Server(config)
+    task = asyncio.get_running_loop().create_task(server.serve(sockets=[listener]))
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        await app.close()
+        server.should_exit = True
+        await asyncio.wait_for(task, 10)
+        listener.close()
