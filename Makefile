@@ -16,7 +16,7 @@ OFFICIAL_VENV := .venv-official
 OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
 
-.PHONY: generate test test-matrix test-typescript ts-build check lint bench update-schema clean
+.PHONY: generate test test-matrix test-typescript test-go ts-build check lint bench update-schema clean
 
 $(STAMP): pyproject.toml constraints/dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -80,8 +80,13 @@ ts-build: $(TS_STAMP)
 test-typescript: ts-build
 	cd $(TS_BUILD) && node --test dist-test/test/*.test.js
 
+## test-go: gofmt, go vet and go test -race on generated/go and its tests (tests/go; needs Go 1.24+)
+test-go: $(STAMP)
+	@command -v go >/dev/null || { echo "make test-go: go not found on PATH: install Go 1.24 or newer (https://go.dev/dl/)" >&2; exit 1; }
+	$(BIN)/pytest -q tests/go
+
 ## test: everything CI runs
-test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) lint check test-typescript
+test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) lint check test-typescript test-go
 	$(BIN)/pytest -q
 	$(MAKE) --no-print-directory test-matrix
 

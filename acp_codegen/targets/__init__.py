@@ -15,7 +15,7 @@ from acp_codegen import __version__
 from acp_codegen.ir import Specification
 from acp_codegen.problems import GenerationError
 
-TARGETS = ("python", "typescript")
+TARGETS = ("python", "typescript", "go")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,126 @@
+"""Go target: one Go module (standard library only) with a package per edition, from the IR.
+
+Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from the IR only:
+  go.mod                                   the module `acp-protocol-sdk` (Go 1.24+: `omitzero`)
+  *.go                                     package acp: method tables, behaviour, errors (hand-
+                                           written: templates/go/runtime/*.go)
+  wire/*.go                                absent/null/value, kept members, decoders (hand-written)
+  <v>/{doc,types,codec,methods,behaviour,registry}.go   each stable edition (package v1, v2)
+  <v>/unstable/…                           each unstable edition (package unstable)
+
+Every union is a sealed interface, every field that may be absent or null a `wire.Opt[T]`, and
+the decoders are generated (no reflection-driven validation): they apply the schema's
+`x-deserialize-*` rules field by field and say where a value is wrong by its JSON pointer. One
+template per output-file kind (templates/go/*.jinja); the templates lay the code out the way
+gofmt does, and no formatter runs (so generating needs no Go toolchain).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from acp_codegen import ir, resources, templating
+from acp_codegen.problems import GenerationError
+from acp_codegen.targets import Options, package_version
+from acp_codegen.targets.go.names import doc_lines, go_json_text, go_name, go_string, go_text
+from acp_codegen.targets.go.tables import TablesView
+from acp_codegen.targets.go.views import FieldView, PackageView
+
+MODULE = "acp-protocol-sdk"
+"""The Go module path of the generated code (the hand-written runtime imports it too)."""
+GO_VERSION = "1.24"
+"""The lowest Go the module builds with: `omitzero` (absent `wire.Opt` fields) is 1.24's."""
+TEMPLATES = resources.TEMPLATES / "go"
+RUNTIME_SOURCES = TEMPLATES / "runtime"
+EDITION_FILES = ("doc", "types", "codec", "methods", "behaviour", "registry")
+
+
+def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
+    """Write the Go module for `spec` into `out_dir` (which the caller has made empty)."""
+    if options.package is not None:
+        raise GenerationError(
+            f"the Go target writes the module {MODULE}; another module path is not supported"
+        )
+    env = template_environment()
+    header = (
+        env.get_template("header.go.jinja")
+        .render(origin=spec.origin, command=options.command)
+        .rstrip("\n")
+    )
+    project = {"header": header, "module": MODULE, "go_version": GO_VERSION}
+    _write(out_dir / "go.mod", env.get_template("go.mod.jinja"), **project)
+    _write(
+        out_dir / "version.go",
+        env.get_template("version.go.jinja"),
+        version=package_version(spec),
+        schema_version=spec.version,
+        **project,
+    )
+    copy_header = env.get_template("runtime_copy_header.go.jinja")
+    for source in sorted(RUNTIME_SOURCES.rglob("*.go")):
+        relative = source.relative_to(RUNTIME_SOURCES).as_posix()
+        text = copy_header.render(path=relative, command=options.command)
+        _write_text(out_dir / relative, text + "\n" + source.read_text())
+    for edition in spec.editions:
+        view = PackageView(edition)
+        view.package_names()
+        context: dict[str, Any] = {
+            "edition": edition,
+            "package": edition.protocol if edition.channel is ir.Stability.STABLE else "unstable",
+            "view": view,
+            "tables": TablesView(edition, view),
+            "schema_version": spec.version,
+            **project,
+        }
+        for kind in EDITION_FILES:
+            _write(
+                out_dir / edition.key / f"{kind}.go",
+                env.get_template(f"{kind}.go.jinja"),
+                **context,
+            )
+
+
+def template_environment() -> jinja2.Environment:
+    env = templating.template_environment(TEMPLATES)
+    env.filters["gostr"] = go_string
+    env.filters["golit"] = _literal
+    env.filters["gojson"] = go_json_text
+    env.filters["doc_lines"] = doc_lines
+    env.filters["go_name"] = go_name
+    env.filters["json_members"] = _json_members
+    env.filters["prefix"] = _prefix
+    return env
+
+
+def _prefix(text: str, prefix: str) -> str:
+    return prefix + text
+
+
+def _literal(value: str | int) -> str:
+    """A constant's Go literal: a string quoted, an integer as it is."""
+    return go_string(value) if isinstance(value, str) else str(value)
+
+
+def _json_members(constants: tuple[FieldView, ...]) -> str:
+    """A struct's constant members as JSON object members, in a Go string literal
+    (`"type":"text"`), written before its fields."""
+    members = [
+        json.dumps(f.wire_name, ensure_ascii=False)
+        + ":"
+        + json.dumps(f.constant, ensure_ascii=False)
+        for f in constants
+    ]
+    return go_text(",".join(members)) if members else '""'
+
+
+def _write(path: Path, template: jinja2.Template, **context: Any) -> None:
+    _write_text(path, template.render(**context))
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
