@@ -25,14 +25,20 @@ RequestId: TypeAlias = int | str
 """A request id as this runtime accepts it: an integer (0 included) or a string, never a bool."""
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 def as_request_id(value: Any) -> RequestId | None:
     """`value` if it is a usable request id, else None.
 
     Booleans are rejected: `True` would alias request id 1 (`True == 1` in Python). `null` is
-    rejected too: an answer to it could not be told from the answer to an unparsable line.
+    rejected too: an answer to it could not be told from the answer to an unparsable line. An
+    integer must be an int64 (ACP's `RequestId`: `"type": "integer", "format": "int64"`): beyond
+    it orjson reads a float and the `json` module an int, so the answer would hang on which one
+    is installed.
     """
     value_type = type(value)
-    if value_type is int or value_type is str:
+    if value_type is str or (value_type is int and _INT64_MIN <= value <= _INT64_MAX):
         return value  # type: ignore[no-any-return]
     return None
 
