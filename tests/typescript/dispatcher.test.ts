@@ -13,10 +13,12 @@ import {
   INVALID_PARAMS,
   METHOD_NOT_FOUND,
   PARSE_ERROR,
+  INTERNAL_ERROR,
   StreamTransport,
+  memoryPair,
   type Router,
 } from "../src/index.js";
-import { agentWithRawClient, connected, quietRouter } from "./support.js";
+import { RawPeer, agentWithRawClient, connected, quietRouter } from "./support.js";
 
 const agent = {
   async initialize(params: { protocolVersion: number }) {
@@ -51,6 +53,43 @@ test("invalid params are answered -32602 with the JSON pointer of the bad value"
   const error = answer.error as { code: number; data: { pointer: string } };
   assert.equal(error.code, INVALID_PARAMS);
   assert.equal(error.data.pointer, "/protocolVersion");
+});
+
+test("a response answers our request only under its exact id: not 0.0, not \"0\", not 0e0", async () => {
+  const [ours, theirs] = memoryPair();
+  const connection = new Connection(ours, () => quietRouter);
+  const peer = new RawPeer(theirs);
+  const call = connection.request("x", {}, (value) => value);
+  await peer.next((f) => f.method === "x");
+  for (const id of ["0.0", '"0"', "0e0"]) peer.send(`{"jsonrpc":"2.0","id":${id},"result":"not ours"}`);
+  peer.send('{"jsonrpc":"2.0","id":0,"result":"ours"}');
+  assert.equal(await call, "ours");
+  await connection.close();
+});
+
+test("a result JSON cannot encode is answered -32603 with the request's id", async () => {
+  const [ours, theirs] = memoryPair();
+  const router: Router = { ...quietRouter, async request() { return { big: 1n }; } };
+  const connection = new Connection(ours, () => router);
+  const peer = new RawPeer(theirs);
+  peer.send('{"jsonrpc":"2.0","id":9007199254741233,"method":"x"}');
+  const answer = await peer.next((f) => f.error !== undefined);
+  assert.equal((answer.error as { code: number }).code, INTERNAL_ERROR);
+  await connection.close();
+});
+
+test("a $/ notification other than $/cancel_request is handed to the router", async () => {
+  const [ours, theirs] = memoryPair();
+  const handed: string[] = [];
+  const router: Router = { ...quietRouter, async notification(method) { handed.push(method); } };
+  const connection = new Connection(ours, () => router);
+  const peer = new RawPeer(theirs);
+  peer.send({ jsonrpc: "2.0", method: "$/progress", params: { token: 1 } });
+  peer.send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 5 } });
+  peer.send({ jsonrpc: "2.0", id: 1, method: "x" });
+  await peer.next((f) => f.id === 1);
+  assert.deepEqual(handed, ["$/progress"]);
+  await connection.close();
 });
 
 test("closing rejects the requests still waiting with ConnectionClosed", async () => {

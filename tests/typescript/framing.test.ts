@@ -29,6 +29,15 @@ test("frames split anywhere are joined, CRLF and empty lines tolerated", () => {
   assert.deepEqual(lines, ['{"a":1}', '{"b":2}', '{"c":3}']);
 });
 
+test("a line that is not UTF-8 is reported with its size instead of being decoded with U+FFFD", () => {
+  const lines: string[] = [];
+  const unreadable: number[] = [];
+  const splitter = new LineSplitter((line) => lines.push(line), () => undefined, 1024, (size) => unreadable.push(size));
+  splitter.push(Buffer.concat([Buffer.from('{"a":1}\n{"t":"'), Buffer.from([0xff]), Buffer.from('"}\r\n{"é":2}\n')]));
+  assert.deepEqual(lines, ['{"a":1}', '{"é":2}']);
+  assert.deepEqual(unreadable, [9]); // {"t":" (6 bytes), the bad byte, "} (its \r is not the frame)
+});
+
 test("a frame over the limit is dropped as it streams; its head and size are reported", () => {
   const big = '{"jsonrpc":"2.0","id":7,"method":"x","params":"' + "y".repeat(5000) + '"}';
   const { lines, dropped } = split(["{\"ok\":1}\n", big.slice(0, 3000), big.slice(3000) + "\n", '{"ok":2}\n'], 1024);
@@ -58,6 +67,27 @@ test("an oversized request is answered -32600 with its id, and the connection ke
   assert.equal(written.length, 1);
   assert.equal(written[0]?.id, "big-1");
   assert.equal((written[0]?.error as { code: number }).code, INVALID_REQUEST);
+});
+
+test("an oversized request whose id is beyond 2^53 is answered with that exact id", () => {
+  const written: string[] = [];
+  let oversized: ((frame: OversizedFrame) => void) | undefined;
+  const transport: Transport = {
+    start(_onFrame, _onClose, onOversized) {
+      oversized = onOversized;
+    },
+    write(frame) {
+      written.push(frame);
+      return undefined;
+    },
+    async close() {},
+    pause() {},
+    resume() {},
+  };
+  new Connection(transport, () => quietRouter);
+  oversized?.({ head: '{"jsonrpc":"2.0","id":9007199254741233,"method":"session/prompt","params":{"prompt":[', size: 60_000_000 });
+  assert.equal(written.length, 1);
+  assert.ok(written[0]?.startsWith('{"jsonrpc":"2.0","id":9007199254741233,"error":{"code":-32600'), written[0]);
 });
 
 test("a spawned program that ignores the end of its input is terminated on close", async () => {

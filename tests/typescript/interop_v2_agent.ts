@@ -1,11 +1,12 @@
 // An ACP v2 agent built on the generated TypeScript package, serving on stdio, for the v2 interop
 // tests: it behaves like tests/interop/node/ts_v2_agent.mjs (the official SDK's), so the same v2
 // client drives both. The SDK answers session/prompt at insertion, sends `user_message`,
-// `running` and the closing `idle`, holds prompts while work runs, and acts on session/cancel and
-// session/close; this file only writes the work:
+// `running` and the closing `idle`, reports `requires_action` while the work awaits a permission
+// (`running` once answered), holds prompts while work runs, and acts on session/cancel and
+// session/close; this file only writes the work (`sessionPrompt`):
 //   every word of the prompt: one agent_message_chunk (ACP_V2_WORD_DELAY_MS apart, default 30);
-//   "permission" in the prompt: `requires_action`, then session/request_permission; "allow"
-//                resumes (`running`), `cancelled` ends the work cancelled, anything else ends it;
+//   "permission" in the prompt: session/request_permission first; "allow" goes on, `cancelled`
+//                ends the work cancelled, anything else ends it;
 //   "title" in the prompt: two session_info_updates whose `_meta` patches leave
 //                `{"nested": {"b": 2}}` under v2's top-level patch rule.
 import { realpathSync } from "node:fs";
@@ -63,7 +64,7 @@ export const v2Agent: v2.Agent = {
       sessions: listed.map(([sessionId, s]) => ({ sessionId, cwd: s.cwd, ...(s.info.title !== null ? { title: s.info.title } : {}) })),
     };
   },
-  async sessionPromptWork(params, ctx) {
+  async sessionPrompt(params, ctx) {
     const { sessionId, signal } = ctx;
     const send = (update: v2.SessionUpdate): Promise<void> => ctx.client.sessionUpdate({ sessionId, update });
     const text = textOf(params.prompt);
@@ -78,7 +79,6 @@ export const v2Agent: v2.Agent = {
       }
     }
     if (/\bpermission\b/i.test(text)) {
-      await send(sessionUpdate.stateUpdate.requiresAction({}));
       const answer = await ctx.client.sessionRequestPermission({
         sessionId,
         title: "Echo the prompt back?",
@@ -90,7 +90,6 @@ export const v2Agent: v2.Agent = {
       const outcome = answer.outcome;
       if (outcome.outcome === "cancelled") return "cancelled";
       if (outcome.outcome !== "selected" || outcome.optionId !== "allow") return "end_turn";
-      await send(sessionUpdate.stateUpdate.running({}));
     }
     const words = text.split(/\s+/).filter(Boolean);
     const messageId = `agent-${ctx.messageId}`;

@@ -1,9 +1,11 @@
 // The v2 edition through its own typed layer: its own shapes (`info`, `messageId`), its own
-// method table, no prompt turn rule (v2's session/prompt answers once the prompt is accepted).
+// method table, no prompt turn rule (v2's session/prompt answers once the prompt is inserted; the
+// agent's `sessionPrompt` is the work that follows).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { memoryPair } from "../src/index.js";
 import * as v2 from "../src/v2/index.js";
+import { until } from "./support.js";
 
 test("a v2 client and agent initialize, open a session and prompt in v2 shapes", async () => {
   const seen: v2.SessionUpdate[] = [];
@@ -15,7 +17,7 @@ test("a v2 client and agent initialize, open a session and prompt in v2 shapes",
       return { sessionId: "v2-session" };
     },
     async sessionPrompt() {
-      return { messageId: "m-1" };
+      return "end_turn";
     },
   };
   const client: v2.Client = {
@@ -30,9 +32,15 @@ test("a v2 client and agent initialize, open a session and prompt in v2 shapes",
   assert.equal(init.info.name, "v2-agent");
   const session = await connection.agent.sessionNew({ cwd: "/tmp" });
   const answer = await connection.agent.sessionPrompt({ sessionId: session.sessionId, prompt: [{ type: "text", text: "hi" }] });
-  assert.deepEqual(answer, { messageId: "m-1" });
+  assert.deepEqual(Object.keys(answer), ["messageId"]);
   assert.equal(v2.AGENT_TURN_RULE, null);
-  assert.deepEqual(seen, []);
+  await until(() => seen.length === 3);
+  // The prompt's answer is its insertion: the echo under that id, then the work's states.
+  assert.deepEqual(seen[0], { sessionUpdate: "user_message", messageId: answer.messageId, content: [{ type: "text", text: "hi" }] });
+  assert.deepEqual(seen.slice(1), [
+    { sessionUpdate: "state_update", state: "running" },
+    { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+  ]);
   await connection.close();
 });
 

@@ -3,9 +3,10 @@
 // arrival order.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { RequestError } from "../src/index.js";
 import * as v2 from "../src/v2/index.js";
 import { until } from "./support.js";
-import { SESSION, agentWithRawClient, labels, prompt, updates, wordAgent } from "./v2_support.js";
+import { SESSION, agentWithRawClient, labels, prompt, updates, wordAgent, words } from "./v2_support.js";
 
 test("session/prompt is answered at insertion with a fresh messageId; the work then runs and ends idle end_turn", async () => {
   // PromptResponse: "Response acknowledging that a user prompt was inserted into the ACP
@@ -36,7 +37,7 @@ test("a prompt arriving while work runs is held, then inserted (and answered) wh
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   const agent: v2.Agent = {
-    async sessionPromptWork(params) {
+    async sessionPrompt(params) {
       if (params.prompt.some((b) => b.type === "text" && b.text === "first")) await gate;
       return "end_turn";
     },
@@ -143,9 +144,91 @@ test("tool_call/cancel and terminal/cancel answer -32602 with the target in data
   assert.deepEqual((await handled.next((f) => f["id"] === 1))["result"], {});
 });
 
-test("an agent that answers session/prompt itself owns the lifecycle: no update is sent for it", async () => {
-  const { peer } = agentWithRawClient({ ...wordAgent, async sessionPrompt() { return { messageId: "mine" }; } });
+test("an agent without sessionPrompt answers session/prompt -32601 and sends no update for it", async () => {
+  const { sessionPrompt: _work, ...noWork } = wordAgent;
+  const { peer } = agentWithRawClient(noWork);
   prompt(peer, 1, "hi");
-  assert.deepEqual((await peer.next((f) => f["id"] === 1))["result"], { messageId: "mine" });
+  assert.equal(((await peer.next((f) => f["id"] === 1))["error"] as { code: number }).code, -32601);
   assert.deepEqual(updates(peer.frames), []);
+});
+
+test("sessionPrompt resolving with null or undefined ends idle end_turn; a stop reason it returns is reported", async () => {
+  const reasons: Array<v2.IdleStopReason | null | undefined> = [null, undefined, "max_tokens"];
+  const agent: v2.Agent = {
+    async sessionPrompt() {
+      return reasons.shift();
+    },
+  };
+  const { peer } = agentWithRawClient(agent);
+  for (const id of [1, 2, 3]) prompt(peer, id, "x");
+  await until(() => labels(peer.frames).filter((l) => l.startsWith("update:state_update:idle")).length === 3);
+  assert.deepEqual(
+    labels(peer.frames).filter((l) => l.startsWith("update:state_update:idle")),
+    ["update:state_update:idle:end_turn", "update:state_update:idle:end_turn", "update:state_update:idle:max_tokens"],
+  );
+});
+
+test("a work that throws ends idle error with the error object; the next prompt is inserted", async () => {
+  // ErrorStopReason: "Details of a failure that ended active work." … error: "The failure, as a
+  // JSON-RPC error object."
+  const problems: string[] = [];
+  const agent: v2.Agent = {
+    async sessionPrompt(params) {
+      if (words(params.prompt).includes("fail")) throw new Error("the model is away");
+      if (words(params.prompt).includes("refuse")) throw new RequestError(-32000, "Authentication required");
+      return undefined;
+    },
+  };
+  const { peer } = agentWithRawClient(agent, { onProblem: (message) => problems.push(message) });
+  prompt(peer, 1, "fail");
+  prompt(peer, 2, "refuse");
+  prompt(peer, 3, "fine");
+  await until(() => labels(peer.frames).filter((l) => l.startsWith("update:state_update:idle")).length === 3);
+  const idles = updates(peer.frames).filter((u) => u["state"] === "idle");
+  assert.deepEqual(idles, [
+    { sessionUpdate: "state_update", state: "idle", stopReason: "error", error: { code: -32603, message: "Internal error", data: { details: "the model is away" } } },
+    { sessionUpdate: "state_update", state: "idle", stopReason: "error", error: { code: -32000, message: "Authentication required" } },
+    { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+  ]);
+  assert.equal(problems.length, 2);
+});
+
+test("work awaiting a permission reports requires_action, then running again once it is answered", async () => {
+  // StateUpdate: "The agent SHOULD report `requires_action` when the foreground workflow as a whole
+  // cannot progress without user action, including permissions or elicitations. Once reported, it
+  // MUST report `running` when progress resumes".
+  const { peer } = agentWithRawClient(wordAgent);
+  prompt(peer, 1, "ask then talk");
+  const ask = await peer.next((f) => f["method"] === "session/request_permission");
+  assert.deepEqual(labels(peer.frames), [
+    "update:user_message",
+    "update:state_update:running",
+    "answer:1",
+    "update:state_update:requires_action",
+    "session/request_permission",
+  ]);
+  peer.send({ jsonrpc: "2.0", id: ask["id"], result: { outcome: { outcome: "selected", optionId: "yes" } } });
+  await peer.next((f) => labels([f])[0] === "update:state_update:idle:end_turn");
+  assert.deepEqual(labels(peer.frames).slice(5), [
+    "update:state_update:running",
+    "update:agent_message_chunk",
+    "update:agent_message_chunk",
+    "update:agent_message_chunk",
+    "update:state_update:idle:end_turn",
+  ]);
+});
+
+test("work cancelled while awaiting the user goes idle cancelled without running", async () => {
+  // RequiresActionStateUpdate: "Once reported, agents MUST report `running` when progress resumes,
+  // or `idle` if the work ends without resuming".
+  const { peer } = agentWithRawClient(wordAgent);
+  prompt(peer, 1, "ask");
+  const ask = await peer.next((f) => f["method"] === "session/request_permission");
+  peer.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: SESSION } });
+  await peer.next((f) => f["method"] === "$/cancel_request");
+  peer.send({ jsonrpc: "2.0", id: ask["id"], result: { outcome: { outcome: "cancelled" } } });
+  await peer.next((f) => labels([f])[0] === "update:state_update:idle:cancelled");
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const states = labels(peer.frames).filter((l) => l.startsWith("update:state_update"));
+  assert.deepEqual(states, ["update:state_update:running", "update:state_update:requires_action", "update:state_update:idle:cancelled"]);
 });

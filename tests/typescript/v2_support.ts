@@ -24,7 +24,7 @@ export const wordAgent: v2.Agent = {
   async sessionNew() {
     return { sessionId: SESSION };
   },
-  async sessionPromptWork(params, ctx) {
+  async sessionPrompt(params, ctx) {
     const all = words(params.prompt);
     if (all.includes("ask")) {
       const answer = await ctx.client.sessionRequestPermission({

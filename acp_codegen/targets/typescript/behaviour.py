@@ -2,8 +2,9 @@
 `behaviour.ts` constants, the foreground work handler's name, and the types the lifecycle's
 typed layer is written with, each found in the edition's definitions from the lifecycle's data.
 
-Names by rule: the work handler of an INSERTION lifecycle is the prompt method's handler name and
-`Work` (`session/prompt` → `sessionPromptWork`); it must not clash with a method's handler.
+The work handler of an INSERTION lifecycle is the prompt method's own handler (`session/prompt` →
+`sessionPrompt`): as in the Python target, it is the foreground work and returns the stop reason;
+the SDK answers the request.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from dataclasses import dataclass
 from acp_codegen import ir
 from acp_codegen.ir.behaviour import Behaviour, PromptAnswer
 from acp_codegen.problems import GenerationError
-from acp_codegen.targets.typescript.names import camel
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +21,7 @@ class LifecycleTypes:
     """The types of an INSERTION lifecycle's typed layer, by name in the edition's `types.ts`."""
 
     work_handler: str
+    """The prompt method's handler (`sessionPrompt`), which is the foreground work."""
     update: str
     """The union of a session's updates (`SessionUpdate`)."""
     block: str
@@ -57,9 +58,9 @@ def behaviour_view(
         return BehaviourView(behaviour, None)
     by_name = {d.name: d for d in edition.definitions}
     states = lifecycle.states
-    work = camel(lifecycle.prompt) + "Work"
-    if work in handlers.values():
-        raise GenerationError(f"{edition.source}: the work handler {work!r} is a method's handler")
+    work = handlers.get((lifecycle.prompt, ir.MethodKind.REQUEST))
+    if work is None:
+        raise GenerationError(f"{edition.source}: no `{lifecycle.prompt}` request to do the work")
     update = _union_with(by_name, states.update_tag, states.update_value)
     state = _variant_union(by_name, update, states.update_value)
     idle = _variant_union(by_name, state, states.idle)

@@ -33,6 +33,9 @@ export interface StateUpdates {
   readonly stopReason: string;
   readonly userMessage: string;
   readonly agentChunk: string;
+  /** The requests of the work that wait on the user (permissions, elicitations): while the work
+   * awaits one, its state is `requiresAction`; `running` again once none is pending. */
+  readonly userAction: readonly string[];
 }
 
 /** The prompt turn of an edition: which request, when it is answered, what cancels it. */
@@ -48,6 +51,9 @@ export interface PromptLifecycle {
   readonly states: StateUpdates | null;
   readonly endTurn: string;
   readonly cancelled: string;
+  /** The stop reason of work that failed, reported with the error (null: the edition reports
+   * failures as errors, not stop reasons). */
+  readonly failed: string | null;
 }
 
 /** Where an agent's `initialize` result advertises an optional method, and with what value. */

@@ -8,6 +8,7 @@
  * sends. A spawned program's transport is in process.ts.
  */
 
+import { isUtf8 } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 
 /** Longest accepted frame, in bytes (50 MiB, as the Python runtime). */
@@ -25,12 +26,14 @@ export interface OversizedFrame {
 export interface Transport {
   /**
    * Starts reading; `onFrame` gets each line (without its newline), `onOversized` each frame over
-   * the limit (dropped), `onClose` the end.
+   * the limit (dropped), `onUnreadable` the size of each line that is not UTF-8 text (dropped),
+   * `onClose` the end.
    */
   start(
     onFrame: (frame: string) => void,
     onClose: (reason: string) => void,
     onOversized?: (frame: OversizedFrame) => void,
+    onUnreadable?: (size: number) => void,
   ): void;
   /** Queues one frame; resolves at once unless the outgoing buffer is full (then on drain). */
   write(frame: string): Promise<void> | undefined;
@@ -43,8 +46,9 @@ export interface Transport {
 
 const NEWLINE = 0x0a;
 
-/** Splits a byte stream into lines; a frame split across chunks is joined first, and a frame
- * over `limit` bytes is dropped as it streams (only its head is kept). */
+/** Splits a byte stream into lines; a frame split across chunks is joined first, a frame over
+ * `limit` bytes is dropped as it streams (only its head is kept), and a line that is not UTF-8
+ * text goes to `onUnreadable` (decoding it would put U+FFFD in place of its bad bytes). */
 export class LineSplitter {
   private pending: Buffer[] = [];
   private pendingSize = 0;
@@ -54,6 +58,7 @@ export class LineSplitter {
     private readonly onLine: (line: string) => void,
     private readonly onOversized: (frame: OversizedFrame) => void = () => undefined,
     private readonly limit = DEFAULT_FRAME_LIMIT,
+    private readonly onUnreadable: (size: number) => void = () => undefined,
   ) {}
 
   push(chunk: Buffer): void {
@@ -91,7 +96,9 @@ export class LineSplitter {
       return;
     }
     const length = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
-    if (length > 0) this.onLine(line.toString("utf8", 0, length));
+    if (length === 0) return;
+    if (isUtf8(line.subarray(0, length))) this.onLine(line.toString("utf8", 0, length));
+    else this.onUnreadable(length);
   }
 
   private keep(piece: Buffer): void {
@@ -131,8 +138,9 @@ export class StreamTransport implements Transport {
     onFrame: (frame: string) => void,
     onClose: (reason: string) => void,
     onOversized?: (frame: OversizedFrame) => void,
+    onUnreadable?: (size: number) => void,
   ): void {
-    const splitter = new LineSplitter(onFrame, onOversized);
+    const splitter = new LineSplitter(onFrame, onOversized, DEFAULT_FRAME_LIMIT, onUnreadable);
     let ended = false;
     const end = (reason: string): void => {
       if (ended) return;

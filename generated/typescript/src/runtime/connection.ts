@@ -1,10 +1,12 @@
 // Copied by acp-codegen from templates/typescript/runtime/connection.ts: edit it there, then run:
 //   make generate
 /**
- * The JSON-RPC dispatcher: ids, the pending table (our requests) and the in-flight table (the
- * peer's), `$/cancel_request` in both directions, and the one place a handler's outcome becomes
- * an answer. Layer: dispatcher. It is method-agnostic: a `Router` (the typed layer) answers the
- * peer's requests and notifications; frames come and go through a `Transport`.
+ * The JSON-RPC dispatcher: the pending table (our requests) and the in-flight table (the peer's),
+ * `$/cancel_request` in both directions, and the one place a handler's outcome becomes an answer.
+ * Layer: dispatcher. It is method-agnostic: a `Router` (the typed layer) answers the peer's
+ * requests and notifications; frames come and go through a `Transport`. What a line is comes
+ * from envelope.ts (the rule book's rules, tests/wire/envelope_corpus.json); the peer's ids are
+ * kept exactly as they came (ids.ts): both tables key on the exact id, answers write it back.
  *
  * Cancellation (ACP cancellation.mdx):
  * - our request's `signal` aborting sends `{"method": "$/cancel_request", "params": {"requestId"}}`
@@ -19,16 +21,18 @@
  */
 
 import { DecodeError, type Decoder } from "./decoding.js";
+import { errorFrame, invalidRequest, parseError, readFrame, resultFrame } from "./envelope.js";
 import {
   ConnectionClosed,
+  INTERNAL_ERROR,
   INVALID_REQUEST,
-  PARSE_ERROR,
   RequestError,
   errorObject,
   type ErrorObject,
   type RequestId,
 } from "./errors.js";
 import { FlowControl } from "./flow_control.js";
+import { headId, memberText, ourKey, readId, stringId, type WireId } from "./ids.js";
 import type { OversizedFrame, Transport } from "./transport.js";
 
 export const CANCEL_REQUEST = "$/cancel_request";
@@ -42,6 +46,8 @@ export interface RequestOptions {
 
 /** A request of the peer's being handled. */
 export interface IncomingRequest {
+  /** Its id as a JavaScript value (beyond 2^53, the nearest double: the answer still carries
+   * the exact id). */
   readonly id: RequestId;
   readonly method: string;
   readonly params: unknown;
@@ -83,14 +89,17 @@ interface Pending {
 type Outcome = { result: unknown } | { error: ErrorObject };
 
 interface InFlight extends IncomingRequest {
+  readonly wire: WireId;
   readonly controller: AbortController;
 }
 
 export class Connection {
   private nextId = 0;
-  private readonly pending = new Map<RequestId, Pending>();
+  /** Our requests waiting for an answer, by `ourKey(id)`. */
+  private readonly pending = new Map<string, Pending>();
   private readonly watched = new WeakMap<AbortSignal, Set<Pending>>();
-  private readonly inFlight = new Map<RequestId, InFlight>();
+  /** The peer's requests being handled, by their exact id's `key`. */
+  private readonly inFlight = new Map<string, InFlight>();
   private closedReason: string | null = null;
   /** The close under way or done, shared by every caller of `close`. */
   private closing: Promise<void> | null = null;
@@ -113,6 +122,7 @@ export class Connection {
       (frame) => this.receive(frame),
       (reason) => void this.close(reason),
       (frame) => this.oversized(frame),
+      (size) => this.unreadable(size),
     );
   }
 
@@ -143,7 +153,7 @@ export class Connection {
           }
         },
       };
-      this.pending.set(id, entry);
+      this.pending.set(ourKey(id), entry);
       if (signal !== undefined) this.watch(signal, entry);
       void this.transport.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
     });
@@ -211,66 +221,73 @@ export class Connection {
     this.resolveClosed(reason);
   }
 
-  private receive(frame: string): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(frame);
-    } catch (error) {
-      this.problem(`a frame that is not JSON: ${frame.slice(0, 80)}`);
-      this.refuse(null, { code: PARSE_ERROR, message: "Parse error", data: { details: String(error) } });
-      return;
+  private receive(text: string): void {
+    const frame = readFrame(text);
+    switch (frame.kind) {
+      case "request":
+        this.handleRequest(frame.id, frame.method, frame.params);
+        return;
+      case "notification":
+        this.handleNotification(frame.method, frame.params, text);
+        return;
+      case "response":
+        this.handleResponse(frame.id, frame.result, frame.error);
+        return;
+      case "invalid":
+        this.problem(`an invalid frame: ${frame.reason}: ${text.slice(0, 80)}`);
+        // §4.1: "The Server MUST NOT reply to a Notification", a malformed one included.
+        if (frame.answer) this.refuse(frame.id, invalidRequest(frame.reason));
+        return;
+      case "unparsable":
+        this.problem(`a frame that is not JSON: ${text.slice(0, 80)}`);
+        this.refuse(null, parseError(frame.reason));
+        return;
+      case "blank":
+        return; // blank lines between frames carry no message
     }
-    if (typeof message !== "object" || message === null || Array.isArray(message)) {
-      this.refuse(null, { code: INVALID_REQUEST, message: "Invalid Request" });
-      return;
-    }
-    const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
-    const hasId = Object.hasOwn(message, "id");
-    if (hasId && !isRequestId(id)) {
-      this.refuse(null, { code: INVALID_REQUEST, message: "Invalid Request", data: { details: "bad id" } });
-    } else if (typeof method === "string") {
-      if (hasId) this.handleRequest(id as RequestId, method, params);
-      else this.handleNotification(method, params);
-    } else if (hasId) {
-      this.handleResponse(id as RequestId, message as { result?: unknown; error?: unknown });
-    } else {
-      this.refuse(null, { code: INVALID_REQUEST, message: "Invalid Request" });
-    }
+  }
+
+  /** A line that is not UTF-8 text: JSON text "MUST be encoded using UTF-8" (RFC 8259 §8.1), so
+   * it is not JSON: -32700 with a null id. */
+  private unreadable(size: number): void {
+    this.problem(`a frame of ${size} bytes that is not UTF-8`);
+    this.refuse(null, parseError("the frame is not UTF-8 text"));
   }
 
   /** A frame over the limit was dropped unread. When its head shows an id, no one waits forever:
    * a request is answered -32600, an answer to one of ours fails its caller. */
   private oversized(frame: OversizedFrame): void {
     this.problem(`dropped a frame of ${frame.size} bytes (over the frame limit)`);
-    const found = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/.exec(frame.head);
-    if (found?.[1] === undefined) return;
-    const id = JSON.parse(found[1]) as RequestId;
+    const id = headId(frame.head);
+    if (id === null) return;
     const details = { details: "the frame is over the size limit", size: frame.size };
     if (/"method"\s*:/.test(frame.head)) {
       this.refuse(id, { code: INVALID_REQUEST, message: "Invalid Request", data: details });
       return;
     }
-    const entry = this.pending.get(id);
+    const entry = this.pending.get(id.key);
     if (entry === undefined) return;
-    this.pending.delete(id);
+    this.pending.delete(id.key);
     entry.release();
     if (!entry.abandoned) entry.reject(new RequestError(INVALID_REQUEST, "The answer is over the frame size limit", details));
   }
 
-  private handleRequest(id: RequestId, method: string, params: unknown): void {
+  private handleRequest(id: WireId, method: string, params: unknown): void {
     if (this.closedReason !== null) return;
     if (method.startsWith("$/")) {
       // LSP: "requests starting with '$/' … MUST respond with MethodNotFound"; ACP defines none.
       this.refuse(id, RequestError.methodNotFound(method).toObject());
       return;
     }
-    if (this.inFlight.has(id)) {
-      this.refuse(id, { code: INVALID_REQUEST, message: "Invalid Request", data: { details: "id in use" } });
+    if (this.inFlight.has(id.key)) {
+      // ACP v2: "A sender MUST NOT reuse an ID while a request with it is still awaiting a
+      // response": refused, and the first keeps its answer.
+      this.refuse(id, invalidRequest(`request id ${id.json} is already in use by a request in flight`));
       return;
     }
     const controller = new AbortController();
-    const request: InFlight = { id, method, params, signal: controller.signal, controller };
-    this.inFlight.set(id, request);
+    const request: InFlight = { id: id.value, wire: id, method, params, signal: controller.signal, controller };
+    this.inFlight.set(id.key, request);
     this.flow.began();
     this.router.request(request).then(
       (result) => this.finish(request, { result: result ?? null }),
@@ -288,24 +305,21 @@ export class Connection {
   }
 
   private finish(request: InFlight, outcome: Outcome): void {
-    this.inFlight.delete(request.id); // a cancel from now on is for a finished request
-    const full =
-      "error" in outcome
-        ? this.answer(request.id, undefined, outcome.error)
-        : this.answer(request.id, outcome.result, undefined);
-    this.flow.ended(full);
+    this.inFlight.delete(request.wire.key); // a cancel from now on is for a finished request
+    this.flow.ended(this.answer(request.wire, outcome));
   }
 
-  private handleNotification(method: string, params: unknown): void {
+  private handleNotification(method: string, params: unknown, text: string): void {
     if (method === CANCEL_REQUEST) {
-      const requestId = (params as { requestId?: unknown } | null)?.requestId;
-      const request = isRequestId(requestId) ? this.inFlight.get(requestId) : undefined;
+      const id = cancelledId(text, params);
+      const request = id === null ? undefined : this.inFlight.get(id.key);
       if (request !== undefined && !request.signal.aborted) {
         request.controller.abort(RequestError.cancelled(request.id));
       }
-      return; // an unknown or finished id is ignored
+      return; // an unknown, finished or malformed id is ignored, and never answered
     }
-    if (method.startsWith("$/")) return; // "free to ignore the notification"
+    // Any other notification, `$/…` ones included, is the router's (which may ignore it: "free
+    // to ignore", LSP), as in the Python runtime.
     this.router.received(method, params);
     // Started at once, in arrival order (its synchronous part runs before the next frame is read):
     // never queued behind another handler, so a handler that awaits an answer cannot deadlock.
@@ -320,22 +334,25 @@ export class Connection {
     );
   }
 
-  private handleResponse(id: RequestId, message: { result?: unknown; error?: unknown }): void {
-    const entry = this.pending.get(id);
-    if (entry === undefined) {
-      this.problem(`an answer to no request of ours (id ${JSON.stringify(id)})`);
+  /** A response: handed to the caller of our request with that exact id; a response is never
+   * answered, one to no request of ours (or with an id that is not one) is dropped. */
+  private handleResponse(id: WireId | null, result: unknown, error: unknown): void {
+    const entry = id === null ? undefined : this.pending.get(id.key);
+    if (id === null || entry === undefined) {
+      if (error !== undefined && error !== null && id === null) this.problem(`the peer reported an error: ${JSON.stringify(error)}`);
+      else this.problem(`an answer to no request of ours (id ${id?.json ?? "null"})`);
       return;
     }
-    this.pending.delete(id);
+    this.pending.delete(id.key);
     entry.release();
     if (entry.abandoned) return; // we stopped waiting: the late answer is dropped
-    const error = message.error as Partial<ErrorObject> | undefined;
     if (error !== undefined && error !== null) {
-      entry.reject(new RequestError(Number(error.code), String(error.message ?? ""), error.data));
+      const { code, message, data } = error as Partial<ErrorObject>;
+      entry.reject(new RequestError(Number(code), String(message ?? ""), data));
       return;
     }
     try {
-      entry.resolve(entry.decode(message.result));
+      entry.resolve(entry.decode(result));
     } catch (failure) {
       entry.reject(failure);
     }
@@ -343,19 +360,27 @@ export class Connection {
 
   /** Answers with an error a frame that never became a request in flight. While the peer does not
    * read our output, such an answer counts as work until it is read (flow control). */
-  private refuse(id: RequestId, error: ErrorObject): void {
-    const full = this.answer(id, undefined, error);
+  private refuse(id: WireId | null, error: ErrorObject): void {
+    const full = this.answer(id, { error });
     if (full !== undefined) {
       this.flow.began();
       this.flow.ended(full);
     }
   }
 
-  /** Writes an answer; the transport's promise when its buffer is over the mark. */
-  private answer(id: RequestId, result: unknown, error: ErrorObject | undefined): Promise<void> | undefined {
+  /** Writes an answer with the request's exact id; the transport's promise when its buffer is
+   * over the mark. A result or error data JSON cannot encode is answered -32603. */
+  private answer(id: WireId | null, outcome: Outcome): Promise<void> | undefined {
     if (this.closedReason !== null) return undefined;
-    const frame = error === undefined ? { jsonrpc: "2.0", id, result } : { jsonrpc: "2.0", id, error };
-    return this.transport.write(JSON.stringify(frame));
+    let frame: string;
+    try {
+      frame = "error" in outcome ? errorFrame(id, outcome.error) : resultFrame(id as WireId, outcome.result);
+    } catch (failure) {
+      const details = `the answer cannot be encoded: ${failure instanceof Error ? failure.message : String(failure)}`;
+      this.problem(details);
+      frame = errorFrame(id, { code: INTERNAL_ERROR, message: "Internal error", data: { details } });
+    }
+    return this.transport.write(frame);
   }
 
   private problem(message: string): void {
@@ -363,6 +388,13 @@ export class Connection {
   }
 }
 
-function isRequestId(value: unknown): value is RequestId {
-  return value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+/** The exact id a `$/cancel_request` names (`params.requestId`), or null when it names none
+ * usable ("unknown, finished or malformed ids are ignored"). */
+function cancelledId(text: string, params: unknown): WireId | null {
+  if (typeof params !== "object" || params === null || Array.isArray(params)) return null;
+  const requestId = (params as { requestId?: unknown }).requestId;
+  if (typeof requestId === "string") return stringId(JSON.stringify(requestId), requestId);
+  if (typeof requestId !== "number") return null;
+  const paramsText = memberText(text, 0, "params");
+  return paramsText === null ? null : readId(paramsText, 0, "requestId", requestId);
 }

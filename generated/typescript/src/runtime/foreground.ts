@@ -12,15 +12,20 @@
  * Inserting a prompt sends the `user_message` update echoing it under a fresh message id, then
  * `state_update` `running` (StateUpdate: "the agent MUST report `running` when foreground work
  * starts … and `idle` when it ends. The agent SHOULD include a stop reason on that idle update"),
- * then answers `{messageId}`; the work (the user's handler) starts after that answer, with a
- * signal of its own, and its end sends `idle` with its stop reason. A prompt that arrives while
+ * then answers `{messageId}`; the work (the user's prompt handler) starts after that answer, with
+ * a signal of its own, and its end sends `idle` with its stop reason: the one it returns
+ * (undefined or null: `end_turn`), `cancelled` once its signal aborted, or the edition's failure
+ * reason with the error when it throws. While the work awaits one of the lifecycle's user-action
+ * requests (a permission, an elicitation) it is `requires_action` ("The agent SHOULD report
+ * `requires_action` when the foreground workflow as a whole cannot progress without user action
+ * … Once reported, it MUST report `running` when progress resumes"). A prompt that arrives while
  * work runs is held and inserted, in order, when the work ends.
  */
 
 import { randomUUID } from "node:crypto";
 import type { PromptLifecycle, StateUpdates } from "./behaviour.js";
 import type { IncomingRequest } from "./connection.js";
-import { RequestError } from "./errors.js";
+import { RequestError, errorObject } from "./errors.js";
 
 /** The abort reason of foreground work ended by `session/cancel` or `session/close`. */
 export class WorkCancelled extends Error {
@@ -39,12 +44,29 @@ export function insertionLifecycle(lifecycle: PromptLifecycle | null): Insertion
     : null;
 }
 
-/** Runs the user's work for an inserted prompt; resolves with its stop reason (undefined: the
- * lifecycle's `end_turn`, or `cancelled` when its signal aborted). */
-export type RunWork = (request: IncomingRequest, messageId: string, signal: AbortSignal) => Promise<unknown>;
+/** Sends one of the work's nested requests (`send`): the foreground reports the state around
+ * those that wait on the user. */
+export type AroundRequest = (method: string, send: () => Promise<unknown>) => Promise<unknown>;
+
+/** What the user's work of an inserted prompt runs with. */
+export interface WorkStart {
+  /** The prompt request's checked params. */
+  readonly params: unknown;
+  readonly request: IncomingRequest;
+  readonly messageId: string;
+  /** Aborted by `session/cancel`, `session/close` or the connection closing. */
+  readonly signal: AbortSignal;
+  /** To wrap each nested request the work sends. */
+  readonly around: AroundRequest;
+}
+
+/** Runs the user's work for an inserted prompt; resolves with its stop reason (undefined or null:
+ * the lifecycle's `end_turn`, or `cancelled` when its signal aborted). */
+export type RunWork = (start: WorkStart) => Promise<unknown>;
 
 interface Held {
   readonly request: IncomingRequest;
+  readonly params: unknown;
   resolve(answer: unknown): void;
   reject(error: unknown): void;
   /** Stops watching the request's signal (it is being inserted). */
@@ -82,10 +104,11 @@ export class Foreground {
     return this.sessions.get(sessionId)?.work != null;
   }
 
-  /** The answer to a `session/prompt`: at insertion, now or once the running work ends. */
-  prompt(sessionId: string, request: IncomingRequest): Promise<unknown> {
+  /** The answer to a `session/prompt` (`params`: its checked params): at insertion, now or once
+   * the running work ends. */
+  prompt(sessionId: string, request: IncomingRequest, params: unknown): Promise<unknown> {
     const session = this.session(sessionId);
-    if (session.work === null && session.held.length === 0) return this.insert(sessionId, session, request);
+    if (session.work === null && session.held.length === 0) return this.insert(sessionId, session, request, params);
     return new Promise((resolve, reject) => {
       // `$/cancel_request` on a held prompt withdraws it: answered -32800 (never inserted).
       const withdraw = (): void => {
@@ -94,7 +117,7 @@ export class Foreground {
         reject(request.signal.reason);
       };
       const release = (): void => request.signal.removeEventListener("abort", withdraw);
-      const held: Held = { request, resolve, reject, release };
+      const held: Held = { request, params, resolve, reject, release };
       session.held.push(held);
       request.signal.addEventListener("abort", withdraw, { once: true });
     });
@@ -150,17 +173,17 @@ export class Foreground {
 
   /** Inserts `request`'s prompt: `user_message`, `running`, then the answer; the work begins on
    * a later turn of the event loop, after the answer is written. */
-  private async insert(sessionId: string, session: Session, request: IncomingRequest): Promise<unknown> {
+  private async insert(sessionId: string, session: Session, request: IncomingRequest, params: unknown): Promise<unknown> {
     const { states, messageId: field } = this.lifecycle;
     const messageId = randomUUID();
     const controller = new AbortController();
     let begin!: (go: boolean) => void;
     const begun = new Promise<boolean>((resolve) => (begin = resolve));
     const work: Work = { controller, done: Promise.resolve() };
-    work.done = begun.then((go) => (go ? this.perform(sessionId, session, work, request, messageId) : this.ended(sessionId, session)));
+    work.done = begun.then((go) => (go ? this.perform(sessionId, session, work, { params, request, messageId }) : this.ended(sessionId, session)));
     session.work = work; // from here on, prompts are held
     try {
-      const prompt = (request.params as { prompt?: unknown } | null)?.prompt;
+      const prompt = (params as { prompt?: unknown } | null)?.prompt;
       // UserMessage: "Agents can send this when they accept or replay a user message."
       await this.update(sessionId, { [states.updateTag]: states.userMessage, messageId, content: prompt ?? [] });
       await this.update(sessionId, this.state(states.running));
@@ -172,20 +195,44 @@ export class Foreground {
     return { [field]: messageId };
   }
 
-  private async perform(sessionId: string, session: Session, work: Work, request: IncomingRequest, messageId: string): Promise<void> {
-    const { states, endTurn, cancelled } = this.lifecycle;
+  private async perform(
+    sessionId: string,
+    session: Session,
+    work: Work,
+    start: Pick<WorkStart, "params" | "request" | "messageId">,
+  ): Promise<void> {
+    const { states, endTurn, cancelled, failed } = this.lifecycle;
     const signal = work.controller.signal;
-    let stopReason: unknown = null;
+    let over = false;
+    let waiting = 0; // user-action requests pending
+    const around: AroundRequest = async (method, send) => {
+      if (!states.userAction.includes(method)) return send();
+      waiting += 1;
+      try {
+        if (waiting === 1) await this.update(sessionId, this.state(states.requiresAction));
+        return await send();
+      } finally {
+        waiting -= 1;
+        // "Resolving one of several requests does not itself change the state"; a work
+        // cancelled meanwhile goes to idle, never back to running.
+        if (waiting === 0 && !signal.aborted && !over) await this.update(sessionId, this.state(states.running));
+      }
+    };
+    let extra: { [key: string]: unknown };
     try {
-      const result = signal.aborted ? undefined : await this.run(request, messageId, signal);
-      stopReason = result ?? (signal.aborted ? cancelled : endTurn);
+      const result = signal.aborted ? undefined : await this.run({ ...start, signal, around });
+      extra = { [states.stopReason]: typeof result === "string" ? result : signal.aborted ? cancelled : endTurn };
     } catch (error) {
-      // Stop reason `cancelled`: "Agents MUST catch these errors and report `cancelled`, not
-      // `error`." Any other failure ends the work with no stop reason reported.
-      if (signal.aborted) stopReason = cancelled;
-      else this.problem(`the foreground work of ${sessionId} failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (signal.aborted) {
+        // Stop reason `cancelled`: "Agents MUST catch these errors and report `cancelled`, not `error`."
+        extra = { [states.stopReason]: cancelled };
+      } else {
+        this.problem(`the foreground work of ${sessionId} failed: ${error instanceof Error ? error.message : String(error)}`);
+        // ErrorStopReason: "Details of a failure that ended active work."
+        extra = failed === null ? { [states.stopReason]: endTurn } : { [states.stopReason]: failed, error: errorObject(error, start.request.id) };
+      }
     }
-    const extra = stopReason === null ? {} : { [states.stopReason]: stopReason };
+    over = true;
     await this.update(sessionId, this.state(states.idle, extra)).catch(() => undefined);
     this.ended(sessionId, session);
   }
@@ -196,6 +243,6 @@ export class Foreground {
     const next = session.held.shift();
     if (next === undefined) return;
     next.release();
-    this.insert(sessionId, session, next.request).then(next.resolve, next.reject);
+    this.insert(sessionId, session, next.request, next.params).then(next.resolve, next.reject);
   }
 }

@@ -14,8 +14,8 @@
  * What an edition does beyond routing is its `Behaviour` data (behaviour.ts): the `initialize`
  * answer's negotiated version and advertised capabilities, the result of a request cancelled by
  * `$/cancel_request`, the answer to an unhandled target cancel, and, where the prompt lifecycle
- * answers at insertion, the agent's foreground work (foreground.ts) and the client's session
- * views (session_view.ts).
+ * answers at insertion, the agent's foreground work (foreground.ts: the prompt handler is the
+ * work, the SDK answers the request) and the client's session views (session_view.ts).
  */
 
 import { initializeAnswer, negotiate, targetNotCancellable, type Behaviour } from "./behaviour.js";
@@ -28,7 +28,7 @@ import {
 } from "./connection.js";
 import { any, type Decoder } from "./decoding.js";
 import { REQUEST_CANCELLED, RequestError, type RequestId } from "./errors.js";
-import { Foreground, insertionLifecycle, type InsertionLifecycle } from "./foreground.js";
+import { Foreground, insertionLifecycle, type AroundRequest, type InsertionLifecycle } from "./foreground.js";
 import { SessionViews } from "./session_view.js";
 import { Switchboard } from "./switchboard.js";
 import type { Transport } from "./transport.js";
@@ -81,14 +81,16 @@ export class PeerLink {
     private readonly connection: Connection,
     private readonly turnRule: TurnRule | null,
     private readonly signal: AbortSignal | null = null,
+    private readonly around: AroundRequest | null = null,
   ) {}
 
   request(method: string, params: unknown, decode: Decoder = any, options: RequestOptions = {}): Promise<unknown> {
     const own = this.signal;
-    if (own === null) return this.connection.request(method, params, decode, options);
     const given = options.signal;
-    const signal = given == null ? own : AbortSignal.any([own, given]);
-    return this.connection.request(method, params, decode, { ...options, signal });
+    const signal = own === null ? given : given == null ? own : AbortSignal.any([own, given]);
+    const send = (): Promise<unknown> =>
+      this.connection.request(method, params, decode, signal === given ? options : { ...options, signal });
+    return this.around === null ? send() : this.around(method, send);
   }
 
   notify(method: string, params: unknown): Promise<void> {
@@ -101,9 +103,10 @@ export class PeerLink {
     return this.connection.notify(method, params);
   }
 
-  /** This link, sending every request with `signal` too (a handler's nested requests). */
-  within(signal: AbortSignal): PeerLink {
-    return new PeerLink(this.connection, this.turnRule, signal);
+  /** This link, sending every request with `signal` too (a handler's nested requests), each
+   * through `around` when given (a foreground work's). */
+  within(signal: AbortSignal, around: AroundRequest | null = null): PeerLink {
+    return new PeerLink(this.connection, this.turnRule, signal, around);
   }
 }
 
@@ -130,9 +133,6 @@ export interface RoleWiring<P> {
   /** The context property that holds that handle (`client`). */
   readonly peerKey: string;
   readonly behaviour: Behaviour;
-  /** The handler of an inserted prompt's foreground work (`sessionPromptWork`), on the side that
-   * handles the lifecycle's prompt when it answers at insertion; null elsewhere. */
-  readonly workHandler: string | null;
 }
 
 /** The foreground work's context: the handler context of the prompt it belongs to, with the
@@ -144,8 +144,8 @@ export interface WorkContext extends HandlerContext {
 
 class RoleRouter<P> implements Router {
   private readonly notificationContexts = new Map<string, HandlerContext>();
-  /** The agent's foreground work, where the lifecycle answers at insertion and the handlers
-   * implement the work (not the prompt request itself). */
+  /** The agent's foreground work, where the lifecycle answers at insertion and this side handles
+   * its prompt: the prompt's handler is the work, the SDK answers the request. */
   private readonly foreground: Foreground | null;
   private readonly lifecycle: InsertionLifecycle | null;
 
@@ -160,16 +160,17 @@ class RoleRouter<P> implements Router {
     const lifecycle = insertionLifecycle(wiring.behaviour.lifecycle);
     this.lifecycle = lifecycle;
     const prompt = lifecycle === null ? undefined : wiring.routes.requests.get(lifecycle.prompt);
-    const work = wiring.workHandler === null ? undefined : this.handler(wiring.workHandler);
     this.foreground =
-      lifecycle !== null && prompt !== undefined && work !== undefined && this.handler(prompt.handler) === undefined
+      lifecycle !== null && prompt !== undefined
         ? new Foreground(
             lifecycle,
             (method, params) => link.notify(method, params),
-            (request, messageId, signal) => {
-              const sessionId = String(sessionOf(request.params));
-              const context = { ...this.context(request.id, request.method, signal), sessionId, messageId };
-              return work.call(handlers, request.params, context);
+            ({ params, request, messageId, signal, around }) => {
+              const work = this.handler(prompt.handler);
+              if (work === undefined) throw RequestError.methodNotFound(request.method);
+              const sessionId = String(sessionOf(params));
+              const context = { ...this.context(request.id, request.method, signal, around), sessionId, messageId };
+              return work.call(handlers, params, context);
             },
             problem,
             connection.signal,
@@ -184,9 +185,10 @@ class RoleRouter<P> implements Router {
     if (route !== undefined) {
       const { foreground, lifecycle } = this;
       const handler = this.handler(route.handler);
-      if (foreground !== null && lifecycle !== null && (method === lifecycle.prompt || method === lifecycle.close)) {
-        const session = String(sessionOf(route.params(request.params)));
-        if (method === lifecycle.prompt) return foreground.prompt(session, request);
+      if (foreground !== null && lifecycle !== null && (method === lifecycle.prompt ? handler !== undefined : method === lifecycle.close)) {
+        const params = route.params(request.params);
+        const session = String(sessionOf(params));
+        if (method === lifecycle.prompt) return foreground.prompt(session, request, params);
         await foreground.close(session);
         // CloseSessionRequest: "Closing a session that does not exist or is not active SHOULD succeed".
         if (handler === undefined) return {};
@@ -246,12 +248,11 @@ class RoleRouter<P> implements Router {
     return undefined;
   }
 
-  /** Whether this side answers `method` (a handler, or the foreground for the lifecycle's own). */
+  /** Whether this side answers `method` (a handler, or the foreground for the lifecycle's close). */
   private handles(method: string): boolean {
     const route = this.wiring.routes.requests.get(method);
     if (route !== undefined && this.handler(route.handler) !== undefined) return true;
-    const lifecycle = this.lifecycle;
-    return this.foreground !== null && lifecycle !== null && (method === lifecycle.prompt || method === lifecycle.close);
+    return this.foreground !== null && method === this.lifecycle?.close;
   }
 
   private handler(name: string): Handler | undefined {
@@ -270,8 +271,8 @@ class RoleRouter<P> implements Router {
     return context;
   }
 
-  private context(requestId: RequestId, method: string, signal: AbortSignal): HandlerContext {
-    const peer = this.wiring.peer(this.link.within(signal));
+  private context(requestId: RequestId, method: string, signal: AbortSignal, around: AroundRequest | null = null): HandlerContext {
+    const peer = this.wiring.peer(this.link.within(signal, around));
     return { requestId, method, signal, [this.wiring.peerKey]: peer };
   }
 }

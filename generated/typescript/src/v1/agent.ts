@@ -165,7 +165,6 @@ const WIRING: RoleWiring<ClientPeer> = {
   peer: (link: PeerLink) => new ClientPeer(link),
   peerKey: "client",
   behaviour: BEHAVIOUR,
-  workHandler: null,
 };
 
 /** Serves `agent` on `transport` (or on a `Switchboard`, once its version is agreed). */

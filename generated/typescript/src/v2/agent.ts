@@ -11,10 +11,11 @@
  * notification you do not handle is ignored. Then serve it: `runAgent()` on this process's
  * stdio, `spawnClient()` to start a client program, or `connectAgent()` on any transport.
  *
- * Prompts follow the edition's lifecycle: implement `sessionPromptWork` (the foreground work of
- * an inserted prompt) and the SDK answers `session/prompt` at insertion with a fresh message id,
- * reports `running` and `idle` with the work's stop reason, holds prompts that arrive while work
- * runs, and acts on `session/cancel` and `session/close`.
+ * Prompts follow the edition's lifecycle: `sessionPrompt` is the foreground work of an
+ * inserted prompt (it resolves with the stop reason) and the SDK answers `session/prompt` at
+ * insertion with a fresh message id, reports `running` (`requires_action` while the work awaits the
+ * user) and `idle` with the work's stop reason, holds prompts that arrive while work runs, and
+ * acts on `session/cancel` and `session/close`.
  */
 
 import type { ConnectionOptions } from "../runtime/connection.js";
@@ -54,15 +55,6 @@ export type IdleStopReason =
 
 /** An ACP agent: one optional method per method agents handle. */
 export interface Agent {
-  /**
-   * The foreground work of an inserted prompt; resolves with its stop reason (undefined:
-   * `end_turn`, or `cancelled` once `ctx.signal` has aborted; a throw after the abort is `cancelled` too).
-   * The SDK answers `session/prompt` itself (PromptResponse: "Response acknowledging that a user prompt was
-   * inserted into the ACP conversation"), sending `user_message` and `running` first and `idle` with
-   * this stop reason when the work ends. Implementing `sessionPrompt` instead answers the request yourself
-   * (then the lifecycle is yours: insertion, state updates, held prompts, cancel and close).
-   */
-  sessionPromptWork?(params: T.PromptRequest, ctx: AgentWorkContext): Promise<IdleStopReason | undefined | void>;
   /**
    * Request parameters for the `auth/login` method.
    *
@@ -129,13 +121,21 @@ export interface Agent {
    */
   sessionNew?(params: T.NewSessionRequest, ctx: AgentContext): Promise<T.NewSessionResponse>;
   /**
+   * The foreground work of an inserted prompt; resolves with its stop reason (undefined or null: `end_turn`,
+   * or `cancelled` once `ctx.signal` has aborted; a throw after the abort is `cancelled` too; any other
+   * throw is `error`, with the error).
+   *
+   * The SDK has answered the request with `messageId` (`ctx.messageId`) and reported `running`; when
+   * this resolves it reports `idle` with the stop reason. `session/cancel` and `session/close` abort
+   * `ctx.signal` (and the work's requests through `ctx.client`).
+   *
    * Request parameters for sending a user prompt to the agent.
    *
    * Contains the user's message and any additional context.
    *
    * See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#1-user-message)
    */
-  sessionPrompt?(params: T.PromptRequest, ctx: AgentContext): Promise<T.PromptResponse>;
+  sessionPrompt?(params: T.PromptRequest, ctx: AgentWorkContext): Promise<IdleStopReason | null | undefined | void>;
   /**
    * Request parameters for resuming an existing session.
    *
@@ -230,7 +230,6 @@ const WIRING: RoleWiring<ClientPeer> = {
   peer: (link: PeerLink) => new ClientPeer(link),
   peerKey: "client",
   behaviour: BEHAVIOUR,
-  workHandler: "sessionPromptWork",
 };
 
 /** Serves `agent` on `transport` (or on a `Switchboard`, once its version is agreed). */

@@ -38,9 +38,11 @@ export const BEHAVIOUR: Behaviour = {
       stopReason: "stopReason",
       userMessage: "user_message",
       agentChunk: "agent_message_chunk",
+      userAction: ["session/request_permission", "elicitation/create"],
     },
     endTurn: "end_turn",
     cancelled: "cancelled",
+    failed: "error",
   },
   capabilities: [
     // AgentCapabilities.session: Supplying `{}` means the agent supports the baseline session methods: `session/new`, `session/list`, `session/resume`, `session/close`, `session/prompt`, `session/cancel`, and `session/update`.

@@ -30,6 +30,7 @@ export const BEHAVIOUR: Behaviour = {
     states: null,
     endTurn: "end_turn",
     cancelled: "cancelled",
+    failed: null,
   },
   capabilities: [
     // InitializeResponse: agentCapabilities.sessionCapabilities.list

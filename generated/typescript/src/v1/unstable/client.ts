@@ -150,7 +150,6 @@ const WIRING: RoleWiring<AgentPeer> = {
   peer: (link: PeerLink) => new AgentPeer(link),
   peerKey: "agent",
   behaviour: BEHAVIOUR,
-  workHandler: null,
 };
 
 /** Serves `client` on `transport` (or on a `Switchboard`, once its version is agreed). */
