@@ -229,9 +229,15 @@ class StreamableHttpTransport:
                 async for event in events.aiter_sse():
                     if event.data:
                         await self._receive(event.data.encode(), session)
-        except (httpx.HTTPError, httpx_sse.SSEError, ConnectionError) as error:
+        except (httpx.HTTPError, httpx_sse.SSEError) as error:
+            if not self._closed:  # the agent is gone (or speaks no SSE): end the connection
+                log.error(
+                    "%s: the event stream broke: %s: %s", self._url, type(error).__name__, error
+                )
+                self._end()
+        except ConnectionError as error:
             if not self._closed:
-                log.error("%s", error if isinstance(error, ConnectionError) else repr(error))
+                log.error("%s", error)
         finally:
             if opened is not None and not opened.done():
                 opened.set_exception(ConnectionError("the session's stream did not open"))
@@ -259,7 +265,7 @@ class StreamableHttpTransport:
         self._streams.pop(session, None)
         if session is not None:
             self._opened.pop(session, None)
-        if self._closed:
+        if self._closed or self._inbox.ended:
             return
         if session is None:
             self._end()  # the connection-scoped stream ended: the agent is gone

@@ -294,19 +294,15 @@ class AcpHttpServer:
 
     async def _reap_idle(self) -> None:
         """End HTTP connections nobody has used for `idle_timeout` seconds (abandoned)."""
-        timeout = self.options.idle_timeout
-        loop = asyncio.get_running_loop()
         while self._connections:
-            await asyncio.sleep(min(timeout / 4, 30.0))
-            now = loop.time()
-            for connection in list(self._connections.values()):
-                if (
-                    not connection.websocket
-                    and connection.idle()
-                    and now - connection.last_active > timeout
-                ):
-                    log.info("connection %s idle for %.0f s: ended", connection.id[:8], timeout)
-                    connection.end_input()
+            await asyncio.sleep(min(self.options.idle_timeout / 4, 30.0))
+            self._end_idle(asyncio.get_running_loop().time() - self.options.idle_timeout)
+
+    def _end_idle(self, before: float) -> None:
+        for connection in list(self._connections.values()):
+            if not connection.websocket and connection.idle() and connection.last_active < before:
+                log.info("connection %s idle: ended", connection.id[:8])
+                connection.end_input()
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
