@@ -1,8 +1,39 @@
-// Malformed input never kills a connection: thousands of random frames, each answered or ignored
-// as JSON-RPC says, and the connection still serves a valid request afterwards.
+// Malformed input never kills a connection. The rule book's seeded fuzz: the corpus's 50,000
+// generated frames (malformed, truncated, not UTF-8, batches, ids of every kind, responses, holds
+// and cancels), each judged by the book's oracle, with zero deviations: no wrong code, no answered
+// response, no request left unanswered, every id echoed exactly, no unexpected `null` id, every
+// notification handed over in order. The Python runtime runs the same frames
+// (tests/runtime/test_envelope_fuzz.py). Then random frames against a typed agent.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { BOOK, Frames, canonical, difference, digest, feed, oracle, outcome, sameCounts, total } from "./envelope.js";
 import { agentWithRawClient } from "./support.js";
+
+test("the generator makes the frames the rule book names (both runtimes are fed the same bytes)", () => {
+  const frames = new Frames(BOOK.fuzz).all();
+  assert.ok(frames.length >= BOOK.fuzz.frames, `only ${frames.length} frames`);
+  assert.equal(digest(frames), BOOK.fuzz.sha256, `the frames' sha256 is ${digest(frames)}, the book says ${BOOK.fuzz.sha256}`);
+});
+
+test("50,000 seeded frames of the rule book each get their required outcome", async () => {
+  const frames = new Frames(BOOK.fuzz).all();
+  const expected = outcome();
+  for (const frame of frames) oracle(frame, expected);
+  const started = Date.now();
+  const { answers, handled, connection } = await feed(frames, total(expected.answers), { chunk: 500, wait: 60_000 });
+  try {
+    assert.ok(sameCounts(answers, expected.answers), `${frames.length} frames: ${difference(expected.answers, answers)}`);
+    const first = handled.findIndex((h, k) => canonical(h) !== canonical(expected.handled[k]));
+    assert.ok(
+      first === -1 && handled.length === expected.handled.length,
+      `notifications handed over differ from #${first === -1 ? Math.min(handled.length, expected.handled.length) : first}: ` +
+        `${handled.length} handed, ${expected.handled.length} expected`,
+    );
+    assert.ok(Date.now() - started < 30_000, `the fuzz took ${Date.now() - started} ms`);
+  } finally {
+    await connection.close();
+  }
+});
 
 /** A small deterministic generator (mulberry32), so a failure can be replayed. */
 function random(seed: number): () => number {
