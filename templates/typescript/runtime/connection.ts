@@ -1,16 +1,13 @@
 /**
- * The JSON-RPC dispatcher: the pending table (our requests) and the in-flight table (the peer's),
- * `$/cancel_request` in both directions, and the one place a handler's outcome becomes an answer.
- * Layer: dispatcher. It is method-agnostic: a `Router` (the typed layer) answers the peer's
- * requests and notifications; frames come and go through a `Transport`. What a line is comes
- * from envelope.ts (the rule book's rules, tests/wire/envelope_corpus.json); the peer's ids are
- * kept exactly as they came (ids.ts): both tables key on the exact id, answers write it back.
+ * The JSON-RPC dispatcher: routes each line, keeps the in-flight table (the peer's requests), and
+ * is the one place a handler's outcome becomes an answer. Layer: dispatcher. It is
+ * method-agnostic: a `Router` (the typed layer) answers the peer's requests and notifications;
+ * our own requests are `OutgoingRequests`' (outgoing.ts); frames come and go through a
+ * `Transport`. What a line is comes from envelope.ts (the rule book's rules,
+ * tests/wire/envelope_corpus.json); the peer's ids are kept exactly as they came (ids.ts): the
+ * tables key on the exact id, answers write it back.
  *
- * Cancellation (ACP cancellation.mdx):
- * - our request's `signal` aborting sends `{"method": "$/cancel_request", "params": {"requestId"}}`
- *   once; by default we keep waiting for the answer ("The calling side MAY implement graceful
- *   cancellation processing by waiting for the response"); with `stopWaitingOnCancel` the call
- *   rejects at once with -32800 and the late answer is matched by id and dropped;
+ * Cancellation of the peer's requests (ACP cancellation.mdx):
  * - the peer's `$/cancel_request` aborts that request's `signal` (handlers see it as
  *   `ctx.signal`); unknown or finished ids are ignored ("free to ignore" `$/` notifications);
  * - a cancelled request is still answered, once ("MUST send one of these responses for the
@@ -30,17 +27,11 @@ import {
   type RequestId,
 } from "./errors.js";
 import { FlowControl } from "./flow_control.js";
-import { headId, memberText, ourKey, readId, stringId, type WireId } from "./ids.js";
+import { headId, memberText, readId, stringId, type WireId } from "./ids.js";
+import { CANCEL_REQUEST, OutgoingRequests, type RequestOptions } from "./outgoing.js";
 import type { OversizedFrame, Transport } from "./transport.js";
 
-export const CANCEL_REQUEST = "$/cancel_request";
-
-export interface RequestOptions {
-  /** Aborting it cancels the request (`$/cancel_request`). */
-  signal?: AbortSignal | undefined;
-  /** On abort, reject at once with -32800 instead of waiting for the peer's answer. */
-  stopWaitingOnCancel?: boolean | undefined;
-}
+export { CANCEL_REQUEST, type RequestOptions } from "./outgoing.js";
 
 /** A request of the peer's being handled. */
 export interface IncomingRequest {
@@ -73,17 +64,6 @@ export interface ConnectionOptions {
   maxQueued?: number;
 }
 
-interface Pending {
-  readonly method: string;
-  readonly decode: Decoder;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-  release(): void;
-  /** Sends `$/cancel_request` for it (once: its signal's listener fires once). */
-  cancel(): void;
-  abandoned: boolean;
-}
-
 type Outcome = { result: unknown } | { error: ErrorObject };
 
 interface InFlight extends IncomingRequest {
@@ -92,10 +72,7 @@ interface InFlight extends IncomingRequest {
 }
 
 export class Connection {
-  private nextId = 0;
-  /** Our requests waiting for an answer, by `ourKey(id)`. */
-  private readonly pending = new Map<string, Pending>();
-  private readonly watched = new WeakMap<AbortSignal, Set<Pending>>();
+  private readonly outgoing: OutgoingRequests;
   /** The peer's requests being handled, by their exact id's `key`. */
   private readonly inFlight = new Map<string, InFlight>();
   private closedReason: string | null = null;
@@ -115,6 +92,12 @@ export class Connection {
   ) {
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.flow = new FlowControl(transport, options.maxQueued ?? 1000);
+    this.outgoing = new OutgoingRequests({
+      closed: () => this.closedReason,
+      write: (frame) => void this.transport.write(frame),
+      notify: (method, params) => this.notify(method, params),
+      problem: (message) => this.problem(message),
+    });
     this.router = router(this);
     transport.start(
       (frame) => this.receive(frame),
@@ -131,52 +114,7 @@ export class Connection {
 
   /** Sends a request; resolves with its checked result, rejects with the peer's `RequestError`. */
   request(method: string, params: unknown, decode: Decoder, options: RequestOptions = {}): Promise<unknown> {
-    if (this.closedReason !== null) return Promise.reject(new ConnectionClosed(this.closedReason));
-    const id = this.nextId++;
-    const { signal, stopWaitingOnCancel = false } = options;
-    if (signal?.aborted) return Promise.reject(RequestError.cancelled(id)); // never sent
-    return new Promise((resolve, reject) => {
-      const entry: Pending = {
-        method,
-        decode,
-        resolve,
-        reject,
-        release: () => undefined,
-        abandoned: false,
-        cancel: () => {
-          void this.notify(CANCEL_REQUEST, { requestId: id }).catch(() => undefined);
-          if (stopWaitingOnCancel) {
-            entry.abandoned = true;
-            reject(RequestError.cancelled(id));
-          }
-        },
-      };
-      this.pending.set(ourKey(id), entry);
-      if (signal !== undefined) this.watch(signal, entry);
-      void this.transport.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    });
-  }
-
-  /** One abort listener per signal, however many requests it cancels (a handler's signal is
-   * shared by all its nested requests). */
-  private watch(signal: AbortSignal, entry: Pending): void {
-    let entries = this.watched.get(signal);
-    if (entries === undefined) {
-      const watched = new Set<Pending>();
-      entries = watched;
-      this.watched.set(signal, watched);
-      signal.addEventListener(
-        "abort",
-        () => {
-          for (const waiting of [...watched]) waiting.cancel();
-          watched.clear();
-        },
-        { once: true },
-      );
-    }
-    const set = entries;
-    set.add(entry);
-    entry.release = () => set.delete(entry);
+    return this.outgoing.request(method, params, decode, options);
   }
 
   /** Sends a notification; resolves once the transport has room for more. */
@@ -208,11 +146,7 @@ export class Connection {
   private async shutdown(reason: string): Promise<void> {
     this.closedReason = reason;
     const closed = new ConnectionClosed(reason);
-    for (const entry of this.pending.values()) {
-      entry.release();
-      entry.reject(closed);
-    }
-    this.pending.clear();
+    this.outgoing.failAll(closed);
     for (const request of this.inFlight.values()) request.controller.abort(closed);
     this.lifetime.abort(closed);
     await this.transport.close();
@@ -229,7 +163,7 @@ export class Connection {
         this.handleNotification(frame.method, frame.params, text);
         return;
       case "response":
-        this.handleResponse(frame.id, frame.result, frame.error);
+        this.outgoing.onResponse(frame.id, frame.result, frame.error);
         return;
       case "invalid":
         this.problem(`an invalid frame: ${frame.reason}: ${text.slice(0, 80)}`);
@@ -263,11 +197,7 @@ export class Connection {
       this.refuse(id, { code: INVALID_REQUEST, message: "Invalid Request", data: details });
       return;
     }
-    const entry = this.pending.get(id.key);
-    if (entry === undefined) return;
-    this.pending.delete(id.key);
-    entry.release();
-    if (!entry.abandoned) entry.reject(new RequestError(INVALID_REQUEST, "The answer is over the frame size limit", details));
+    this.outgoing.onOversized(id, details);
   }
 
   private handleRequest(id: WireId, method: string, params: unknown): void {
@@ -330,30 +260,6 @@ export class Connection {
         this.problem(`notification ${method} failed${where}: ${error instanceof Error ? error.message : String(error)}`);
       },
     );
-  }
-
-  /** A response: handed to the caller of our request with that exact id; a response is never
-   * answered, one to no request of ours (or with an id that is not one) is dropped. */
-  private handleResponse(id: WireId | null, result: unknown, error: unknown): void {
-    const entry = id === null ? undefined : this.pending.get(id.key);
-    if (id === null || entry === undefined) {
-      if (error !== undefined && error !== null && id === null) this.problem(`the peer reported an error: ${JSON.stringify(error)}`);
-      else this.problem(`an answer to no request of ours (id ${id?.json ?? "null"})`);
-      return;
-    }
-    this.pending.delete(id.key);
-    entry.release();
-    if (entry.abandoned) return; // we stopped waiting: the late answer is dropped
-    if (error !== undefined && error !== null) {
-      const { code, message, data } = error as Partial<ErrorObject>;
-      entry.reject(new RequestError(Number(code), String(message ?? ""), data));
-      return;
-    }
-    try {
-      entry.resolve(entry.decode(result));
-    } catch (failure) {
-      entry.reject(failure);
-    }
   }
 
   /** Answers with an error a frame that never became a request in flight. While the peer does not
