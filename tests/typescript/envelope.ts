@@ -10,7 +10,7 @@ import { isUtf8 } from "node:buffer";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { Connection, RequestError, StreamTransport, type IncomingRequest, type Router } from "../src/index.js";
+import { ACP, Connection, LSP, MCP, RequestError, StreamTransport, type CancelDialect, type IncomingRequest, type Router } from "../src/index.js";
 
 // -- the book ------------------------------------------------------------------------------------
 
@@ -27,6 +27,7 @@ export interface Handed {
 export interface Case {
   name: string;
   rule: string;
+  dialect?: "lsp" | "mcp";
   send: SendItem[];
   answers: ExpectedAnswer[];
   handled: Handed[];
@@ -59,6 +60,8 @@ function corpusPath(): string {
 }
 
 export const BOOK = JSON.parse(readFileSync(corpusPath(), "utf8")) as Book;
+
+export const DIALECTS: Record<string, CancelDialect> = { acp: ACP, lsp: LSP, mcp: MCP };
 
 export function frameBytes(item: SendItem): Buffer {
   return typeof item === "string" ? Buffer.from(item, "utf8") : Buffer.from(item.hex, "hex");
@@ -441,16 +444,20 @@ function shapeProblem(answer: unknown): string | null {
 }
 
 /**
- * Feeds `frames` (then a probe request) to a fresh connection over byte streams, `chunk` frames
+ * Feeds `frames` (then a probe request) to a fresh connection (in `dialect`) over byte streams, `chunk` frames
  * per write, and collects its answers until `count` of them and the probe's have come, then for
  * a short silence.
  */
-export async function feed(frames: Buffer[], count: number, options: { chunk?: number; wait?: number } = {}): Promise<Observed> {
-  const { chunk = 1, wait = 2000 } = options;
+export async function feed(
+  frames: Buffer[],
+  count: number,
+  options: { chunk?: number; wait?: number; dialect?: CancelDialect } = {},
+): Promise<Observed> {
+  const { chunk = 1, wait = 2000, dialect = ACP } = options;
   const input = new PassThrough();
   const output = new PassThrough();
   const router = new RuleBookRouter();
-  const connection = new Connection(new StreamTransport(input, output), () => router);
+  const connection = new Connection(new StreamTransport(input, output), () => router, { dialect });
   const answers: Counter = new Map();
   let probed = false;
   let pending: Buffer = Buffer.alloc(0);

@@ -7,28 +7,35 @@
  * tests/wire/envelope_corpus.json); the peer's ids are kept exactly as they came (ids.ts): the
  * tables key on the exact id, answers write it back.
  *
- * Cancellation of the peer's requests (ACP cancellation.mdx):
- * - the peer's `$/cancel_request` aborts that request's `signal` (handlers see it as
- *   `ctx.signal`); unknown or finished ids are ignored ("free to ignore" `$/` notifications);
+ * Cancellation of the peer's requests, in the connection's dialect (dialects.ts; ACP
+ * cancellation.mdx by default):
+ * - the dialect's cancel notification (ACP `$/cancel_request`) aborts that request's `signal`
+ *   (handlers see it as `ctx.signal`); unknown or finished ids are ignored ("free to ignore" `$/`
+ *   notifications), and so is a cancel of a method the dialect never cancels (`initialize` in LSP
+ *   and MCP);
  * - a cancelled request is still answered, once ("MUST send one of these responses for the
  *   original request"): with the handler's result if it returns one, otherwise -32800 (or the
- *   feature's own result, such as `{"stopReason": "cancelled"}`, when the router names one).
+ *   feature's own result, such as `{"stopReason": "cancelled"}`, when the router names one); in
+ *   MCP a request the peer cancelled is not answered ("Not send a response"); in LSP one we cancel
+ *   on our own is -32802 "Server cancelled".
  */
 
 import { DecodeError, type Decoder } from "./decoding.js";
 import { errorFrame, invalidRequest, parseError, readFrame, resultFrame } from "./envelope.js";
+import { ACP, cancelledId, cancelReason, type CancelDialect } from "./dialects.js";
 import {
   ConnectionClosed,
   INTERNAL_ERROR,
   INVALID_REQUEST,
+  REQUEST_CANCELLED,
   RequestError,
   errorObject,
   type ErrorObject,
   type RequestId,
 } from "./errors.js";
 import { FlowControl } from "./flow_control.js";
-import { headId, memberText, readId, stringId, type WireId } from "./ids.js";
-import { CANCEL_REQUEST, OutgoingRequests, type RequestOptions } from "./outgoing.js";
+import { headId, type WireId } from "./ids.js";
+import { OutgoingRequests, type RequestOptions } from "./outgoing.js";
 import type { OversizedFrame, Transport } from "./transport.js";
 
 export { CANCEL_REQUEST, type RequestOptions } from "./outgoing.js";
@@ -62,6 +69,8 @@ export interface ConnectionOptions {
   /** Reading pauses while this many of the peer's requests and notifications are being handled,
    * or answered and not yet read by the peer (default 1000), and resumes below half of it. */
   maxQueued?: number;
+  /** How requests are cancelled, both ways: `ACP` (default), `LSP` or `MCP` (dialects.ts). */
+  dialect?: CancelDialect;
 }
 
 type Outcome = { result: unknown } | { error: ErrorObject };
@@ -69,6 +78,8 @@ type Outcome = { result: unknown } | { error: ErrorObject };
 interface InFlight extends IncomingRequest {
   readonly wire: WireId;
   readonly controller: AbortController;
+  /** Cancelled by the peer's cancel notification (not by us, a feature rule or closing). */
+  byPeer: boolean;
 }
 
 export class Connection {
@@ -81,6 +92,7 @@ export class Connection {
   private readonly flow: FlowControl;
   private readonly lifetime = new AbortController();
   private readonly router: Router;
+  private readonly dialect: CancelDialect;
   private resolveClosed!: (reason: string) => void;
   /** Resolves with the reason once the connection is closed (by either side). */
   readonly closed: Promise<string>;
@@ -92,12 +104,14 @@ export class Connection {
   ) {
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.flow = new FlowControl(transport, options.maxQueued ?? 1000);
-    this.outgoing = new OutgoingRequests({
+    this.dialect = options.dialect ?? ACP;
+    const outbound = {
       closed: () => this.closedReason,
-      write: (frame) => void this.transport.write(frame),
-      notify: (method, params) => this.notify(method, params),
-      problem: (message) => this.problem(message),
-    });
+      write: (frame: string) => void this.transport.write(frame),
+      notify: (method: string, params: unknown) => this.notify(method, params),
+      problem: (message: string) => this.problem(message),
+    };
+    this.outgoing = new OutgoingRequests(outbound, this.dialect);
     this.router = router(this);
     transport.start(
       (frame) => this.receive(frame),
@@ -214,7 +228,7 @@ export class Connection {
       return;
     }
     const controller = new AbortController();
-    const request: InFlight = { id: id.value, wire: id, method, params, signal: controller.signal, controller };
+    const request: InFlight = { id: id.value, wire: id, method, params, signal: controller.signal, controller, byPeer: false };
     this.inFlight.set(id.key, request);
     this.flow.began();
     this.router.request(request).then(
@@ -223,26 +237,40 @@ export class Connection {
     );
   }
 
-  /** The one mapping of a handler's failure: a cancelled request's failure is its cancellation. */
+  /** The one mapping of a handler's failure: a cancelled request's failure is its cancellation
+   * ("consistent behavior regardless of cancellation source"), -32800 unless the dialect tells our
+   * own cancellation apart (LSP: -32802). */
   private failure(request: InFlight, error: unknown): Outcome {
     if (request.signal.aborted) {
       const result = this.router.cancelledResult(request.signal.reason, request);
-      return result !== undefined ? { result } : { error: RequestError.cancelled(request.id).toObject() };
+      if (result !== undefined) return { result };
     }
-    return { error: errorObject(error, request.id) };
+    const object = request.signal.aborted ? RequestError.cancelled(request.id).toObject() : errorObject(error, request.id);
+    const own = this.dialect.selfCancel;
+    if (object.code === REQUEST_CANCELLED && own !== null && !request.byPeer) return { error: { ...object, ...own } };
+    return { error: object };
   }
 
   private finish(request: InFlight, outcome: Outcome): void {
     this.inFlight.delete(request.wire.key); // a cancel from now on is for a finished request
+    if (request.byPeer && !this.dialect.answersCancelled) {
+      this.flow.ended(); // MCP: "Not send a response for the cancelled request"
+      return;
+    }
     this.flow.ended(this.answer(request.wire, outcome));
   }
 
   private handleNotification(method: string, params: unknown, text: string): void {
-    if (method === CANCEL_REQUEST) {
-      const id = cancelledId(text, params);
+    const { dialect } = this;
+    if (method === dialect.method) {
+      const id = cancelledId(dialect, text, params);
       const request = id === null ? undefined : this.inFlight.get(id.key);
-      if (request !== undefined && !request.signal.aborted) {
-        request.controller.abort(RequestError.cancelled(request.id));
+      if (request !== undefined && !request.signal.aborted && !dialect.uncancellable.has(request.method)) {
+        // MCP: "Both parties SHOULD log cancellation reasons": the reason is in the abort's data.
+        const reason = cancelReason(dialect, params);
+        const data = reason === undefined ? { requestId: request.id } : { requestId: request.id, reason };
+        request.byPeer = true;
+        request.controller.abort(new RequestError(REQUEST_CANCELLED, "Request cancelled", data));
       }
       return; // an unknown, finished or malformed id is ignored, and never answered
     }
@@ -290,15 +318,4 @@ export class Connection {
   private problem(message: string): void {
     this.options.onProblem?.(message);
   }
-}
-
-/** The exact id a `$/cancel_request` names (`params.requestId`), or null when it names none
- * usable ("unknown, finished or malformed ids are ignored"). */
-function cancelledId(text: string, params: unknown): WireId | null {
-  if (typeof params !== "object" || params === null || Array.isArray(params)) return null;
-  const requestId = (params as { requestId?: unknown }).requestId;
-  if (typeof requestId === "string") return stringId(JSON.stringify(requestId), requestId);
-  if (typeof requestId !== "number") return null;
-  const paramsText = memberText(text, 0, "params");
-  return paramsText === null ? null : readId(paramsText, 0, "requestId", requestId);
 }

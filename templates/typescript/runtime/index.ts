@@ -1,12 +1,13 @@
 /**
  * The hand-written runtime every edition's generated modules are built on: transports (stdio, a
- * spawned program, in memory), the JSON-RPC dispatcher with `$/cancel_request` in both directions,
- * decoders, errors, `session_info_update` semantics, and the typed layer's behaviour rules (version
+ * spawned program, in memory), the JSON-RPC dispatcher with cancellation in both directions (the
+ * ACP, LSP and MCP dialects), decoders, errors, `session_info_update` semantics, and the typed layer's behaviour rules (version
  * negotiation, the v2 foreground lifecycle, session views, one connection for several versions).
  */
 
 export { Connection, CANCEL_REQUEST, type ConnectionOptions, type IncomingRequest, type RequestOptions, type Router } from "./connection.js";
 export { DecodeError, type Decoder, type UnknownTag } from "./decoding.js";
+export { ACP, LSP, MCP, type CancelDialect } from "./dialects.js";
 export {
   ConnectionClosed,
   INTERNAL_ERROR,

@@ -4,20 +4,27 @@
  * Our requests: their ids, the pending table, their cancellation, and each answer handed to its
  * caller. Layer: dispatcher (the connection joins it to the wire through `Outbound`).
  *
- * Cancellation (ACP cancellation.mdx): a request's `signal` aborting sends `$/cancel_request
- * {requestId}` once; by default we keep waiting for the answer ("The calling side MAY implement
- * graceful cancellation processing by waiting for the response"); with `stopWaitingOnCancel` the
- * call rejects at once with -32800 and the late answer is matched by id and dropped.
+ * Cancellation, in the connection's dialect (dialects.ts): a request's `signal` aborting sends the
+ * dialect's cancel notification once (ACP `$/cancel_request {requestId}`); by default we keep
+ * waiting for the answer (ACP: "The calling side MAY implement graceful cancellation processing by
+ * waiting for the response"); with `stopWaitingOnCancel` the call rejects at once with -32800 and
+ * the late answer is matched by id and dropped. In MCP no answer comes ("Not send a response"):
+ * the call rejects at once and the id is forgotten ("SHOULD ignore any response to the request
+ * that arrives afterward"). A method the dialect never cancels (`initialize` in LSP and MCP) sends
+ * no notification.
  */
 
 import type { Decoder } from "./decoding.js";
-import { ConnectionClosed, INVALID_REQUEST, RequestError, type ErrorObject } from "./errors.js";
+import { ACP, cancelParams, type CancelDialect } from "./dialects.js";
+import { ConnectionClosed, INVALID_REQUEST, REQUEST_CANCELLED, RequestError, type ErrorObject } from "./errors.js";
 import { ourKey, type WireId } from "./ids.js";
 
-export const CANCEL_REQUEST = "$/cancel_request";
+/** ACP's cancel notification (`ACP.method`). */
+export const CANCEL_REQUEST = ACP.method;
 
 export interface RequestOptions {
-  /** Aborting it cancels the request (`$/cancel_request`). */
+  /** Aborting it cancels the request (the dialect's cancel notification; in MCP a string
+   * `signal.reason` is sent as its `reason`). */
   signal?: AbortSignal | undefined;
   /** On abort, reject at once with -32800 instead of waiting for the peer's answer. */
   stopWaitingOnCancel?: boolean | undefined;
@@ -36,12 +43,13 @@ export interface Outbound {
 }
 
 interface Pending {
+  readonly method: string;
   readonly decode: Decoder;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   release(): void;
-  /** Sends `$/cancel_request` for it (once: its signal's listener fires once). */
-  cancel(): void;
+  /** Sends the dialect's cancel for it (once: its signal's listener fires once). */
+  cancel(reason: unknown): void;
   abandoned: boolean;
 }
 
@@ -51,7 +59,10 @@ export class OutgoingRequests {
   private readonly pending = new Map<string, Pending>();
   private readonly watched = new WeakMap<AbortSignal, Set<Pending>>();
 
-  constructor(private readonly out: Outbound) {}
+  constructor(
+    private readonly out: Outbound,
+    private readonly dialect: CancelDialect = ACP,
+  ) {}
 
   /** Sends a request; resolves with its checked result, rejects with the peer's `RequestError`. */
   request(method: string, params: unknown, decode: Decoder, options: RequestOptions = {}): Promise<unknown> {
@@ -60,22 +71,32 @@ export class OutgoingRequests {
     const id = this.nextId++;
     const { signal, stopWaitingOnCancel = false } = options;
     if (signal?.aborted) return Promise.reject(RequestError.cancelled(id)); // never sent
+    const { dialect } = this;
+    const key = ourKey(id);
     return new Promise((resolve, reject) => {
       const entry: Pending = {
+        method,
         decode,
         resolve,
         reject,
         release: () => undefined,
         abandoned: false,
-        cancel: () => {
-          void this.out.notify(CANCEL_REQUEST, { requestId: id }).catch(() => undefined);
-          if (stopWaitingOnCancel) {
-            entry.abandoned = true;
-            reject(RequestError.cancelled(id));
+        cancel: (why) => {
+          const reason = typeof why === "string" ? why : undefined;
+          const cancellable = !dialect.uncancellable.has(method);
+          if (cancellable) void this.out.notify(dialect.method, cancelParams(dialect, id, reason)).catch(() => undefined);
+          const answered = dialect.answersCancelled || !cancellable;
+          if (answered && !stopWaitingOnCancel) return; // graceful: the peer's answer settles it
+          entry.abandoned = true;
+          if (!answered && this.pending.get(key) === entry) {
+            this.pending.delete(key); // MCP: no answer will come; a late one is ignored
+            entry.release();
           }
+          const data = answered ? { requestId: id } : { requestId: id, sent: true, ...(reason === undefined ? {} : { reason }) };
+          reject(new RequestError(REQUEST_CANCELLED, "Request cancelled", data));
         },
       };
-      this.pending.set(ourKey(id), entry);
+      this.pending.set(key, entry);
       if (signal !== undefined) this.watch(signal, entry);
       this.out.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
     });
@@ -92,7 +113,7 @@ export class OutgoingRequests {
       signal.addEventListener(
         "abort",
         () => {
-          for (const waiting of [...watched]) waiting.cancel();
+          for (const waiting of [...watched]) waiting.cancel(signal.reason);
           watched.clear();
         },
         { once: true },
