@@ -51,7 +51,8 @@ class ExampleAgent(Agent):
     async def session_new(
         self, params: models.NewSessionRequest, ctx: AgentContext
     ) -> models.NewSessionResponse:
-        session_id = self.session_store.new_session(params.cwd).session_id  # never reissued
+        record = await self.session_store.anew_session(params.cwd)  # its id is never reissued
+        session_id = record.session_id
         self.turns[session_id] = 0
         return models.NewSessionResponse(session_id=session_id)
 
@@ -90,7 +91,7 @@ class ExampleAgent(Agent):
         turns = self.turns[session_id] = self.turns.get(session_id, 0) + 1
         first = self.first_prompt.setdefault(session_id, " ".join(text.split()[:5]))
         title = first if turns == 1 else f"{first} ({turns} turns)"
-        update = self.session_store.change(session_id, title=title)  # None: nothing changed
+        update = await self.session_store.achange(session_id, title=title)  # None: unchanged
         if update is not None:
             notification = {"sessionId": session_id, "update": update}
             await ctx.client.session_update(models.SessionNotification.model_validate(notification))

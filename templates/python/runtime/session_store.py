@@ -9,6 +9,10 @@ fields, `null` for cleared ones, `updatedAt` stamped in RFC 3339 UTC unless give
 keeps the mirror of a session from the updates received, so a UI shows live titles without
 polling.
 
+In a handler, await the `a…` twins (`await store.achange(...)`, `anew_session`, `acreate`,
+`aget`, `alist_sessions`, `aapply_update`): on a SQLite store they run in a worker thread, so a
+store busy with another process never stalls the event loop; in memory they run inline.
+
 The `_meta` policy is one setting per store (see `session_meta`): `"merge"`, `"replace"` or
 `"patch"`; left unset, a store takes the policy of the edition whose agent it serves (v1 `"merge"`,
 v2 `"patch"`, adopted when the agent is connected), and `"merge"` until then.
@@ -21,6 +25,7 @@ received update is dropped and the rest applies.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import datetime
@@ -30,7 +35,7 @@ import os
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from .behaviour import MetaPolicy
 from .errors import InvalidParams
@@ -38,6 +43,9 @@ from .session_backends import MemoryBackend, SessionBackend, SessionRecord, Sqli
 from .session_meta import META_POLICIES, SessionInfo, apply_session_info_update
 
 log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()
 """A field `change()` leaves as it is (None would clear it)."""
@@ -196,6 +204,52 @@ class SessionStore:
 
         self.backend.update(session_id, apply)
         return applied[0] if applied else None
+
+    # -- off the event loop -------------------------------------------------------------------
+
+    async def _off_loop(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        if self.backend.blocking:
+            return await asyncio.to_thread(call, *args, **kwargs)
+        return call(*args, **kwargs)
+
+    async def aget(self, session_id: str) -> SessionRecord | None:
+        """`get`, off the event loop on a SQLite store."""
+        return await self._off_loop(self.get, session_id)
+
+    async def anew_session(self, cwd: str, *, title: str | None = None) -> SessionRecord:
+        """`new_session`, off the event loop on a SQLite store."""
+        return await self._off_loop(self.new_session, cwd, title=title)
+
+    async def acreate(
+        self, session_id: str, cwd: str, *, title: str | None = None
+    ) -> SessionRecord:
+        """`create`, off the event loop on a SQLite store."""
+        return await self._off_loop(self.create, session_id, cwd, title=title)
+
+    async def achange(
+        self,
+        session_id: str,
+        *,
+        title: str | None = UNSET,
+        meta: Mapping[str, Any] | None = UNSET,
+        updated_at: str | None = UNSET,
+    ) -> dict[str, Any] | None:
+        """`change`, off the event loop on a SQLite store."""
+        return await self._off_loop(
+            self.change, session_id, title=title, meta=meta, updated_at=updated_at
+        )
+
+    async def alist_sessions(
+        self, cwd: str | None = None, cursor: str | None = None
+    ) -> dict[str, Any]:
+        """`list_sessions`, off the event loop on a SQLite store."""
+        return await self._off_loop(self.list_sessions, cwd, cursor)
+
+    async def aapply_update(
+        self, session_id: str, update: Mapping[str, Any]
+    ) -> SessionRecord | None:
+        """`apply_update`, off the event loop on a SQLite store."""
+        return await self._off_loop(self.apply_update, session_id, update)
 
     # -- internals ----------------------------------------------------------------------------
 
