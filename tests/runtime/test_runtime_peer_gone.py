@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,7 +38,9 @@ async def test_every_pending_caller_fails_within_100ms_of_eof() -> None:
         await asyncio.wait_for(connection.wait_closed(), 1)
 
 
-async def test_in_flight_handlers_are_cancelled_and_no_task_is_left() -> None:
+async def test_handlers_still_running_after_the_eof_grace_are_cancelled_and_no_task_is_left() -> (
+    None
+):
     cancelled = asyncio.Event()
 
     async def block(params: Any, ctx: RequestContext) -> Any:
@@ -45,7 +50,7 @@ async def test_in_flight_handlers_are_cancelled_and_no_task_is_left() -> None:
             cancelled.set()
 
     before = asyncio.all_tasks()
-    async with connected(handlers({"block": block})) as (connection, peer):
+    async with connected(handlers({"block": block}), eof_grace=0.1) as (connection, peer):
         peer.request(1, "block")
         await settle()
         await peer.close()
@@ -170,3 +175,33 @@ async def test_a_closed_output_pipe_closes_the_connection_promptly() -> None:
     await asyncio.wait_for(connection.wait_closed(), 5)
     assert time.perf_counter() - started < 1
     os.close(their_write)
+
+
+HALF_CLOSED_SESSION = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+    {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}},
+    {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "session/prompt",
+        "params": {"sessionId": "py-1", "prompt": [{"type": "text", "text": "stream"}]},
+    },
+]
+
+
+def test_requests_written_before_the_client_closes_its_end_are_all_answered() -> None:
+    """Half-close (`printf … | agent`): the requests read before end of input are carried out
+    and answered, the prompt with its streamed updates, not cancelled `-32800`; the agent then
+    exits on its own."""
+    agent = Path(__file__).resolve().parents[1] / "interop" / "our_agent.py"
+    frames = "".join(json.dumps(frame) + "\n" for frame in HALF_CLOSED_SESSION)
+    done = subprocess.run(
+        [sys.executable, str(agent)], input=frames, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines()) if "id" in m}
+    assert sorted(answers) == [1, 2, 3]
+    assert all("result" in answer for answer in answers.values()), answers
+    assert answers[3]["result"] == {"stopReason": "end_turn"}
+    updates = [m for m in map(json.loads, done.stdout.splitlines()) if "method" in m]
+    assert len(updates) == 3

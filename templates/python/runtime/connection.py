@@ -85,6 +85,7 @@ class Connection:
         send_tracebacks: bool = False,
         shutdown_timeout: float = 5.0,
         cascade_wait: float = 1.0,
+        eof_grace: float = 5.0,
     ):
         self.dialect = dialect
         self._transport = transport
@@ -96,6 +97,9 @@ class Connection:
             transport, framing.reader(transport.read, frame_limit), self, max_queued
         )
         self._shutdown_timeout = shutdown_timeout
+        # Half-close: requests read before the peer's end of input are carried out for up to
+        # this many seconds (a client that writes its requests and closes, `printf … | agent`).
+        self._eof_grace = eof_grace
         self._outgoing = OutgoingRequests(self, cascade_wait)
         self._incoming = IncomingRequests(
             self,
@@ -280,7 +284,17 @@ class Connection:
             reason = ConnectionClosed("the peer closed the connection")
             self._outgoing.fail_all(reason)
             await self._deliver_queued_notifications()
+            await self._carry_out_what_was_read()
             await self._shutdown(reason)
+
+    async def _carry_out_what_was_read(self) -> None:
+        """Half-close: the requests the peer sent before its end of input (and the work they
+        started, such as a v2 prompt's) run on for up to `eof_grace` seconds and are answered;
+        what is still running then is cancelled by the shutdown (`-32800`). A peer that stopped
+        reading too ends this at our first write (EPIPE closes the connection)."""
+        running = self._incoming.running() | self._tracked
+        if running and self._eof_grace > 0:
+            await asyncio.wait(running, timeout=self._eof_grace)
 
     async def _deliver_queued_notifications(self) -> None:
         """What the peer sent before it left is handled before the connection reports closed

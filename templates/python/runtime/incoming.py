@@ -101,6 +101,14 @@ class IncomingRequests:
     def __len__(self) -> int:
         return len(self._in_flight)
 
+    def running(self) -> set[asyncio.Task[Any]]:
+        """The tasks of the handlers not done yet."""
+        return {
+            entry.task
+            for entry in self._in_flight.values()
+            if entry.task is not None and not entry.task.done()
+        }
+
     # -- starting ----------------------------------------------------------------------------
 
     def on_request(self, frame: Request) -> None:
