@@ -97,8 +97,11 @@ export class LineSplitter {
     }
     const length = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
     if (length === 0) return;
-    if (isUtf8(line.subarray(0, length))) this.onLine(line.toString("utf8", 0, length));
-    else this.onUnreadable(length);
+    const text = line.toString("utf8", 0, length);
+    // Bad bytes decode to U+FFFD: only a line that has one is checked (the check costs more than
+    // the search, and a one-byte string cannot hold U+FFFD at all).
+    if (text.includes("\ufffd") && !isUtf8(line)) this.onUnreadable(length);
+    else this.onLine(text);
   }
 
   private keep(piece: Buffer): void {
