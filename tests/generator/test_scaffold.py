@@ -24,32 +24,28 @@ from tests.interop.test_interop_v2_python import first, states, their_v2_client
 ROLES = ("agent", "client")
 
 
-@pytest.fixture(scope="module")
-def starters(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, bool], Path]:
-    """Every starter, written once by the real command line."""
-    directory = tmp_path_factory.mktemp("starters")
+def write_starters(directory: Path, protocol: str) -> dict[tuple[str, bool], Path]:
+    """Every starter of `protocol`, written by the real command line."""
     written = {}
     for role in ROLES:
         for unstable in (False, True):
-            out = directory / f"{'unstable_' if unstable else ''}{role}.py"
+            out = directory / f"{'unstable_' if unstable else ''}{protocol}_{role}.py"
             flags = ["--unstable"] if unstable else []
-            assert main(["scaffold", role, "--out", str(out), *flags]) == 0
+            assert main(["scaffold", role, "--protocol", protocol, "--out", str(out), *flags]) == 0
             written[role, unstable] = out
     return written
+
+
+@pytest.fixture(scope="module")
+def starters(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, bool], Path]:
+    """Every v1 starter (the default), written once."""
+    return write_starters(tmp_path_factory.mktemp("starters"), "v1")
 
 
 @pytest.fixture(scope="module")
 def v2_starters(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, bool], Path]:
-    """Every `--protocol v2` starter, written once by the real command line."""
-    directory = tmp_path_factory.mktemp("v2_starters")
-    written = {}
-    for role in ROLES:
-        for unstable in (False, True):
-            out = directory / f"{'unstable_' if unstable else ''}v2_{role}.py"
-            flags = ["--unstable"] if unstable else []
-            assert main(["scaffold", role, "--protocol", "v2", "--out", str(out), *flags]) == 0
-            written[role, unstable] = out
-    return written
+    """Every `--protocol v2` starter, written once."""
+    return write_starters(tmp_path_factory.mktemp("v2_starters"), "v2")
 
 
 def handler_methods(path: Path) -> dict[str, ast.AsyncFunctionDef]:
