@@ -173,5 +173,5 @@ def test_scaffold_in_go_says_in_one_line_that_it_is_not_available(
     status = cli.main(["scaffold", "agent", "--lang", "go", "--out", str(tmp_path / "a.go")])
     err = capsys.readouterr().err.strip()
     assert status == 2
-    assert len(err.splitlines()) == 1 and "no runtime yet" in err
+    assert len(err.splitlines()) == 1 and "there is no Go starter agent yet" in err
     assert not (tmp_path / "a.go").exists()

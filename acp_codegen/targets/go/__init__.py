@@ -6,6 +6,7 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
                                            written: templates/go/runtime/*.go)
   wire/*.go                                absent/null/value, kept members, decoders (hand-written)
   <v>/{doc,types,codec,methods,behaviour,registry}.go   each stable edition (package v1, v2)
+  <v>/{agent,client}.go                    the typed layer of each role: interface, handler, peer
   <v>/unstable/…                           each unstable edition (package unstable)
 
 Every union is a sealed interface, every field that may be absent or null a `wire.Opt[T]`, and
@@ -80,6 +81,13 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             _write(
                 out_dir / edition.key / f"{kind}.go",
                 env.get_template(f"{kind}.go.jinja"),
+                **context,
+            )
+        for role in context["tables"].roles:
+            _write(
+                out_dir / edition.key / f"{role.role.name}.go",
+                env.get_template("role.go.jinja"),
+                r=role,
                 **context,
             )
 

@@ -1,7 +1,7 @@
-"""`acp-codegen scaffold agent|client --lang go`: not yet. A Go starter implements the typed
-`Agent`/`Client` interfaces over the Go runtime's connection, which the Go target does not write
-yet (issue 27); until then the command says so in one line instead of writing a starter that
-cannot run."""
+"""`acp-codegen scaffold agent|client --lang go`: not yet (issue 27). A Go starter would
+implement the generated `Agent` or `Client` interface over the runtime's connection and run
+against the other targets' starters; until it is written and tested, the command says so in
+one line instead of writing a starter nothing has run."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from acp_codegen.problems import GenerationError
 def render_scaffold(
     spec: Specification, role_name: str, *, unstable: bool, protocol: str = "v1"
 ) -> str:
-    """Refuses: the Go target has types, decoders and tables, not yet a runtime to serve them."""
+    """Refuses, naming what to use instead."""
     raise GenerationError(
-        f"scaffold --lang go: the Go module has no runtime yet to run a starter {role_name} on "
-        "(its types, decoders and method tables are in generated/go); use --lang python or "
-        "--lang typescript"
+        f"scaffold --lang go: there is no Go starter {role_name} yet; implement the "
+        f"{protocol} package's {role_name.capitalize()} interface in generated/go "
+        "(docs/go-target.md), or use --lang python or --lang typescript"
     )

@@ -8,7 +8,7 @@ speaks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from acp_codegen import ir
 from acp_codegen.problems import GenerationError
@@ -32,6 +32,37 @@ class MethodView:
         return f"{summary}\n\n{self.method.doc}" if self.method.doc.strip() else summary
 
 
+@dataclass(frozen=True, slots=True)
+class RoleView:
+    """A role as its Go file names it: the interface `Agent` (what an agent answers), the typed
+    handle `AgentPeer` (the agent as a client calls it), `ConnectAgent`, `AgentOf(ctx)`."""
+
+    role: ir.Role
+    name: str
+    requests: tuple[MethodView, ...]
+    notifications: tuple[MethodView, ...]
+    peer: str
+    """The Go name of the role at the other end ("" when the edition has none)."""
+    uses_wire: bool
+    """A params or result type is a struct (decoded with `wire.Unmarshal`)."""
+
+    sent_rule: ir.TurnRule | None = None
+    """The other role's turn rule when this role's peer handle sends its cancel (the client's
+    `session/cancel` ends its own pending permission requests)."""
+    sent_rule_of: str = ""
+    """The Go name of the role that `sent_rule` belongs to."""
+
+    @property
+    def rule(self) -> ir.TurnRule | None:
+        return self.role.turn_rule
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The package-level names the role's file declares."""
+        n = self.name
+        return (n, "Unimplemented" + n, n + "Handler", n + "Peer", "Connect" + n, n + "Of")
+
+
 class TablesView:
     """The method table, the roles and the error codes of one edition."""
 
@@ -48,7 +79,34 @@ class TablesView:
                     f"and the method {m.method.name!r}"
                 )
         self.error_codes = [(go_name(e.name), e) for e in edition.error_codes]
+        role_names = {r.name for r in edition.roles}
+        self.roles = [
+            RoleView(
+                role,
+                go_name(role.name),
+                tuple(self.by_key[m.key] for m in role.requests),
+                tuple(self.by_key[m.key] for m in role.notifications),
+                go_name(role.peer) if role.peer in role_names else "",
+                any(
+                    view.kind(name) == "struct"
+                    for m in (*role.requests, *role.notifications)
+                    for name in (m.params, m.result)
+                    if name is not None
+                ),
+            )
+            for role in edition.roles
+        ]
+        by_role = {r.role.name: r for r in self.roles}
+        for i, r in enumerate(self.roles):
+            other = by_role.get(r.role.peer)
+            rule = other.rule if other is not None else None
+            if other is not None and rule is not None and not rule.received:
+                self.roles[i] = replace(r, sent_rule=rule, sent_rule_of=other.name)
+        for r in self.roles:
+            for name in r.names:
+                if name in taken:
+                    raise GenerationError(
+                        f"{edition.source}: the Go name {name!r} is both {taken[name]} and a "
+                        f"name of the role {r.role.name!r}"
+                    )
 
-    def role_methods(self, role: ir.Role, kind: str) -> list[MethodView]:
-        methods = role.requests if kind == "requests" else role.notifications
-        return [self.by_key[m.key] for m in methods]

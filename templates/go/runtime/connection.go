@@ -1,0 +1,363 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Handler answers the peer's requests and takes its notifications. Layer: dispatcher. The ctx
+// of a request ends when the peer sends $/cancel_request for it or the connection closes;
+// requests a handler makes with that ctx are cancelled with it (the cascade).
+type Handler interface {
+	// HandleRequest returns the result, or an error: an *Error as it is, a context error -32800,
+	// any other the one mapping of ErrorFor.
+	HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error)
+	// HandleNotification takes a notification; notifications are handled one at a time, in the
+	// order they came.
+	HandleNotification(ctx context.Context, method string, params json.RawMessage)
+}
+
+// ErrCancelledByPeer is the cause of a request ctx the peer cancelled ($/cancel_request).
+var ErrCancelledByPeer = errors.New("acp: the peer cancelled the request")
+
+// ErrConnectionClosed is the cause of every ctx and the error of every pending request when
+// the connection closes.
+var ErrConnectionClosed = errors.New("acp: connection closed")
+
+// ErrPeerClosed is ErrConnectionClosed when the peer ended its stream.
+var ErrPeerClosed = fmt.Errorf("%w: the peer ended its stream", ErrConnectionClosed)
+
+// reply is what a pending request gets: the peer's answer, or why none will come.
+type reply struct {
+	result json.RawMessage
+	err    error
+}
+
+// Connection is one JSON-RPC peer over a transport: our requests and their answers by id, the
+// peer's requests each handled in a goroutine of the connection, and $/cancel_request both ways
+// through context.Context. Every goroutine it starts ends before Close returns.
+type Connection struct {
+	transport Transport
+	handler   Handler
+	base      context.Context
+	stop      context.CancelCauseFunc
+	nextID    atomic.Int64
+
+	mu       sync.Mutex
+	pending  map[string]chan reply
+	inFlight map[string]context.CancelCauseFunc
+	closing  bool
+	reason   error
+
+	turns    turnTable
+	notes    chan message
+	handlers sync.WaitGroup // one per peer request being handled
+	workers  sync.WaitGroup // the read loop and the notification loop
+	closed   chan struct{}
+}
+
+// closeGrace is how long Close lets cancelled handlers write their answers (-32800: internal
+// cancellation answers as a cancel from the peer would) before it closes the transport.
+const closeGrace = time.Second
+
+// NewConnection starts reading t and handling what comes with h.
+func NewConnection(t Transport, h Handler) *Connection {
+	c := &Connection{
+		transport: t,
+		handler:   h,
+		pending:   map[string]chan reply{},
+		inFlight:  map[string]context.CancelCauseFunc{},
+		notes:     make(chan message, 256),
+		closed:    make(chan struct{}),
+	}
+	c.base, c.stop = context.WithCancelCause(context.WithValue(context.Background(), connectionKey{}, c))
+	c.workers.Add(2)
+	go c.readLoop()
+	go c.notificationLoop()
+	return c
+}
+
+type connectionKey struct{}
+
+// ConnectionOf is the connection whose peer's request or notification ctx belongs to (nil for
+// any other ctx): a handler's way back to the peer.
+func ConnectionOf(ctx context.Context) *Connection {
+	c, _ := ctx.Value(connectionKey{}).(*Connection)
+	return c
+}
+
+// Request sends a request and waits for its answer: the result, an *Error the peer answered
+// with, or ctx's cause once ctx ends (then $/cancel_request is sent for it, and a late answer
+// is dropped).
+func (c *Connection) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	id := c.nextID.Add(1)
+	frame, err := requestFrame(id, method, params)
+	if err != nil {
+		return nil, err
+	}
+	key := "n" + itoa(int(id))
+	answer := make(chan reply, 1)
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return nil, c.reason
+	}
+	c.pending[key] = answer
+	c.mu.Unlock()
+	if err := c.transport.WriteFrame(frame); err != nil {
+		c.forget(key)
+		return nil, err
+	}
+	select {
+	case got := <-answer:
+		return got.result, got.err
+	case <-ctx.Done():
+		c.forget(key)
+		cancel, _ := notificationFrame(CancelRequestMethod, map[string]int64{"requestId": id})
+		_ = c.transport.WriteFrame(cancel)
+		return nil, context.Cause(ctx)
+	}
+}
+
+// Notify sends a notification.
+func (c *Connection) Notify(method string, params any) error {
+	frame, err := notificationFrame(method, params)
+	if err != nil {
+		return err
+	}
+	if err := c.Err(); err != nil {
+		return err
+	}
+	return c.transport.WriteFrame(frame)
+}
+
+// Done is closed once the connection has closed (Close, or the peer's end of stream) and every
+// goroutine it started has ended.
+func (c *Connection) Done() <-chan struct{} {
+	return c.closed
+}
+
+// Err is why the connection closed (nil while it is open).
+func (c *Connection) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reason
+}
+
+// Close cancels every handler's ctx (their answers, -32800 unless they answer otherwise, are
+// written while the transport is still open, for up to a second), fails every pending
+// request, closes the transport and waits for every goroutine of the connection: a handler
+// must return once its ctx ends. A handler must not call Close: it would wait for itself.
+func (c *Connection) Close() error {
+	c.shutdown(ErrConnectionClosed)
+	<-c.closed
+	return nil
+}
+
+func (c *Connection) shutdown(reason error) {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.closing, c.reason = true, reason
+	pending := c.pending
+	c.pending = map[string]chan reply{}
+	c.mu.Unlock()
+	c.stop(reason)
+	for _, answer := range pending {
+		answer <- reply{err: reason}
+	}
+	go c.finish()
+}
+
+// finish closes the transport once the handlers have answered (or the grace is over), then
+// marks the connection closed once every goroutine has ended.
+func (c *Connection) finish() {
+	answered := make(chan struct{})
+	go func() {
+		c.handlers.Wait()
+		close(answered)
+	}()
+	grace := time.NewTimer(closeGrace)
+	select {
+	case <-answered:
+	case <-grace.C:
+	}
+	grace.Stop()
+	_ = c.transport.Close()
+	<-answered
+	c.workers.Wait()
+	close(c.closed)
+}
+
+func (c *Connection) forget(key string) {
+	c.mu.Lock()
+	delete(c.pending, key)
+	c.mu.Unlock()
+}
+
+func (c *Connection) readLoop() {
+	defer c.workers.Done()
+	defer close(c.notes)
+	for {
+		frame, err := c.transport.ReadFrame()
+		var tooLong *FrameTooLong
+		switch {
+		case errors.As(err, &tooLong):
+			c.dropped(tooLong)
+		case err != nil:
+			c.shutdown(ErrPeerClosed)
+			return
+		default:
+			c.route(frame)
+		}
+	}
+}
+
+func (c *Connection) route(frame []byte) {
+	var msg message
+	if err := json.Unmarshal(frame, &msg); err != nil {
+		c.write(errorFrame(nil, &Error{Code: ParseError, Message: "Parse error"}))
+		return
+	}
+	switch {
+	case msg.Method != nil && msg.ID != nil:
+		c.startRequest(msg)
+	case msg.Method != nil:
+		if *msg.Method == CancelRequestMethod {
+			c.cancelled(msg.Params)
+			return
+		}
+		select {
+		case c.notes <- msg:
+		case <-c.base.Done():
+		}
+	case msg.ID != nil && (msg.Result != nil || msg.Error != nil):
+		c.answered(msg)
+	default:
+		c.write(errorFrame(msg.ID, &Error{Code: InvalidRequest, Message: "Invalid request"}))
+	}
+}
+
+func (c *Connection) answered(msg message) {
+	key, ok := idKey(msg.ID)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	answer := c.pending[key]
+	delete(c.pending, key)
+	c.mu.Unlock()
+	if answer == nil { // an answer to no pending request (one we stopped waiting for) is dropped
+		return
+	}
+	if msg.Error != nil {
+		answer <- reply{err: msg.Error}
+	} else {
+		answer <- reply{result: msg.Result}
+	}
+}
+
+func (c *Connection) dropped(frame *FrameTooLong) {
+	id, request := droppedFrame(frame.Head)
+	if id == nil {
+		return
+	}
+	data, _ := json.Marshal(map[string]int64{"limit": int64(frame.Limit), "size": frame.Size})
+	failure := &Error{Code: InvalidRequest, Message: "Frame over the size limit", Data: data}
+	if request {
+		c.write(errorFrame(id, failure))
+		return
+	}
+	c.answered(message{ID: id, Error: failure})
+}
+
+// cancelled cancels the ctx of the peer's request that $/cancel_request names; an unknown or
+// finished id is ignored (a notification is never answered).
+func (c *Connection) cancelled(params json.RawMessage) {
+	var named struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &named) != nil {
+		return
+	}
+	key, ok := idKey(named.RequestID)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	cancel := c.inFlight[key]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel(ErrCancelledByPeer)
+	}
+}
+
+func (c *Connection) startRequest(msg message) {
+	key, ok := idKey(msg.ID)
+	if !ok {
+		c.write(errorFrame(nil, &Error{Code: InvalidRequest, Message: "Invalid request"}))
+		return
+	}
+	ctx, cancel := context.WithCancelCause(c.base)
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		cancel(ErrConnectionClosed)
+		return
+	}
+	c.inFlight[key] = cancel
+	c.handlers.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.handlers.Done()
+		result, err := c.handler.HandleRequest(ctx, *msg.Method, msg.Params)
+		c.mu.Lock()
+		delete(c.inFlight, key)
+		c.mu.Unlock()
+		cancel(nil)
+		c.write(c.answer(msg.ID, result, err))
+	}()
+}
+
+// answer is the one mapping of a handler's outcome to its answer: the result; -32800 with the
+// id in data for a handler that ended by its ctx (a cancel from the peer, or its own: internal
+// cancellation looks the same); any other error as ErrorFor maps it.
+func (c *Connection) answer(id json.RawMessage, result any, err error) []byte {
+	if err == nil {
+		frame, marshalErr := resultFrame(id, result)
+		if marshalErr == nil {
+			return frame
+		}
+		err = marshalErr
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, ErrCancelledByPeer) {
+		data, _ := json.Marshal(map[string]json.RawMessage{"requestId": id})
+		return errorFrame(id, &Error{Code: RequestCancelled, Message: "Request cancelled", Data: data})
+	}
+	return errorFrame(id, ErrorFor(err))
+}
+
+func (c *Connection) notificationLoop() {
+	defer c.workers.Done()
+	for msg := range c.notes {
+		if c.base.Err() != nil {
+			continue // closing: drained, not handled
+		}
+		c.handler.HandleNotification(c.base, *msg.Method, msg.Params)
+	}
+}
+
+func (c *Connection) write(frame []byte) {
+	_ = c.transport.WriteFrame(frame)
+}

@@ -1,0 +1,40 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// RequestFunc answers one request method.
+type RequestFunc func(ctx context.Context, params json.RawMessage) (any, error)
+
+// NotificationFunc takes one notification method.
+type NotificationFunc func(ctx context.Context, params json.RawMessage)
+
+// MethodHandlers is a Handler made of functions by method name: a request no function answers
+// is -32601, a notification no function takes is ignored.
+type MethodHandlers struct {
+	Requests      map[string]RequestFunc
+	Notifications map[string]NotificationFunc
+}
+
+// HandleRequest calls the request's function.
+func (h MethodHandlers) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	if answer, ok := h.Requests[method]; ok {
+		return answer(ctx, params)
+	}
+	return nil, MethodNotFoundError(method)
+}
+
+// HandleNotification calls the notification's function.
+func (h MethodHandlers) HandleNotification(ctx context.Context, method string, params json.RawMessage) {
+	if take, ok := h.Notifications[method]; ok {
+		take(ctx, params)
+	}
+}
+
+// MethodNotFoundError is -32601 for method, named in data.
+func MethodNotFoundError(method string) *Error {
+	data, _ := json.Marshal(map[string]string{"method": method})
+	return &Error{Code: MethodNotFound, Message: "Method not found", Data: data}
+}
