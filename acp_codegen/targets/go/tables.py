@@ -109,4 +109,3 @@ class TablesView:
                         f"{edition.source}: the Go name {name!r} is both {taken[name]} and a "
                         f"name of the role {r.role.name!r}"
                     )
-
