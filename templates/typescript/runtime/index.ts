@@ -1,6 +1,6 @@
 /**
  * The hand-written runtime every edition's generated modules are built on: transports (stdio, a
- * spawned program, in memory), the JSON-RPC dispatcher with cancellation in both directions (the
+ * spawned program, in memory; NDJSON or LSP Content-Length framing), the JSON-RPC dispatcher with cancellation in both directions (the
  * ACP, LSP and MCP dialects), decoders, errors, `session_info_update` semantics, and the typed layer's behaviour rules (version
  * negotiation, the v2 foreground lifecycle, session views, one connection for several versions).
  */
@@ -56,5 +56,13 @@ export {
   type OversizedFrame,
   type Transport,
 } from "./transport.js";
+export {
+  CONTENT_LENGTH,
+  ContentLengthSplitter,
+  NDJSON,
+  type Framing,
+  type Splitter,
+  type SplitterSinks,
+} from "./framing.js";
 export { ProcessTransport, spawnTransport, type SpawnedOptions } from "./process.js";
 export { FileService, RESOURCE_NOT_FOUND } from "./file_service.js";

@@ -18,6 +18,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync, readdirSync } from "node:fs";
+import { NDJSON, type Framing } from "./framing.js";
 import { StreamTransport } from "./transport.js";
 
 export interface SpawnedOptions {
@@ -25,6 +26,8 @@ export interface SpawnedOptions {
   cwd?: string;
   /** How long the program may take to exit once its stdin is closed (ms, default 2000). */
   exitGrace?: number;
+  /** How messages are delimited on its stdio: `NDJSON` (default) or `CONTENT_LENGTH` (LSP). */
+  framing?: Framing;
 }
 
 /** The program runs in a process group of its own (not on Windows, which has none). */
@@ -45,6 +48,7 @@ export class ProcessTransport extends StreamTransport {
   constructor(
     readonly child: ChildProcess,
     exitGrace: number,
+    framing: Framing = NDJSON,
   ) {
     if (child.stdin === null || child.stdout === null) throw new Error("the program has no stdio pipes");
     watch(child); // this process ending ends the program too
@@ -52,7 +56,7 @@ export class ProcessTransport extends StreamTransport {
       await endGroup(child, exitGrace);
       child.stdout?.destroy(); // a grandchild killed or not, nothing more is read
       unwatch(child);
-    });
+    }, framing);
     // Node reports a failed spawn (no such program, not executable) as an "error" event on the
     // child, on a later tick; unheard, that event would end this process with a stack trace.
     // (Later "error"s, a failed kill say, are heard too: unheard, each would end this process.)
@@ -118,7 +122,7 @@ export function spawnTransport(program: string, args: readonly string[], options
   const spawnOptions: SpawnOptions = { stdio: ["pipe", "pipe", "inherit"], detached: OWN_GROUP };
   if (options.env !== undefined) spawnOptions.env = options.env;
   if (options.cwd !== undefined) spawnOptions.cwd = options.cwd;
-  return new ProcessTransport(spawn(program, [...args], spawnOptions), options.exitGrace ?? 2000);
+  return new ProcessTransport(spawn(program, [...args], spawnOptions), options.exitGrace ?? 2000, options.framing);
 }
 
 /** Ends a program whose stdin is closed, and its group: `grace` ms to exit, then SIGTERM, then

@@ -120,6 +120,7 @@ export class Connection {
       (reason) => void this.close(reason),
       (frame) => this.oversized(frame),
       (size) => this.unreadable(size),
+      (reason) => this.problem(`dropped bytes the framing cannot read: ${reason}`),
     );
   }
 

@@ -1,41 +1,34 @@
 // Copied by acp-codegen from templates/typescript/runtime/transport.ts: edit it there, then run:
 //   make generate
 /**
- * NDJSON transports: one JSON-RPC message per line, UTF-8, over this process's stdio, a spawned
- * program's stdio, or an in-memory pair. Layer: transport (bytes ↔ frames); it knows nothing of
- * JSON-RPC.
+ * Transports: JSON-RPC messages over this process's stdio, a spawned program's stdio, or an
+ * in-memory pair; on a byte stream framed as NDJSON lines (the default) or with the LSP base
+ * protocol's `Content-Length` headers, chosen per transport (framing.ts). Layer: transport (bytes
+ * ↔ frames); it knows nothing of JSON-RPC.
  *
  * A frame may be up to `DEFAULT_FRAME_LIMIT` bytes; a longer one is dropped unread (its first
  * bytes and size are reported, the connection stays up) and memory stays bounded whatever the peer
  * sends. A spawned program's transport is in process.ts.
  */
 
-import { isUtf8 } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
+import { DEFAULT_FRAME_LIMIT, NDJSON, type Framing, type OversizedFrame } from "./framing.js";
 
-/** Longest accepted frame, in bytes (50 MiB, as the Python runtime). */
-export const DEFAULT_FRAME_LIMIT = 50 * 1024 * 1024;
-/** How much of a dropped frame is kept, to find its id. */
-const HEAD_BYTES = 256;
-
-/** A frame over the limit, dropped unread: its first bytes and its size. */
-export interface OversizedFrame {
-  readonly head: string;
-  readonly size: number;
-}
+export { DEFAULT_FRAME_LIMIT, LineSplitter, type OversizedFrame } from "./framing.js";
 
 /** How the dispatcher meets the bytes: frames in (`onFrame`, then `onClose` once), frames out. */
 export interface Transport {
   /**
    * Starts reading; `onFrame` gets each line (without its newline), `onOversized` each frame over
    * the limit (dropped), `onUnreadable` the size of each line that is not UTF-8 text (dropped),
-   * `onClose` the end.
+   * `onMalformed` why bytes the framing cannot read were dropped, `onClose` the end.
    */
   start(
     onFrame: (frame: string) => void,
     onClose: (reason: string) => void,
     onOversized?: (frame: OversizedFrame) => void,
     onUnreadable?: (size: number) => void,
+    onMalformed?: (reason: string) => void,
   ): void;
   /** Queues one frame; resolves at once unless the outgoing buffer is full (then on drain). */
   write(frame: string): Promise<void> | undefined;
@@ -44,82 +37,6 @@ export interface Transport {
   /** Stops delivering frames until `resume()` (the dispatcher's flow control). */
   pause(): void;
   resume(): void;
-}
-
-const NEWLINE = 0x0a;
-
-/** Splits a byte stream into lines; a frame split across chunks is joined first, a frame over
- * `limit` bytes is dropped as it streams (only its head is kept), and a line that is not UTF-8
- * text goes to `onUnreadable` (decoding it would put U+FFFD in place of its bad bytes). */
-export class LineSplitter {
-  private pending: Buffer[] = [];
-  private pendingSize = 0;
-  private dropping: { head: string; size: number } | null = null;
-
-  constructor(
-    private readonly onLine: (line: string) => void,
-    private readonly onOversized: (frame: OversizedFrame) => void = () => undefined,
-    private readonly limit = DEFAULT_FRAME_LIMIT,
-    private readonly onUnreadable: (size: number) => void = () => undefined,
-  ) {}
-
-  push(chunk: Buffer): void {
-    let start = 0;
-    let end = chunk.indexOf(NEWLINE);
-    while (end !== -1) {
-      this.line(chunk.subarray(start, end));
-      start = end + 1;
-      end = chunk.indexOf(NEWLINE, start);
-    }
-    if (start < chunk.length) this.keep(chunk.subarray(start));
-  }
-
-  /** The bytes after the last newline, as a last frame (a peer that ends without one). */
-  flush(): void {
-    if (this.pending.length > 0 || this.dropping !== null) this.line(Buffer.alloc(0));
-  }
-
-  private line(piece: Buffer): void {
-    if (this.dropping !== null) {
-      const { head, size } = this.dropping;
-      this.dropping = null;
-      this.onOversized({ head, size: size + piece.length });
-      return;
-    }
-    let line = piece;
-    if (this.pending.length > 0) {
-      this.pending.push(piece);
-      line = Buffer.concat(this.pending);
-      this.pending = [];
-      this.pendingSize = 0;
-    }
-    if (line.length > this.limit) {
-      this.onOversized({ head: line.toString("utf8", 0, HEAD_BYTES), size: line.length });
-      return;
-    }
-    const length = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
-    if (length === 0) return;
-    const text = line.toString("utf8", 0, length);
-    // Bad bytes decode to U+FFFD: only a line that has one is checked (the check costs more than
-    // the search, and a one-byte string cannot hold U+FFFD at all).
-    if (text.includes("\ufffd") && !isUtf8(line)) this.onUnreadable(length);
-    else this.onLine(text);
-  }
-
-  private keep(piece: Buffer): void {
-    if (this.dropping !== null) {
-      this.dropping.size += piece.length;
-      return;
-    }
-    this.pending.push(piece);
-    this.pendingSize += piece.length;
-    if (this.pendingSize > this.limit) {
-      const joined = Buffer.concat(this.pending);
-      this.dropping = { head: joined.toString("utf8", 0, HEAD_BYTES), size: joined.length };
-      this.pending = [];
-      this.pendingSize = 0;
-    }
-  }
 }
 
 /** A transport over a readable and a writable byte stream. */
@@ -137,6 +54,8 @@ export class StreamTransport implements Transport {
     private readonly input: Readable,
     private readonly output: Writable,
     private readonly release: () => Promise<void> = async () => undefined,
+    /** How messages are delimited: `NDJSON` (ACP, MCP) or `CONTENT_LENGTH` (LSP). */
+    readonly framing: Framing = NDJSON,
   ) {}
 
   start(
@@ -144,8 +63,9 @@ export class StreamTransport implements Transport {
     onClose: (reason: string) => void,
     onOversized?: (frame: OversizedFrame) => void,
     onUnreadable?: (size: number) => void,
+    onMalformed?: (reason: string) => void,
   ): void {
-    const splitter = new LineSplitter(onFrame, onOversized, DEFAULT_FRAME_LIMIT, onUnreadable);
+    const splitter = this.framing.splitter({ onFrame, onOversized, onUnreadable, onMalformed }, DEFAULT_FRAME_LIMIT);
     let ended = false;
     const end = (reason: string): void => {
       if (ended) return;
@@ -170,7 +90,7 @@ export class StreamTransport implements Transport {
 
   write(frame: string): Promise<void> | undefined {
     if (this.closed || this.output.destroyed) return undefined;
-    if (this.output.write(frame + "\n")) return undefined;
+    if (this.output.write(this.framing.wrap(frame))) return undefined;
     // Every write made until "drain" shares one wait (one listener, not one per write), and the
     // wait never rejects: the output failing or closing ends the connection (see `start`), which
     // fails what is pending; a rejection here would be unhandled where a request does not await
@@ -213,9 +133,10 @@ export class StreamTransport implements Transport {
   }
 }
 
-/** This process's stdin and stdout (an agent started by an editor, a client started by an agent). */
-export function stdioTransport(): Transport {
-  return new StreamTransport(process.stdin, process.stdout);
+/** This process's stdin and stdout (an agent started by an editor, a client started by an agent),
+ * framed as NDJSON unless `framing` says otherwise (`CONTENT_LENGTH` for an LSP peer). */
+export function stdioTransport(framing: Framing = NDJSON): Transport {
+  return new StreamTransport(process.stdin, process.stdout, async () => undefined, framing);
 }
 
 /** Two connected in-memory transports (tests, and an agent and a client in one process). */
