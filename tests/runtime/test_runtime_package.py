@@ -12,9 +12,14 @@ import acp_protocol.runtime
 
 RUNTIME = Path(acp_protocol.runtime.__file__).parent
 ALLOWED_THIRD_PARTY = {"pydantic", "pydantic_core", "orjson", "uvloop"}
-HTTP_EXTRA = {"http_client.py": {"httpx", "httpx_sse"}, "ws_client.py": {"websockets"}}
-"""The modules of the `http` extra's client and what each imports: only `transports.remote`
-imports them, when a remote agent is opened (the server needs no library)."""
+HTTP_EXTRA = {
+    "http_client.py": {"httpx", "httpx_sse"},
+    "ws_client.py": {"websockets"},
+    "serve.py": {"uvicorn"},
+}
+"""The modules of the `http` extra and what each imports: only `transports.remote` imports the
+client's, when a remote agent is opened (the server needs no library); `bridge/serve.py` imports
+uvicorn when `bridge serve` starts."""
 
 
 def test_runtime_imports_only_the_standard_library_pydantic_and_the_speed_extra() -> None:

@@ -5,6 +5,7 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
   acp_protocol/__init__.py, py.typed     (under `options.package`'s path with --package)
   acp_protocol/runtime/…                 hand-written, copied from templates/python/runtime/
   acp_protocol/agents.py                 every protocol version on one connection, both sides
+  acp_protocol/bridge.py                 `python -m acp_protocol.bridge` (runtime/bridge/cli.py)
   acp_protocol/<v>/{__init__,behaviour,models,methods,peers,agent,client}.py  each edition
   acp_protocol/<v>/{helpers,builders}.py  constructors of the unions' variants
   acp_protocol/<v>/_models/{__init__,<group>}.py   the classes behind `models`, built on first use
@@ -88,6 +89,12 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             header=header,
             editions=stable,
         )
+    _write(
+        package_dir / "bridge.py",
+        env.get_template("bridge.py.jinja"),
+        header=header,
+        package=package,
+    )
     for source in sorted(RUNTIME_SOURCES.rglob("*.py")):
         relative = source.relative_to(RUNTIME_SOURCES).as_posix()  # subpackages: `transports/`
         copy_header = env.get_template("runtime_copy_header.py.jinja").render(

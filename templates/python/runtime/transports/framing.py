@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..json_codec import decode, encode
+from ..json_codec import decode
 from .transport import DEFAULT_FRAME_LIMIT, FrameReader, OversizedFrame
 
 log = logging.getLogger(__name__)
@@ -138,11 +138,16 @@ CONTENT_LENGTH = Framing("content-length", ContentLengthReader, _content_length_
 
 def ndjson_line(message: bytes) -> bytes | None:
     """A message received whole (a POST body, a WebSocket or SSE message) as one NDJSON line,
-    without its newline: as it came, or re-encoded compactly when it spans lines (pretty JSON is
-    valid JSON); None when it spans lines and is not JSON."""
+    without its newline: as it came, or, when it spans lines (pretty JSON is valid JSON), with
+    each newline made a space; None when it spans lines and is not JSON.
+
+    Never re-encoded: ids and strings keep their bytes (`9007199254740993`, `"caf\\u00e9"`). JSON
+    allows a raw newline only as whitespace between tokens (in a string it is escaped), so a
+    space stands for it."""
     if b"\n" not in message:
         return message
     try:
-        return encode(decode(message))
+        decode(message)
     except ValueError:
         return None
+    return message.replace(b"\n", b" ")

@@ -29,7 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Protocol
 
-from ..json_codec import decode, encode
+from ..json_codec import decode
 from .framing import ndjson_line
 from .http_connection import HttpConnection, SessionOwners
 from .http_policy import HttpServerOptions, new_connection_id
@@ -147,7 +147,7 @@ class AcpHttpServer:
         if not isinstance(message, dict):
             await _respond(send, 400, _NOT_A_MESSAGE, [(b"content-type", JSON.encode())])
             return
-        line = body if b"\n" not in body else encode(message)
+        line = body if b"\n" not in body else body.replace(b"\n", b" ")  # never re-encoded
         if message.get("method") == "initialize" and not is_response(message):
             if CONNECTION_ID in headers:
                 raise Refused(

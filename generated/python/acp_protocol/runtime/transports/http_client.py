@@ -53,6 +53,8 @@ _HIGH_WATER = 1024 * 1024
 """Bytes written and not yet POSTed above which `writing_paused()` says so."""
 _STREAM_TIMEOUT = httpx.Timeout(30.0, read=None)
 """GET streams wait for events as long as it takes; everything else, 30 s."""
+_FLUSH_TIMEOUT = 2.0
+"""Seconds `close()` gives what was written to be POSTed before it ends the connection."""
 
 
 class StreamableHttpTransport:
@@ -66,6 +68,7 @@ class StreamableHttpTransport:
         self._outgoing_size = 0
         self._wake_sender: asyncio.Event = asyncio.Event()
         self._sent: asyncio.Event = asyncio.Event()
+        self._idle = asyncio.Event()  # everything written has been POSTed
         self._sender = asyncio.get_running_loop().create_task(self._send_loop())
         self._connection_id: str | None = None
         self._streams: dict[str | None, asyncio.Task[None]] = {}  # None: the connection's
@@ -86,6 +89,7 @@ class StreamableHttpTransport:
             if line:
                 self._outgoing.append(line)
                 self._outgoing_size += len(line)
+                self._idle.clear()
         self._wake_sender.set()
 
     def writing_paused(self) -> bool:
@@ -97,7 +101,14 @@ class StreamableHttpTransport:
             await self._sent.wait()
 
     async def close(self) -> None:
-        """Stop reading and writing, then end the connection on the server (DELETE)."""
+        """POST what was written (for `_FLUSH_TIMEOUT` seconds at most: a notification written
+        just before closing still arrives), stop reading, then end the connection on the server
+        (DELETE)."""
+        if self._closed:
+            return
+        idle = asyncio.get_running_loop().create_task(self._idle.wait())
+        await asyncio.wait({idle, self._sender}, timeout=_FLUSH_TIMEOUT)
+        idle.cancel()
         if self._closed:
             return
         self._closed = True
@@ -117,6 +128,7 @@ class StreamableHttpTransport:
     async def _send_loop(self) -> None:
         while True:
             while not self._outgoing:
+                self._idle.set()
                 self._wake_sender.clear()
                 await self._wake_sender.wait()
             line = self._outgoing.popleft()

@@ -1,0 +1,166 @@
+"""`bridge connect URL`: a remote agent as a stdio agent. Our stdio client spawns the bridge, which
+forwards to our HTTP server (uvicorn on loopback); frames pass both ways unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from collections.abc import AsyncIterator
+
+import pytest
+from acp_protocol.runtime import CancelSignal, RequestCancelled
+from acp_protocol.v1 import models
+from acp_protocol.v1.agent import http_app
+from acp_protocol.v1.client import ClientConnection, spawn_agent
+
+from tests.interop.our_agent import InteropAgent
+from tests.paths import ROOT
+from tests.remote.agents import RecordingClient, initialize_request, new_session, prompt
+from tests.remote.support import serving
+
+BRIDGE = (sys.executable, "-m", "acp_protocol.bridge")
+
+
+@pytest.fixture(params=["http", "ws"])
+async def url(request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    async with serving(http_app(InteropAgent)) as base:
+        yield base.replace("http", request.param, 1) + "/acp"
+
+
+async def _session(connection: ClientConnection) -> str:
+    await connection.agent.initialize(initialize_request())
+    return (await connection.agent.session_new(new_session())).session_id
+
+
+async def test_a_stdio_client_prompts_a_remote_agent_through_the_bridge(url: str) -> None:
+    client = RecordingClient()
+    async with spawn_agent(client, *BRIDGE, "connect", url) as connection:
+        session_id = await _session(connection)
+        response = await connection.agent.session_prompt(prompt(session_id, "stream"))
+    assert response.stop_reason == "end_turn"
+    assert client.texts() == ["one ", "two ", "three"]
+
+
+async def test_a_stdio_clients_cancel_request_reaches_the_remote_agent(url: str) -> None:
+    client = RecordingClient()
+    async with spawn_agent(client, *BRIDGE, "connect", url) as connection:
+        session_id = await _session(connection)
+        cancel = CancelSignal()
+        params = prompt(session_id, "slow").to_wire()
+        call = asyncio.ensure_future(
+            connection.connection.request("session/prompt", params, cancel=cancel)
+        )
+        await asyncio.wait_for(client.update_seen.wait(), 10)
+        cancel.cancel()
+        with pytest.raises(RequestCancelled) as raised:
+            await asyncio.wait_for(call, 10)
+    assert raised.value.code == -32800
+
+
+async def test_a_stdio_clients_session_cancel_ends_the_remote_prompt_cancelled(url: str) -> None:
+    client = RecordingClient()
+    async with spawn_agent(client, *BRIDGE, "connect", url) as connection:
+        session_id = await _session(connection)
+        call = asyncio.ensure_future(connection.agent.session_prompt(prompt(session_id, "slow")))
+        await asyncio.wait_for(client.update_seen.wait(), 10)
+        await connection.agent.session_cancel(models.CancelNotification(session_id=session_id))
+        response = await asyncio.wait_for(call, 10)
+    assert response.stop_reason == "cancelled"
+
+
+async def test_requests_written_before_the_end_of_stdin_are_all_answered(url: str) -> None:
+    """`printf … | bridge connect URL`: stdin's end is a half-close, then the bridge exits 0."""
+    frames = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "session/new",
+            "params": {"cwd": "/", "mcpServers": []},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "session/prompt",
+            "params": {"sessionId": "py-1", "prompt": [{"type": "text", "text": "stream"}]},
+        },
+    ]
+    stdin = "".join(json.dumps(frame) + "\n" for frame in frames).encode()
+    process = await asyncio.create_subprocess_exec(
+        *BRIDGE,
+        "connect",
+        url,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    stdout, stderr = await asyncio.wait_for(process.communicate(stdin), 30)
+    messages = [json.loads(line) for line in stdout.splitlines()]
+    answers = {m["id"]: m for m in messages if "id" in m and "method" not in m}
+    assert process.returncode == 0, stderr
+    assert stderr == b""
+    assert sorted(answers) == [1, 2, 3]
+    assert answers[2]["result"]["sessionId"] == "py-1"
+    assert answers[3]["result"] == {"stopReason": "end_turn"}
+    assert sum(m.get("method") == "session/update" for m in messages) == 3
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+async def test_the_remote_agent_going_away_ends_the_bridge_with_one_line(scheme: str) -> None:
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.remote.serve_agent", cwd=ROOT, stdout=asyncio.subprocess.PIPE
+    )
+    assert server.stdout is not None
+    port = int(await asyncio.wait_for(server.stdout.readline(), 20))
+    url = f"{scheme}://127.0.0.1:{port}/acp"
+    bridge = await asyncio.create_subprocess_exec(
+        *BRIDGE,
+        "connect",
+        url,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert bridge.stdin is not None and bridge.stdout is not None and bridge.stderr is not None
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": 1},
+    }
+    bridge.stdin.write(json.dumps(initialize).encode() + b"\n")
+    answer = json.loads(await asyncio.wait_for(bridge.stdout.readline(), 20))
+    server.send_signal(signal.SIGKILL)
+    await server.wait()
+    status = await asyncio.wait_for(bridge.wait(), 20)
+    stderr = (await bridge.stderr.read()).decode().splitlines()
+    assert answer["result"]["protocolVersion"] == 1
+    assert status == 1
+    assert len(stderr) == 1, stderr
+    assert stderr[0].startswith(f"bridge connect: the connection to {url} ended: ")
+
+
+async def test_an_unreachable_remote_agent_is_one_line_and_initialize_fails() -> None:
+    bridge = await asyncio.create_subprocess_exec(
+        *BRIDGE,
+        "connect",
+        "http://127.0.0.1:9/acp",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": 1},
+    }
+    stdout, stderr = await asyncio.wait_for(
+        bridge.communicate(json.dumps(initialize).encode() + b"\n"), 30
+    )
+    assert json.loads(stdout)["error"]["code"] == -32603
+    assert bridge.returncode == 1
+    (line,) = stderr.decode().splitlines()
+    assert line.startswith("bridge connect: the connection to http://127.0.0.1:9/acp ended: ")
