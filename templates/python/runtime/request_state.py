@@ -140,5 +140,6 @@ class RequestContext:
         )
 
     def notify(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]:
-        """Send a notification (await it); it is written before this request's answer."""
-        return self.connection.notify(method, params)
+        """Send a notification (await it); it is written before this request's answer and carries
+        this request's trace context."""
+        return self.connection.notify(method, params, parent=self._entry)

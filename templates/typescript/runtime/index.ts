@@ -35,6 +35,7 @@ export {
   type TargetCancel,
 } from "./behaviour.js";
 export { WorkCancelled } from "./foreground.js";
+export { TRACE_KEYS, carryTraceContext, traceContextOf, withTraceContext, type TraceContext } from "./trace_context.js";
 export { SessionView, type Idle } from "./session_view.js";
 export { Switchboard } from "./switchboard.js";
 export { VersionedConnection, type Chosen } from "./versions.js";

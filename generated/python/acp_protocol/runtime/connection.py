@@ -55,7 +55,8 @@ from .json_codec import decode, encode
 from .notifications import NotificationQueue
 from .outgoing import OutgoingRequests
 from .receiving import Receiver
-from .request_state import CancelSource, InFlight, RequestContext
+from .request_state import CancelSource, InFlight, RequestContext, current_request
+from .trace_context import carry_trace_context
 from .transports.framing import NDJSON, Framing
 from .transports.transport import (
     DEFAULT_FRAME_LIMIT,
@@ -220,8 +221,16 @@ class Connection:
         its caller keeps waiting for the peer's answer (graceful). False when none is pending."""
         return self._outgoing.cancel_request(request_id, reason)
 
-    async def notify(self, method: str, params: Any = None) -> None:
-        """Send a notification (also while closing: a cancelled handler may flush updates)."""
+    async def notify(
+        self, method: str, params: Any = None, *, parent: InFlight | None = None
+    ) -> None:
+        """Send a notification (also while closing: a cancelled handler may flush updates). Sent
+        while handling a request (`parent`, else the one this task handles), it carries that
+        request's W3C trace context (`trace_context`)."""
+        if parent is None:
+            parent = current_request.get()
+        if parent is not None:
+            params = carry_trace_context(params, parent.params)
         self.write_frame(notification_frame(method, params), batch=STREAM)
         if self._transport.writing_paused():  # waiting costs two coroutines; most writes need none
             await self._transport.drain()

@@ -22,7 +22,7 @@ from .cancellation import CancelDialect, CancelSignal
 from .errors import ConnectionClosed, RequestCancelled, RpcError
 from .frames import Response, notification_frame, request_frame
 from .request_state import InFlight, Pending, current_request
-from .trace_context import trace_context_of, with_trace_context
+from .trace_context import carry_trace_context
 from .transports.transport import exchange_batch
 
 log = logging.getLogger(__name__)
@@ -106,8 +106,8 @@ class OutgoingRequests:
             raise ConnectionClosed("the connection is closed")
         if parent is None:
             parent = current_request.get()
-        if parent is not None and (trace := trace_context_of(parent.params)) is not None:
-            params = with_trace_context(params, trace)
+        if parent is not None:
+            params = carry_trace_context(params, parent.params)
         scope = parent if cascade else None  # the parent whose cancellation reaches this one
         if cancel is not None and cancel.cancelled:
             raise RequestCancelled("Request cancelled before it was sent", {"sent": False})

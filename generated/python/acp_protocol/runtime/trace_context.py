@@ -1,14 +1,15 @@
 # Copied by acp-codegen from templates/python/runtime/trace_context.py. Do not edit here:
 # edit the source, then run `make generate`.
 
-"""W3C trace context carried in `params._meta`, propagated to nested requests.
+"""W3C trace context carried in `params._meta`, propagated to nested requests and notifications.
 
 Layer: dispatcher.
 
 "The following root-level keys in `_meta` SHOULD be reserved for W3C trace context …
 `traceparent`, `tracestate`, `baggage`" (ACP `extensibility.mdx`); the meta-propagation RFD makes
 `params._meta` the carrier, with the keys at its root. The connection copies them from the request
-being handled into each nested request it sends, unless the nested request's `_meta` already has
+being handled into each nested request and each notification it sends while handling it (a prompt's
+`fs/read_text_file` and its `session/update`s), unless the outgoing message's `_meta` already has
 one of them: a handler that sets its own context owns all three.
 """
 
@@ -45,3 +46,11 @@ def with_trace_context(params: Any, trace: dict[str, str]) -> Any:
     if any(key in meta for key in TRACE_KEYS):
         return params
     return {**wire, "_meta": {**meta, **trace}}
+
+
+def carry_trace_context(params: Any, handled: Any) -> Any:
+    """`params` of a request or notification sent while handling a request whose params are
+    `handled`: with that request's trace keys added (`with_trace_context`) when it has any, else
+    as they are."""
+    trace = trace_context_of(handled)
+    return params if trace is None else with_trace_context(params, trace)

@@ -19,13 +19,15 @@
  * requests (a permission, an elicitation) it is `requires_action` ("The agent SHOULD report
  * `requires_action` when the foreground workflow as a whole cannot progress without user action
  * … Once reported, it MUST report `running` when progress resumes"). A prompt that arrives while
- * work runs is held and inserted, in order, when the work ends.
+ * work runs is held and inserted, in order, when the work ends. Each of these updates carries the
+ * prompt's W3C trace context, as everything the work sends does (trace_context.ts).
  */
 
 import { randomUUID } from "node:crypto";
 import type { PromptLifecycle, StateUpdates } from "./behaviour.js";
 import type { IncomingRequest } from "./connection.js";
 import { RequestError, errorObject } from "./errors.js";
+import { carryTraceContext } from "./trace_context.js";
 
 /** The abort reason of foreground work ended by `session/cancel` or `session/close`. */
 export class WorkCancelled extends Error {
@@ -162,8 +164,9 @@ export class Foreground {
     return session;
   }
 
-  private update(sessionId: string, update: { [key: string]: unknown }): Promise<void> {
-    return this.notify(this.lifecycle.states.notification, { sessionId, update });
+  /** Sends one of `request`'s (its prompt's) updates, with the prompt's trace context. */
+  private update(sessionId: string, request: IncomingRequest, update: { [key: string]: unknown }): Promise<void> {
+    return this.notify(this.lifecycle.states.notification, carryTraceContext({ sessionId, update }, request.params));
   }
 
   private state(value: string, extra: { [key: string]: unknown } = {}): { [key: string]: unknown } {
@@ -185,8 +188,8 @@ export class Foreground {
     try {
       const prompt = (params as { prompt?: unknown } | null)?.prompt;
       // UserMessage: "Agents can send this when they accept or replay a user message."
-      await this.update(sessionId, { [states.updateTag]: states.userMessage, messageId, content: prompt ?? [] });
-      await this.update(sessionId, this.state(states.running));
+      await this.update(sessionId, request, { [states.updateTag]: states.userMessage, messageId, content: prompt ?? [] });
+      await this.update(sessionId, request, this.state(states.running));
     } catch (error) {
       begin(false);
       throw error;
@@ -209,13 +212,13 @@ export class Foreground {
       if (!states.userAction.includes(method)) return send();
       waiting += 1;
       try {
-        if (waiting === 1) await this.update(sessionId, this.state(states.requiresAction));
+        if (waiting === 1) await this.update(sessionId, start.request, this.state(states.requiresAction));
         return await send();
       } finally {
         waiting -= 1;
         // "Resolving one of several requests does not itself change the state"; a work
         // cancelled meanwhile goes to idle, never back to running.
-        if (waiting === 0 && !signal.aborted && !over) await this.update(sessionId, this.state(states.running));
+        if (waiting === 0 && !signal.aborted && !over) await this.update(sessionId, start.request, this.state(states.running));
       }
     };
     let extra: { [key: string]: unknown };
@@ -233,7 +236,7 @@ export class Foreground {
       }
     }
     over = true;
-    await this.update(sessionId, this.state(states.idle, extra)).catch(() => undefined);
+    await this.update(sessionId, start.request, this.state(states.idle, extra)).catch(() => undefined);
     this.ended(sessionId, session);
   }
 

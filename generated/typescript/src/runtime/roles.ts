@@ -9,7 +9,9 @@
  * Cancellation is ambient: a handler's context carries the request's `signal`, and the peer
  * handle in that context sends every nested request with it, so cancelling a request cancels
  * the requests its handler made (ACP cancellation.mdx: "MAY cancel the corresponding request
- * activity and all nested activities related to that request").
+ * activity and all nested activities related to that request"). So is trace context: that peer
+ * handle copies the request's `traceparent`, `tracestate` and `baggage` (the root of its
+ * `params._meta`) into every request and notification it sends (trace_context.ts).
  *
  * What an edition does beyond routing is its `Behaviour` data (behaviour.ts): the `initialize`
  * answer's negotiated version and advertised capabilities, the result of a request cancelled by
@@ -31,6 +33,7 @@ import { REQUEST_CANCELLED, RequestError, type RequestId } from "./errors.js";
 import { Foreground, insertionLifecycle, type AroundRequest, type InsertionLifecycle } from "./foreground.js";
 import { SessionViews } from "./session_view.js";
 import { Switchboard } from "./switchboard.js";
+import { traceContextOf, withTraceContext, type TraceContext } from "./trace_context.js";
 import type { Transport } from "./transport.js";
 
 export interface Route {
@@ -75,21 +78,24 @@ export interface HandlerContext {
   readonly signal: AbortSignal;
 }
 
-/** A typed peer's way to the connection; bound to a handler's signal inside a handler. */
+/** A typed peer's way to the connection; bound to a handler's signal (and its request's trace
+ * context) inside a handler. */
 export class PeerLink {
   constructor(
     private readonly connection: Connection,
     private readonly turnRule: TurnRule | null,
     private readonly signal: AbortSignal | null = null,
     private readonly around: AroundRequest | null = null,
+    private readonly trace: TraceContext | null = null,
   ) {}
 
-  request(method: string, params: unknown, decode: Decoder = any, options: RequestOptions = {}): Promise<unknown> {
+  request(method: string, given: unknown, decode: Decoder = any, options: RequestOptions = {}): Promise<unknown> {
+    const params = this.traced(given);
     const own = this.signal;
-    const given = options.signal;
-    const signal = own === null ? given : given == null ? own : AbortSignal.any([own, given]);
+    const theirs = options.signal;
+    const signal = own === null ? theirs : theirs == null ? own : AbortSignal.any([own, theirs]);
     const send = (): Promise<unknown> =>
-      this.connection.request(method, params, decode, signal === given ? options : { ...options, signal });
+      this.connection.request(method, params, decode, signal === theirs ? options : { ...options, signal });
     return this.around === null ? send() : this.around(method, send);
   }
 
@@ -100,13 +106,18 @@ export class PeerLink {
       // requests with the `cancelled` outcome".
       cancelTurn(this.connection, rule, params);
     }
-    return this.connection.notify(method, params);
+    return this.connection.notify(method, this.traced(params));
   }
 
   /** This link, sending every request with `signal` too (a handler's nested requests), each
-   * through `around` when given (a foreground work's). */
-  within(signal: AbortSignal, around: AroundRequest | null = null): PeerLink {
-    return new PeerLink(this.connection, this.turnRule, signal, around);
+   * through `around` when given (a foreground work's), and every request and notification with
+   * the trace context of `handled`, the params of the request being handled. */
+  within(signal: AbortSignal, around: AroundRequest | null = null, handled: unknown = undefined): PeerLink {
+    return new PeerLink(this.connection, this.turnRule, signal, around, traceContextOf(handled));
+  }
+
+  private traced(params: unknown): unknown {
+    return this.trace === null ? params : withTraceContext(params, this.trace);
   }
 }
 
@@ -169,7 +180,7 @@ class RoleRouter<P> implements Router {
               const work = this.handler(prompt.handler);
               if (work === undefined) throw RequestError.methodNotFound(request.method);
               const sessionId = String(sessionOf(params));
-              const context = { ...this.context(request.id, request.method, signal, around), sessionId, messageId };
+              const context = { ...this.context(request.id, request.method, signal, around, request.params), sessionId, messageId };
               return work.call(handlers, params, context);
             },
             problem,
@@ -199,7 +210,7 @@ class RoleRouter<P> implements Router {
         throw RequestError.methodNotFound(method);
       }
       const params = route.params(request.params);
-      const context = this.context(request.id, method, request.signal);
+      const context = this.context(request.id, method, request.signal, null, request.params);
       if (method !== negotiation.method) return handler.call(this.handlers, params, context);
       const agreed = negotiate((params as { [key: string]: unknown })[negotiation.field], [negotiation]);
       const result = await handler.call(this.handlers, params, context);
@@ -207,7 +218,7 @@ class RoleRouter<P> implements Router {
     }
     const extension = this.handler("extensionRequest");
     if (method.startsWith("_") && extension !== undefined) {
-      return extension.call(this.handlers, method, request.params, this.context(request.id, method, request.signal));
+      return extension.call(this.handlers, method, request.params, this.context(request.id, method, request.signal, null, request.params));
     }
     throw RequestError.methodNotFound(method);
   }
@@ -271,8 +282,16 @@ class RoleRouter<P> implements Router {
     return context;
   }
 
-  private context(requestId: RequestId, method: string, signal: AbortSignal, around: AroundRequest | null = null): HandlerContext {
-    const peer = this.wiring.peer(this.link.within(signal, around));
+  /** A handler's context; `handled`: the params of the request it handles (their trace context
+   * follows everything its peer sends). */
+  private context(
+    requestId: RequestId,
+    method: string,
+    signal: AbortSignal,
+    around: AroundRequest | null = null,
+    handled: unknown = undefined,
+  ): HandlerContext {
+    const peer = this.wiring.peer(this.link.within(signal, around, handled));
     return { requestId, method, signal, [this.wiring.peerKey]: peer };
   }
 }
