@@ -102,7 +102,11 @@ class WorkContext(RequestContext):
         self._waiting += 1
         try:
             if self._waiting == 1:
-                await self._report(states.requires_action)
+                try:
+                    await self._report(states.requires_action)
+                except BaseException:
+                    sent.close()  # never sent: no "coroutine was never awaited"
+                    raise
             result = await sent
         except asyncio.CancelledError:
             self._waiting -= 1
