@@ -26,10 +26,10 @@ type rawPeer struct {
 
 // connect starts a Connection with handler on one end of a pipe and returns it with the raw
 // other end; both are closed when the test ends.
-func connect(t *testing.T, handler acp.Handler) (*acp.Connection, *rawPeer) {
+func connect(t *testing.T, handler acp.Handler, options ...acp.Option) (*acp.Connection, *rawPeer) {
 	t.Helper()
 	ours, theirs := acp.Pipe()
-	conn := acp.NewConnection(ours, handler)
+	conn := acp.NewConnection(ours, handler, options...)
 	peer := &rawPeer{t: t, end: theirs, frames: make(chan string, 64)}
 	done := make(chan struct{})
 	go func() {

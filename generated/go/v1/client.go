@@ -234,8 +234,9 @@ func ClientOf(ctx context.Context) ClientPeer {
 }
 
 // ConnectClient serves handler as the client over t; the returned peer is the other end.
-// Close the connection to end it: every goroutine it started ends before Close returns.
-func ConnectClient(t acp.Transport, handler Client) (*acp.Connection, AgentPeer) {
-	conn := acp.NewConnection(t, ClientHandler(handler))
+// Close the connection to end it: every goroutine it started ends before Close returns. Options
+// (acp.MaxInFlight) configure the connection.
+func ConnectClient(t acp.Transport, handler Client, options ...acp.Option) (*acp.Connection, AgentPeer) {
+	conn := acp.NewConnection(t, ClientHandler(handler), options...)
 	return conn, AgentPeer{Conn: conn}
 }

@@ -55,6 +55,7 @@ type Connection struct {
 	reason   error
 
 	turns    turnTable
+	flow     flowGate
 	notes    chan message
 	handlers sync.WaitGroup // one per peer request being handled
 	workers  sync.WaitGroup // the read loop and the notification loop
@@ -66,7 +67,7 @@ type Connection struct {
 const closeGrace = time.Second
 
 // NewConnection starts reading t and handling what comes with h.
-func NewConnection(t Transport, h Handler) *Connection {
+func NewConnection(t Transport, h Handler, options ...Option) *Connection {
 	c := &Connection{
 		transport: t,
 		handler:   h,
@@ -74,6 +75,10 @@ func NewConnection(t Transport, h Handler) *Connection {
 		inFlight:  map[string]context.CancelCauseFunc{},
 		notes:     make(chan message, 256),
 		closed:    make(chan struct{}),
+		flow:      flowGate{limit: DefaultMaxInFlight},
+	}
+	for _, option := range options {
+		option(c)
 	}
 	c.base, c.stop = context.WithCancelCause(context.WithValue(context.Background(), connectionKey{}, c))
 	c.workers.Add(2)
@@ -93,7 +98,7 @@ func ConnectionOf(ctx context.Context) *Connection {
 
 // Request sends a request and waits for its answer: the result, an *Error the peer answered
 // with, or ctx's cause once ctx ends (then $/cancel_request is sent for it, and a late answer
-// is dropped).
+// is dropped; with a Graceful ctx the wait goes on for the peer's answer).
 func (c *Connection) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
@@ -120,9 +125,16 @@ func (c *Connection) Request(ctx context.Context, method string, params any) (js
 	case got := <-answer:
 		return got.result, got.err
 	case <-ctx.Done():
-		c.forget(key)
+		graceful := isGraceful(ctx)
+		if !graceful {
+			c.forget(key)
+		}
 		cancel, _ := notificationFrame(CancelRequestMethod, map[string]int64{"requestId": id})
 		_ = c.transport.WriteFrame(cancel)
+		if graceful { // the peer's answer, or the connection's close
+			got := <-answer
+			return got.result, got.err
+		}
 		return nil, context.Cause(ctx)
 	}
 }
@@ -308,11 +320,19 @@ func (c *Connection) startRequest(msg message) {
 		c.write(errorFrame(nil, &Error{Code: InvalidRequest, Message: "Invalid request"}))
 		return
 	}
+	if !c.flow.enter(c.base.Done()) { // flow control: the read loop waits here while full
+		return
+	}
 	ctx, cancel := context.WithCancelCause(c.base)
 	c.mu.Lock()
-	if c.closing {
+	_, taken := c.inFlight[key]
+	if c.closing || taken {
 		c.mu.Unlock()
 		cancel(ErrConnectionClosed)
+		c.flow.leave()
+		if taken {
+			c.write(errorFrame(msg.ID, &Error{Code: InvalidRequest, Message: "Request id " + string(msg.ID) + " is already in use by a request in flight"}))
+		}
 		return
 	}
 	c.inFlight[key] = cancel
@@ -320,6 +340,7 @@ func (c *Connection) startRequest(msg message) {
 	c.mu.Unlock()
 	go func() {
 		defer c.handlers.Done()
+		defer c.flow.leave() // once the answer is written: a peer that does not read counts
 		result, err := c.handler.HandleRequest(ctx, *msg.Method, msg.Params)
 		c.mu.Lock()
 		delete(c.inFlight, key)

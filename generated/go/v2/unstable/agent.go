@@ -552,8 +552,9 @@ func AgentOf(ctx context.Context) AgentPeer {
 }
 
 // ConnectAgent serves handler as the agent over t; the returned peer is the other end.
-// Close the connection to end it: every goroutine it started ends before Close returns.
-func ConnectAgent(t acp.Transport, handler Agent) (*acp.Connection, ClientPeer) {
-	conn := acp.NewConnection(t, AgentHandler(handler))
+// Close the connection to end it: every goroutine it started ends before Close returns. Options
+// (acp.MaxInFlight) configure the connection.
+func ConnectAgent(t acp.Transport, handler Agent, options ...acp.Option) (*acp.Connection, ClientPeer) {
+	conn := acp.NewConnection(t, AgentHandler(handler), options...)
 	return conn, ClientPeer{Conn: conn}
 }

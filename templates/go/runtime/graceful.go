@@ -1,0 +1,19 @@
+package acp
+
+import "context"
+
+type gracefulKey struct{}
+
+// Graceful marks ctx (and every ctx derived from it) so that a request sent with it, once ctx
+// ends, sends $/cancel_request and keeps waiting for the peer's answer: its -32800 (an *Error
+// with Code RequestCancelled), or the result when the work finished first. Without the mark
+// the caller stops waiting at once and a late answer is dropped. The connection's close still
+// ends the wait.
+func Graceful(ctx context.Context) context.Context {
+	return context.WithValue(ctx, gracefulKey{}, true)
+}
+
+func isGraceful(ctx context.Context) bool {
+	graceful, _ := ctx.Value(gracefulKey{}).(bool)
+	return graceful
+}
