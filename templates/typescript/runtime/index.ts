@@ -1,7 +1,7 @@
 /**
  * The hand-written runtime every edition's generated modules are built on: transports (stdio, a
  * spawned program, in memory; NDJSON or LSP Content-Length framing), the JSON-RPC dispatcher with cancellation in both directions (the
- * ACP, LSP and MCP dialects), decoders, errors, `session_info_update` semantics, and the typed layer's behaviour rules (version
+ * ACP, LSP and MCP dialects), decoders, errors, `session_info_update` semantics, session stores behind `session/list`, and the typed layer's behaviour rules (version
  * negotiation, the v2 foreground lifecycle, session views, one connection for several versions).
  */
 
@@ -21,7 +21,16 @@ export {
   type ErrorObject,
   type RequestId,
 } from "./errors.js";
-export { PeerLink, RoleConnection, TurnCancelled, type HandlerContext, type RoleWiring, type TurnRule, type WorkContext } from "./roles.js";
+export {
+  PeerLink,
+  RoleConnection,
+  TurnCancelled,
+  type HandlerContext,
+  type Provided,
+  type RoleWiring,
+  type TurnRule,
+  type WorkContext,
+} from "./roles.js";
 export {
   initializeAnswer,
   negotiate,
@@ -67,3 +76,15 @@ export {
 } from "./framing.js";
 export { ProcessTransport, spawnTransport, type SpawnedOptions } from "./process.js";
 export { FileService, RESOURCE_NOT_FOUND } from "./file_service.js";
+export {
+  MemorySessionStore,
+  utcNow,
+  type ListedSession,
+  type SessionChange,
+  type SessionPage,
+  type SessionRecord,
+  type SessionStore,
+  type SessionStoreOptions,
+  type StoreSnapshot,
+} from "./session_store.js";
+export { FileSessionStore, SESSION_FILE_FORMAT } from "./session_file.js";

@@ -144,7 +144,15 @@ export interface RoleWiring<P> {
   /** The context property that holds that handle (`client`). */
   readonly peerKey: string;
   readonly behaviour: Behaviour;
+  /** Methods the SDK answers itself from what the handlers object holds (the agent's
+   * `sessionStore` answers `session/list`) when the user wrote no handler: advertised in
+   * `initialize` like a handled method. */
+  readonly provided?: ReadonlyMap<string, Provided>;
 }
+
+/** How the SDK answers a method from the handlers object: the answering function (given the
+ * checked params), or undefined when the object holds nothing to answer from. */
+export type Provided = (handlers: object) => ((params: unknown) => Promise<unknown>) | undefined;
 
 /** The foreground work's context: the handler context of the prompt it belongs to, with the
  * work's own signal, its session and the inserted message's id. */
@@ -205,6 +213,8 @@ class RoleRouter<P> implements Router {
         if (handler === undefined) return {};
       }
       if (handler === undefined) {
+        const provided = this.provided(method);
+        if (provided !== undefined) return provided(route.params(request.params));
         const target = targetCancels.find((rule) => rule.method === method);
         if (target !== undefined) throw targetNotCancellable(target, route.params(request.params));
         throw RequestError.methodNotFound(method);
@@ -259,11 +269,17 @@ class RoleRouter<P> implements Router {
     return undefined;
   }
 
-  /** Whether this side answers `method` (a handler, or the foreground for the lifecycle's close). */
+  /** Whether this side answers `method` (a handler, the SDK from what the handlers hold, or the
+   * foreground for the lifecycle's close). */
   private handles(method: string): boolean {
     const route = this.wiring.routes.requests.get(method);
     if (route !== undefined && this.handler(route.handler) !== undefined) return true;
+    if (this.provided(method) !== undefined) return true;
     return this.foreground !== null && method === this.lifecycle?.close;
+  }
+
+  private provided(method: string): ((params: unknown) => Promise<unknown>) | undefined {
+    return this.wiring.provided?.get(method)?.(this.handlers);
   }
 
   private handler(name: string): Handler | undefined {

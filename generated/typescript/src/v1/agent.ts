@@ -17,8 +17,9 @@
 
 import type { ConnectionOptions } from "../runtime/connection.js";
 import type * as d from "../runtime/decoding.js";
-import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring, type TurnRule } from "../runtime/roles.js";
+import { RoleConnection, type HandlerContext, type PeerLink, type Provided, type RoleWiring, type TurnRule } from "../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../runtime/process.js";
+import type { SessionStore } from "../runtime/session_store.js";
 import type { Switchboard } from "../runtime/switchboard.js";
 import { stdioTransport, type Transport } from "../runtime/transport.js";
 import { BEHAVIOUR } from "./behaviour.js";
@@ -42,6 +43,10 @@ export interface AgentContext extends HandlerContext {
 
 /** An ACP agent: one optional method per method agents handle. */
 export interface Agent {
+  /** Set it (`new MemorySessionStore()`, or `await FileSessionStore.open(path)`) and `session/list` is
+   * answered from it, with cursor pagination, and advertised in `initialize`; record sessions with
+   * `sessionStore.create()` (or `newSession()`) in `sessionNew`. A `sessionList` handler wins. */
+  sessionStore?: SessionStore;
   /**
    * Request parameters for the authenticate method.
    *
@@ -165,10 +170,23 @@ const WIRING: RoleWiring<ClientPeer> = {
   peer: (link: PeerLink) => new ClientPeer(link),
   peerKey: "client",
   behaviour: BEHAVIOUR,
+  provided: new Map<string, Provided>([
+    [
+      "session/list",
+      (handlers) => {
+        const store = (handlers as Agent).sessionStore;
+        if (store === undefined) return undefined;
+        return (params) => store.listSessions((params as T.ListSessionsRequest).cwd, (params as T.ListSessionsRequest).cursor);
+      },
+    ],
+  ]),
 };
 
 /** Serves `agent` on `transport` (or on a `Switchboard`, once its version is agreed). */
 export function connectAgent(agent: Agent, transport: Transport | Switchboard, options?: ConnectionOptions): AgentConnection {
+  // The store applies `_meta` by this edition's policy, unless it was made with one.
+  const policy = BEHAVIOUR.meta.find((rule) => rule.type === "SessionInfoUpdate")?.policy;
+  if (policy !== undefined) agent.sessionStore?.adoptPolicy(policy);
   return new AgentConnection(agent, transport, WIRING, options);
 }
 

@@ -1,0 +1,124 @@
+/**
+ * A session store kept in a file: `FileSessionStore`, the `MemorySessionStore` whose every change
+ * is acknowledged only once it is on disk. Layer: typed layer (session_store.ts).
+ *
+ * Nothing acknowledged is lost, whatever moment the process dies at: the whole store is written
+ * to a temporary file beside the store's file, flushed to disk (`fsync`), renamed over it (an
+ * atomic replace on POSIX file systems) and the folder flushed too, so the file is always either
+ * the old store or the new one, never a mix. Changes made while a write is under way share the
+ * next write. One process writes a store file at a time (a second one would overwrite the
+ * first's changes); the Python runtime's SQLite store is the one to share between processes.
+ */
+
+import { randomBytes } from "node:crypto";
+import { open, readFile, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { MemorySessionStore, type SessionRecord, type SessionStoreOptions, type StoreSnapshot } from "./session_store.js";
+
+/** The format marker a store file carries; any other file is refused. */
+export const SESSION_FILE_FORMAT = "acp-codegen-session-store/json-1";
+
+interface StoreFile {
+  readonly format: string;
+  readonly next: number;
+  readonly sessions: ReadonlyArray<readonly [number, SessionRecord]>;
+}
+
+export class FileSessionStore extends MemorySessionStore {
+  /** The write under way, if any. */
+  private writing: Promise<void> | null = null;
+  /** The next write, shared by the changes made while one is under way. */
+  private queued: Promise<void> | null = null;
+
+  private constructor(
+    readonly path: string,
+    options: SessionStoreOptions,
+  ) {
+    super(options);
+  }
+
+  /** The store kept in `path` (created on its first change when there is no such file). Rejects
+   * with one line for a file that is not a store of this format. */
+  static async open(path: string, options: SessionStoreOptions = {}): Promise<FileSessionStore> {
+    const store = new FileSessionStore(path, options);
+    let text: string;
+    try {
+      text = await readFile(path, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return store;
+      throw error;
+    }
+    store.restore(parseStore(path, text));
+    return store;
+  }
+
+  protected override commit(): Promise<void> {
+    // A write not started yet takes this change too (it snapshots when it starts).
+    this.queued ??= (this.writing ?? Promise.resolve()).then(
+      () => this.startWrite(),
+      () => this.startWrite(),
+    );
+    return this.queued;
+  }
+
+  protected override async durable(): Promise<void> {
+    await (this.queued ?? this.writing);
+  }
+
+  private startWrite(): Promise<void> {
+    this.queued = null;
+    const snapshot = this.snapshot();
+    const write = writeAtomically(this.path, JSON.stringify({ format: SESSION_FILE_FORMAT, ...snapshot } satisfies StoreFile) + "\n");
+    this.writing = write;
+    void write.then(
+      () => this.finished(write),
+      () => this.finished(write),
+    );
+    return write;
+  }
+
+  private finished(write: Promise<void>): void {
+    if (this.writing === write) this.writing = null;
+  }
+}
+
+function parseStore(path: string, text: string): StoreSnapshot {
+  let file: Partial<StoreFile>;
+  try {
+    file = JSON.parse(text) as Partial<StoreFile>;
+  } catch {
+    throw new Error(`${path} is not a session store (not JSON)`);
+  }
+  if (file.format !== SESSION_FILE_FORMAT || typeof file.next !== "number" || !Array.isArray(file.sessions)) {
+    throw new Error(`${path} is not a session store of format ${SESSION_FILE_FORMAT}`);
+  }
+  return { next: file.next, sessions: file.sessions };
+}
+
+/** Replaces `path` by `text` atomically and durably: a temporary file beside it, fsync, rename,
+ * fsync of the folder (the rename itself is on disk). */
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const file = await open(temporary, "wx", 0o600);
+  let written = false;
+  try {
+    await file.writeFile(text, "utf8");
+    await file.sync();
+    written = true;
+  } finally {
+    await file.close();
+    if (!written) await rm(temporary, { force: true });
+  }
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  const folder = await open(dirname(path), "r");
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
