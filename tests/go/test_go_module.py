@@ -9,10 +9,7 @@ A missing Go toolchain fails each test with one line naming what to install: nev
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -20,40 +17,13 @@ import jsonschema
 import pytest
 
 from tests.generator.schema_samples import branch_samples, instance
+from tests.go.support import TESTS, assert_ok, run_go
 from tests.paths import ROOT
 
 MODULE = ROOT / "generated" / "go"
-TESTS = ROOT / "tests" / "go"
 SAMPLES = ROOT / ".build" / "go" / "samples.json"
 """The synthesized corpus, rewritten only when it changes (so `go test` may reuse its cache)."""
-INSTALL = "install Go 1.24 or newer (https://go.dev/dl/) to build and test generated/go"
 GENERATED = re.compile(r"^// Code generated .* DO NOT EDIT\.$")
-
-
-def go_tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        pytest.fail(f"{name} not found on PATH: {INSTALL}", pytrace=False)
-    return path
-
-
-def run_go(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    """A Go command with the machine's own toolchain (no download) and no VCS stamping."""
-    environment = {**os.environ, "GOTOOLCHAIN": "local", "GOFLAGS": "-buildvcs=false", **env}
-    return subprocess.run(
-        [go_tool(args[0]), *args[1:]],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-
-
-def assert_ok(result: subprocess.CompletedProcess[str]) -> None:
-    output = (result.stdout + result.stderr).strip()
-    assert result.returncode == 0, f"{' '.join(result.args)} failed:\n{output[-6000:]}"
 
 
 def go_files() -> list[Path]:

@@ -49,7 +49,8 @@ type Connection struct {
 	nextID    atomic.Int64
 
 	mu       sync.Mutex
-	pending  map[string]chan reply
+	pending  map[string]pendingCall
+	queued   int // notifications read and not yet handled: answers wait behind them
 	inFlight map[string]context.CancelCauseFunc
 	closing  bool
 	reason   error
@@ -71,7 +72,7 @@ func NewConnection(t Transport, h Handler, options ...Option) *Connection {
 	c := &Connection{
 		transport: t,
 		handler:   h,
-		pending:   map[string]chan reply{},
+		pending:   map[string]pendingCall{},
 		inFlight:  map[string]context.CancelCauseFunc{},
 		notes:     make(chan message, 256),
 		closed:    make(chan struct{}),
@@ -115,7 +116,7 @@ func (c *Connection) Request(ctx context.Context, method string, params any) (js
 		c.mu.Unlock()
 		return nil, c.reason
 	}
-	c.pending[key] = answer
+	c.pending[key] = pendingCall{answer: answer, direct: ctx.Value(inNotificationKey{}) != nil}
 	c.mu.Unlock()
 	if err := c.transport.WriteFrame(frame); err != nil {
 		c.forget(key)
@@ -182,11 +183,11 @@ func (c *Connection) shutdown(reason error) {
 	}
 	c.closing, c.reason = true, reason
 	pending := c.pending
-	c.pending = map[string]chan reply{}
+	c.pending = map[string]pendingCall{}
 	c.mu.Unlock()
 	c.stop(reason)
-	for _, answer := range pending {
-		answer <- reply{err: reason}
+	for _, call := range pending {
+		call.answer <- reply{err: reason}
 	}
 	go c.finish()
 }
@@ -249,12 +250,16 @@ func (c *Connection) route(frame []byte) {
 			c.cancelled(msg.Params)
 			return
 		}
-		select {
-		case c.notes <- msg:
-		case <-c.base.Done():
-		}
+		c.mu.Lock()
+		c.queued++
+		c.mu.Unlock()
+		c.queue(msg)
 	case msg.ID != nil && (msg.Result != nil || msg.Error != nil):
-		c.answered(msg)
+		if c.answerNow(msg) {
+			c.answered(msg)
+		} else {
+			c.queue(msg) // after the notifications the peer sent before it
+		}
 	default:
 		c.write(errorFrame(msg.ID, &Error{Code: InvalidRequest, Message: "Invalid request"}))
 	}
@@ -266,10 +271,11 @@ func (c *Connection) answered(msg message) {
 		return
 	}
 	c.mu.Lock()
-	answer := c.pending[key]
+	call, ok := c.pending[key]
 	delete(c.pending, key)
 	c.mu.Unlock()
-	if answer == nil { // an answer to no pending request (one we stopped waiting for) is dropped
+	answer := call.answer
+	if !ok { // an answer to no pending request (one we stopped waiting for) is dropped
 		return
 	}
 	if msg.Error != nil {
@@ -323,7 +329,7 @@ func (c *Connection) startRequest(msg message) {
 	if !c.flow.enter(c.base.Done()) { // flow control: the read loop waits here while full
 		return
 	}
-	ctx, cancel := context.WithCancelCause(c.base)
+	ctx, cancel := context.WithCancelCause(context.WithValue(c.base, requestIDKey{}, msg.ID))
 	c.mu.Lock()
 	_, taken := c.inFlight[key]
 	if c.closing || taken {
@@ -367,16 +373,6 @@ func (c *Connection) answer(id json.RawMessage, result any, err error) []byte {
 		return errorFrame(id, &Error{Code: RequestCancelled, Message: "Request cancelled", Data: data})
 	}
 	return errorFrame(id, ErrorFor(err))
-}
-
-func (c *Connection) notificationLoop() {
-	defer c.workers.Done()
-	for msg := range c.notes {
-		if c.base.Err() != nil {
-			continue // closing: drained, not handled
-		}
-		c.handler.HandleNotification(c.base, *msg.Method, msg.Params)
-	}
 }
 
 func (c *Connection) write(frame []byte) {

@@ -38,3 +38,12 @@ func MethodNotFoundError(method string) *Error {
 	data, _ := json.Marshal(map[string]string{"method": method})
 	return &Error{Code: MethodNotFound, Message: "Method not found", Data: data}
 }
+
+type requestIDKey struct{}
+
+// RequestIDOf is the id of the peer's request whose handler ctx belongs to, exactly as it came
+// (nil for any other ctx).
+func RequestIDOf(ctx context.Context) json.RawMessage {
+	id, _ := ctx.Value(requestIDKey{}).(json.RawMessage)
+	return id
+}
