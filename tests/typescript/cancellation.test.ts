@@ -2,7 +2,7 @@
 // cancellation.mdx, prompt-turn.mdx § Cancellation).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { REQUEST_CANCELLED } from "../src/index.js";
+import { REQUEST_CANCELLED, RequestError } from "../src/index.js";
 import type * as v1 from "../src/v1/index.js";
 import { aborted, agentWithRawClient, chunk, connected, rejection, textOf, until } from "./support.js";
 
@@ -206,4 +206,24 @@ test("a handler's own cancellation is answered -32800 too, as if cancel_request 
   const error = await rejection(clientSide.agent.sessionPrompt(prompt("x")));
   assert.equal(error.code, REQUEST_CANCELLED);
   assert.deepEqual(error.data, { requestId: 0 });
+});
+
+test("a request that already failed when its cancel is read keeps its own error; so does a handler's RequestError after the cancel", async () => {
+  // cancellation.mdx: the receiver MUST send "A valid response with appropriate data" or -32800; a
+  // cancel that arrives after the handler finished changes nothing (as in the Python runtime, a
+  // handler's own RpcError is its answer). The request and its cancel are read in one chunk here:
+  // the handler has failed -32601 before the cancel is read, but that is not written yet.
+  const { peer } = agentWithRawClient({
+    async sessionLoad(_params, ctx) {
+      await aborted(ctx.signal);
+      throw new RequestError(-32602, "Invalid params", { details: "chosen by the handler" });
+    },
+  });
+  peer.send({ jsonrpc: "2.0", id: "unknown", method: "no/such_method" });
+  peer.send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "unknown" } });
+  assert.equal(((await peer.next((f) => f.id === "unknown")).error as { code: number }).code, -32601);
+  peer.send({ jsonrpc: "2.0", id: 2, method: "session/load", params: { sessionId: "s", cwd: "/", mcpServers: [] } });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  peer.send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 2 } });
+  assert.deepEqual((await peer.next((f) => f.id === 2)).error, { code: -32602, message: "Invalid params", data: { details: "chosen by the handler" } });
 });

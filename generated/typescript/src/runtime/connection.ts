@@ -242,13 +242,16 @@ export class Connection {
 
   /** The one mapping of a handler's failure: a cancelled request's failure is its cancellation
    * ("consistent behavior regardless of cancellation source"), -32800 unless the dialect tells our
-   * own cancellation apart (LSP: -32802). */
+   * own cancellation apart (LSP: -32802); but a `RequestError` of the handler's own stands, as in
+   * the Python runtime: it is the handler's answer (a handler that had already failed -32601 when
+   * the cancel was read keeps that answer: a cancel "after the handler finished changes nothing"). */
   private failure(request: InFlight, error: unknown): Outcome {
     if (request.signal.aborted) {
       const result = this.router.cancelledResult(request.signal.reason, request);
       if (result !== undefined) return { result };
     }
-    const object = request.signal.aborted ? RequestError.cancelled(request.id).toObject() : errorObject(error, request.id);
+    const handlers = error instanceof RequestError && error.code !== REQUEST_CANCELLED;
+    const object = request.signal.aborted && !handlers ? RequestError.cancelled(request.id).toObject() : errorObject(error, request.id);
     const own = this.dialect.selfCancel;
     if (object.code === REQUEST_CANCELLED && own !== null && !request.byPeer) return { error: { ...object, ...own } };
     return { error: object };
