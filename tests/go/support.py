@@ -45,9 +45,20 @@ def assert_ok(result: subprocess.CompletedProcess[str]) -> None:
     assert result.returncode == 0, f"{' '.join(result.args)} failed:\n{output[-6000:]}"
 
 
+COMMUNITY_SDK = "github.com/coder/acp-go-sdk"
+
+
 @functools.cache
 def _built() -> Path:
-    assert_ok(run_go(["go", "build", "-o", str(BIN) + os.sep, "./interop/..."], TESTS))
+    result = run_go(["go", "build", "-o", str(BIN) + os.sep, "./interop/..."], TESTS)
+    if result.returncode != 0 and COMMUNITY_SDK in result.stderr:
+        reason = result.stderr.strip().splitlines()[-1]
+        pytest.fail(
+            f"{COMMUNITY_SDK} (pinned in tests/go/go.mod) is not available ({reason}):"
+            f" run `go mod download` in {TESTS} with access to the Go module proxy",
+            pytrace=False,
+        )
+    assert_ok(result)
     return BIN
 
 

@@ -89,8 +89,8 @@ async def test_our_python_client_prompts_the_go_agent_and_receives_the_streamed_
 async def test_our_cancelled_python_caller_ends_the_go_agents_prompt_by_cancel_request(
     tmp_path: Path,
 ) -> None:
-    """Cancelling the awaiting task sends `$/cancel_request`: the Go handler's ctx ends with
-    acp.ErrCancelledByPeer."""
+    """Cancelling the awaiting task sends `$/cancel_request` for the prompt: the Go handler's
+    ctx ends with acp.ErrCancelledByPeer."""
     client = HoldingClient()
     events = tmp_path / "events"
     async with go_agent(client, events) as (connection, session):
@@ -99,8 +99,11 @@ async def test_our_cancelled_python_caller_ends_the_go_agents_prompt_by_cancel_r
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
-        await eventually(lambda: read_events(events), timeout=10)
-    assert read_events(events) == [{"event": "prompt_cancelled", "by": "request"}]
+        await eventually(lambda: len(read_events(events)) >= 2, timeout=10)
+    assert read_events(events) == [
+        {"event": "cancel_request", "requestId": 3},  # initialize 1, session/new 2, prompt 3
+        {"event": "prompt_cancelled", "by": "request"},
+    ]
 
 
 async def test_our_graceful_cancel_gets_the_go_agents_32800_with_the_request_id(
@@ -133,7 +136,10 @@ async def test_our_session_cancel_ends_the_go_agents_prompt_with_stop_reason_can
         )
         response = await asyncio.wait_for(task, 10)
     assert response.stop_reason == "cancelled"
-    assert read_events(events) == [{"event": "prompt_cancelled", "by": "session"}]
+    assert read_events(events) == [
+        {"event": "session_cancel"},
+        {"event": "prompt_cancelled", "by": "session"},
+    ]
 
 
 async def test_our_cancelled_prompt_cascades_through_the_go_agent_to_our_nested_read(

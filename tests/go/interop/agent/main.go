@@ -9,8 +9,9 @@
 //     cancelling the prompt cascades a $/cancel_request to that nested request;
 //   - "info": three session_info_update: a title with _meta, a cleared title, a cleared _meta.
 //
-// With $ACP_INTEROP_EVENTS set it appends what it saw there as JSON lines: a prompt cancelled
-// ({"event":"prompt_cancelled","by":"request"|"session"}).
+// With $ACP_INTEROP_EVENTS set it appends what it saw there as JSON lines: each cancel that
+// came ({"event":"cancel_request","requestId":…}, {"event":"session_cancel"}) and each prompt
+// cancelled ({"event":"prompt_cancelled","by":"request"|"session"}).
 package main
 
 import (
@@ -133,6 +134,34 @@ func main() {
 		defer events.Close()
 		a.events = events
 	}
-	conn, _ := v1.ConnectAgent(acp.Stdio(), a)
+	conn, _ := v1.ConnectAgent(observed{acp.Stdio(), a}, a)
 	<-conn.Done()
+}
+
+// observed logs the cancels among the frames the client sends.
+type observed struct {
+	acp.Transport
+	agent *agent
+}
+
+func (o observed) ReadFrame() ([]byte, error) {
+	frame, err := o.Transport.ReadFrame()
+	if err != nil || o.agent.events == nil {
+		return frame, err
+	}
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(frame, &msg) == nil {
+		switch msg.Method {
+		case acp.CancelRequestMethod:
+			o.agent.event(map[string]any{"event": "cancel_request", "requestId": msg.Params.RequestID})
+		case v1.MethodSessionCancel:
+			o.agent.event(map[string]any{"event": "session_cancel"})
+		}
+	}
+	return frame, err
 }
