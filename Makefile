@@ -80,8 +80,9 @@ ts-build: $(TS_STAMP)
 test-typescript: ts-build
 	cd $(TS_BUILD) && node --test dist-test/test/*.test.js
 
-## test-go: gofmt, go vet and go test -race on generated/go and its tests (tests/go; needs Go 1.24+)
-test-go: $(STAMP)
+## test-go: gofmt, go vet and go test -race on generated/go and its tests (tests/go; needs Go 1.24+), and
+## interop over stdio with the official TypeScript SDK, our Python runtime and coder/acp-go-sdk
+test-go: $(STAMP) $(NODE_STAMP)
 	@command -v go >/dev/null || { echo "make test-go: go not found on PATH: install Go 1.24 or newer (https://go.dev/dl/)" >&2; exit 1; }
 	$(BIN)/pytest -q tests/go
 

@@ -167,11 +167,12 @@ def test_a_field_that_would_shadow_extra_is_refused(tmp_path: Path) -> None:
         render(tmp_path, {"Thing": obj([], extra={"type": "string"})})
 
 
-def test_scaffold_in_go_says_in_one_line_that_it_is_not_available(
+def test_scaffold_go_v2_says_in_one_line_that_there_is_no_go_v2_starter_yet(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    status = cli.main(["scaffold", "agent", "--lang", "go", "--out", str(tmp_path / "a.go")])
+    out = tmp_path / "a.go"
+    status = cli.main(["scaffold", "agent", "--lang", "go", "--protocol", "v2", "--out", str(out)])
     err = capsys.readouterr().err.strip()
     assert status == 2
-    assert len(err.splitlines()) == 1 and "there is no Go starter agent yet" in err
-    assert not (tmp_path / "a.go").exists()
+    assert len(err.splitlines()) == 1 and "there is no Go v2 starter yet" in err
+    assert not out.exists()

@@ -1,0 +1,110 @@
+"""`acp-codegen scaffold agent|client --lang go`: the v1 starters, written into a module of their
+own that requires the generated one (.build/go/starter), are gofmt-clean, pass `go vet`, build,
+and run: the starter client spawns the starter agent, prompts it and prints the streamed reply;
+a "read PATH" prompt goes through the client's fs/read_text_file, served only under its working
+directory; our Python client prompts the starter agent too."""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from pathlib import Path
+
+from acp_protocol.v1 import models
+from acp_protocol.v1.client import Client, ClientContext, spawn_agent
+
+from acp_codegen import cli
+from tests.go.support import assert_ok, run_go
+from tests.paths import ROOT
+
+STARTER = ROOT / ".build" / "go" / "starter"
+GO_MOD = f"""module starter
+
+go 1.24
+
+require acp-protocol-sdk v0.0.0
+
+replace acp-protocol-sdk => {ROOT / "generated" / "go"}
+"""
+
+
+@functools.cache
+def starters() -> Path:
+    """Both starters (and the unstable agent) written and built; the folder of the programs."""
+    (STARTER / "go.mod").parent.mkdir(parents=True, exist_ok=True)
+    (STARTER / "go.mod").write_text(GO_MOD)
+    for role, flags in (("agent", []), ("client", []), ("unstable_agent", ["--unstable"])):
+        out = STARTER / role / "main.go"
+        kind = role.removeprefix("unstable_")
+        argv = ["scaffold", kind, "--lang", "go", *flags, "--out", str(out), "--force"]
+        assert cli.main(argv) == 0
+    assert_ok(run_go(["go", "vet", "./..."], STARTER))
+    assert_ok(run_go(["go", "build", "-o", "bin/", "./..."], STARTER))
+    return STARTER / "bin"
+
+
+def starter_client(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    bin_dir = starters()
+    command = [str(bin_dir / "client"), *args, str(bin_dir / "agent")]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def test_the_go_starters_are_gofmt_clean_and_pass_go_vet() -> None:
+    starters()
+    result = run_go(["gofmt", "-l", str(STARTER)], ROOT)
+    assert_ok(result)
+    assert result.stdout == "", f"not gofmt-clean:\n{result.stdout}"
+    assert (STARTER / "bin" / "unstable_agent").is_file()
+
+
+def test_the_go_starter_client_prompts_the_go_starter_agent_and_prints_the_streamed_reply(
+    tmp_path: Path,
+) -> None:
+    result = starter_client(tmp_path, "-prompt", "hello there")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "You said: hello there \n[end_turn]\n"
+
+
+def test_the_go_starter_agent_reads_through_the_client_under_its_working_directory(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "notes.txt").write_text("first line\nsecond line\n")
+    result = starter_client(tmp_path, "-prompt", "read notes.txt")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "first line \n[end_turn]\n"
+
+
+def test_the_go_starter_client_refuses_a_file_outside_its_working_directory_32602(
+    tmp_path: Path,
+) -> None:
+    result = starter_client(tmp_path, "-prompt", f"read {ROOT / 'README.md'}")
+    assert result.returncode == 1
+    assert "Not an absolute path under the working directory" in result.stderr
+    assert "(-32602)" in result.stderr
+
+
+class ChunkClient(Client):
+    def __init__(self) -> None:
+        self.text = ""
+
+    async def session_update(self, params: models.SessionNotification, ctx: ClientContext) -> None:
+        update = params.update
+        if isinstance(update, models.SessionUpdateAgentMessageChunk) and isinstance(
+            update.content, models.ContentBlockText
+        ):
+            self.text += update.content.text
+
+
+async def test_our_python_client_prompts_the_go_starter_agent(tmp_path: Path) -> None:
+    client = ChunkClient()
+    async with spawn_agent(client, str(starters() / "agent")) as connection:
+        init = await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
+        assert init.agent_info is not None and init.agent_info.name == "starter-agent"
+        session = await connection.agent.session_new(
+            models.NewSessionRequest(cwd=str(tmp_path), mcp_servers=[])
+        )
+        text = [models.ContentBlockText(type="text", text="hi from python")]
+        request = models.PromptRequest(session_id=session.session_id, prompt=text)
+        response = await connection.agent.session_prompt(request)
+    assert response.stop_reason == "end_turn"
+    assert client.text == "You said: hi from python "
