@@ -109,3 +109,12 @@ async def test_session_info_updates_arrive_with_null_title_and_meta_as_null(pair
     report = await run_pair(pair, "session_info")
     info = [u for u in report["updates"] if u["sessionUpdate"] == "session_info_update"]
     assert info == INFO_UPDATES
+
+
+async def test_our_go_clients_session_view_applies_the_info_updates_in_order() -> None:
+    """acp.ApplySessionInfoUpdate with v1's policy: the title set then cleared, the timestamp
+    set, `_meta` set then cleared."""
+    for pair in ("our-go-client/our-python-agent", "our-go-client/our-go-agent"):
+        report = await run_pair(pair, "session_info")
+        expected = {"title": None, "updatedAt": "2026-11-21T12:00:00Z", "_meta": None}
+        assert report["sessionInfo"] == expected, pair

@@ -28,6 +28,7 @@ type seen struct {
 	FsRequests     []json.RawMessage `json:"fsRequests"`
 	FsAborted      []json.RawMessage `json:"fsAborted"`
 	Problems       []string          `json:"problems"`
+	info           acp.SessionInfo   // the session's info, as its session_info_update set it
 }
 
 func (s *seen) record(change func()) {
@@ -70,6 +71,14 @@ func (c client) SessionUpdate(_ context.Context, params v1.SessionNotification) 
 		update, _ = json.Marshal(err.Error())
 	}
 	c.seen.record(func() { c.seen.Updates = append(c.seen.Updates, update) })
+	if _, ok := params.Update.(v1.SessionUpdateSessionInfoUpdate); ok {
+		policy := acp.MetaPolicyOf(v1.Behaviour, "SessionInfoUpdate")
+		c.seen.record(func() {
+			if info, err := acp.ApplySessionInfoUpdate(c.seen.info, params.Update, policy); err == nil {
+				c.seen.info = info
+			}
+		})
+	}
 }
 
 // FsReadTextFile holds the read until the agent cancels it (answered -32800 by the runtime).
@@ -231,6 +240,7 @@ func run(scenarioName, program string, args []string) (map[string]any, error) {
 	defer s.mu.Unlock()
 	report["updates"], report["cancelRequests"], report["fsRequests"] = s.Updates, s.CancelRequests, s.FsRequests
 	report["fsAborted"], report["problems"] = s.FsAborted, s.Problems
+	report["sessionInfo"] = map[string]any{"title": s.info.Title, "updatedAt": s.info.UpdatedAt, "_meta": s.info.Meta}
 	return report, nil
 }
 
