@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
 from typing import Any
 
 import httpx
@@ -40,7 +39,7 @@ from .http_routing import (
     params_session,
     result_session,
 )
-from .queues import Inbox
+from .queues import Inbox, SendQueue
 
 log = logging.getLogger(__name__)
 
@@ -61,10 +60,7 @@ class StreamableHttpTransport:
         self._url = url
         self._client = client
         self._inbox = Inbox(frame_limit)
-        self._outgoing: deque[bytes] = deque()
-        self._outgoing_size = 0
-        self._wake_sender: asyncio.Event = asyncio.Event()
-        self._sent: asyncio.Event = asyncio.Event()
+        self._outgoing = SendQueue(_HIGH_WATER)
         self._idle = asyncio.Event()  # everything written has been POSTed
         self._sender = asyncio.get_running_loop().create_task(self._send_loop())
         self._connection_id: str | None = None
@@ -82,20 +78,15 @@ class StreamableHttpTransport:
     def write(self, data: bytes, *, batch: int = 0) -> None:
         if self._closed:
             raise ConnectionClosed("the HTTP connection is closed")
-        for line in data.split(b"\n"):
-            if line:
-                self._outgoing.append(line)
-                self._outgoing_size += len(line)
-                self._idle.clear()
-        self._wake_sender.set()
+        self._outgoing.put(data)
+        if self._outgoing:
+            self._idle.clear()
 
     def writing_paused(self) -> bool:
-        return self._closed or self._outgoing_size > _HIGH_WATER
+        return self._closed or self._outgoing.full()
 
     async def drain(self) -> None:
-        while not self._closed and self._outgoing_size > _HIGH_WATER:
-            self._sent.clear()
-            await self._sent.wait()
+        await self._outgoing.drain(lambda: self._closed)
 
     async def close(self) -> None:
         """POST what was written (for `_FLUSH_TIMEOUT` seconds at most: a notification written
@@ -109,7 +100,7 @@ class StreamableHttpTransport:
         if self._closed:
             return
         self._closed = True
-        self._sent.set()
+        self._outgoing.sent()
         self._sender.cancel()
         for task in [self._sender, *self._streams.values()]:
             task.cancel()
@@ -124,13 +115,8 @@ class StreamableHttpTransport:
 
     async def _send_loop(self) -> None:
         while True:
-            while not self._outgoing:
-                self._idle.set()
-                self._wake_sender.clear()
-                await self._wake_sender.wait()
-            line = self._outgoing.popleft()
-            self._outgoing_size -= len(line)
-            self._sent.set()
+            line = await self._outgoing.take(self._idle.set)
+            self._outgoing.sent()
             try:
                 message = decode(line)
             except ValueError:

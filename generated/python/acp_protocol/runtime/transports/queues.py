@@ -11,12 +11,15 @@ Layer: transport.
   session-scoped SSE stream, or a WebSocket), kept until that stream's one receiver takes them,
   all that is queued at a time; counted in a shared `Backlog`, which is what the connection's
   flow control (`writing_paused`, `drain`) reads.
+- `SendQueue`: a client transport's lines waiting for its one sender task (HTTP POSTs, WebSocket
+  frames), counted in bytes for the connection's flow control.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable
 
 
 class Inbox:
@@ -195,3 +198,59 @@ class Outbox:
             self._waiter = None
             if not waiter.done():
                 waiter.set_result(None)
+
+
+class SendQueue:
+    """Our lines, in order, for a client transport's one sender task. `writing_paused()` holds
+    while more than `high_water` bytes wait; the sender says `sent()` as it makes progress."""
+
+    __slots__ = ("_high_water", "_lines", "_sent", "_size", "_wake")
+
+    def __init__(self, high_water: int) -> None:
+        self._high_water = high_water
+        self._lines: deque[bytes] = deque()
+        self._size = 0
+        self._wake = asyncio.Event()
+        self._sent = asyncio.Event()
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def put(self, data: bytes) -> None:
+        """Queue the lines of `data` (one message each; empty ones dropped)."""
+        for line in data.split(b"\n"):
+            if line:
+                self._lines.append(line)
+                self._size += len(line)
+        self._wake.set()
+
+    def full(self) -> bool:
+        return self._size > self._high_water
+
+    async def take(self, waiting: Callable[[], None] | None = None) -> bytes:
+        """The next line, waiting for one (`waiting()` is called each time the queue is found
+        empty)."""
+        while not self._lines:
+            if waiting is not None:
+                waiting()
+            self._wake.clear()
+            await self._wake.wait()
+        line = self._lines.popleft()
+        self._size -= len(line)
+        return line
+
+    def sent(self) -> None:
+        """Progress: wake `drain` and `flush`."""
+        self._sent.set()
+
+    async def drain(self, closed: Callable[[], bool]) -> None:
+        """Return once at most `high_water` bytes wait, or `closed()`."""
+        while not closed() and self.full():
+            self._sent.clear()
+            await self._sent.wait()
+
+    async def flush(self, ended: Callable[[], bool]) -> None:
+        """Return once every line is taken and sent, or `ended()`."""
+        while self._lines and not ended():
+            self._sent.clear()
+            await self._sent.wait()

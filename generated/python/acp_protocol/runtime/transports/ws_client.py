@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed as SocketClosed
@@ -23,7 +22,7 @@ from websockets.exceptions import InvalidHandshake
 
 from ..errors import ConnectionClosed
 from .framing import ndjson_line
-from .queues import Inbox
+from .queues import Inbox, SendQueue
 
 log = logging.getLogger(__name__)
 
@@ -37,10 +36,7 @@ class WebSocketTransport:
     def __init__(self, socket: ClientConnection, frame_limit: int) -> None:
         self._socket = socket
         self._inbox = Inbox(frame_limit)
-        self._outgoing: deque[bytes] = deque()
-        self._outgoing_size = 0
-        self._wake_sender = asyncio.Event()
-        self._sent = asyncio.Event()
+        self._outgoing = SendQueue(_HIGH_WATER)
         self._closed = False
         loop = asyncio.get_running_loop()
         self._reader = loop.create_task(self._read_loop())
@@ -52,19 +48,13 @@ class WebSocketTransport:
     def write(self, data: bytes, *, batch: int = 0) -> None:
         if self._closed or self._inbox.ended:
             raise ConnectionClosed("the WebSocket is closed")
-        for line in data.split(b"\n"):
-            if line:
-                self._outgoing.append(line)
-                self._outgoing_size += len(line)
-        self._wake_sender.set()
+        self._outgoing.put(data)
 
     def writing_paused(self) -> bool:
-        return self._closed or self._outgoing_size > _HIGH_WATER
+        return self._closed or self._outgoing.full()
 
     async def drain(self) -> None:
-        while not self._closed and self._outgoing_size > _HIGH_WATER:
-            self._sent.clear()
-            await self._sent.wait()
+        await self._outgoing.drain(lambda: self._closed)
 
     async def close(self) -> None:
         """Send what was written, then close the socket (the server ends the connection)."""
@@ -72,34 +62,25 @@ class WebSocketTransport:
             return
         self._closed = True
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._flush(), 2.0)
+            await asyncio.wait_for(self._outgoing.flush(lambda: self._inbox.ended), 2.0)
         self._sender.cancel()
         with contextlib.suppress(SocketClosed, OSError):
             await self._socket.close()
         self._reader.cancel()
         await asyncio.gather(self._sender, self._reader, return_exceptions=True)
         self._inbox.end()
-        self._sent.set()
-
-    async def _flush(self) -> None:
-        while self._outgoing and not self._inbox.ended:
-            self._sent.clear()
-            await self._sent.wait()
+        self._outgoing.sent()
 
     async def _send_loop(self) -> None:
         socket = self._socket
         try:
             while True:
-                while not self._outgoing:
-                    self._wake_sender.clear()
-                    await self._wake_sender.wait()
-                line = self._outgoing.popleft()
-                self._outgoing_size -= len(line)
+                line = await self._outgoing.take()
                 await socket.send(line, text=True)
-                self._sent.set()
+                self._outgoing.sent()
         except (SocketClosed, OSError):
             self._inbox.end()  # the agent is gone: pending calls fail at once
-            self._sent.set()
+            self._outgoing.sent()
 
     async def _read_loop(self) -> None:
         try:
