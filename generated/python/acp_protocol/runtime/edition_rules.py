@@ -134,9 +134,11 @@ class EditionRules:
 
     # -- notifications -----------------------------------------------------------------------
 
-    def observes(self, method: str) -> bool:
-        """Whether `observe` wants `method`'s validated params (the session views' updates)."""
-        return self.views is not None and method == self.views.notification
+    def observed(self) -> tuple[str, ...]:
+        """The notifications `observe` wants validated (the session views' updates), fixed per
+        edition and side: the router checks them with one set lookup per notification."""
+        states = None if self._insertion is None else self._insertion.states
+        return (states.notification,) if self._viewed and states is not None else ()
 
     def observe(self, method: str, params: Any, typed: Any) -> None:
         """A validated notification the rules follow: `session/update` feeds the views."""

@@ -229,6 +229,8 @@ class Router(Generic[PeerT]):
         self._rule_notifications = frozenset(
             () if self._rules is None else self._rules.notifications()
         )
+        # The notifications the rules observe once validated (a client's session views).
+        self._observed = frozenset(() if self._rules is None else self._rules.observed())
         self._extension_request = _override(implementation, base, "extension_request")
         self._extension_notification = _override(implementation, base, "extension_notification")
         self._turns = SessionTurns(turn_rule) if turn_rule is not None else None
@@ -316,8 +318,7 @@ class Router(Generic[PeerT]):
             assert self._rules is not None
             self._rules.notification(method, params)
         route = self._notifications.get(method)
-        rules = self._rules
-        observed = rules is not None and route is not None and rules.observes(method)
+        observed = method in self._observed
         if route is None or (route.handler is None and not observed):
             if route is None and method.startswith("_") and self._extension_notification:
                 return self._extension_notification(  # type: ignore[no-any-return]
@@ -334,8 +335,8 @@ class Router(Generic[PeerT]):
             )
             return None
         if observed:
-            assert rules is not None
-            rules.observe(method, params, typed)  # the client's session views
+            assert self._rules is not None
+            self._rules.observe(method, params, typed)  # the client's session views
         if route.handler is None:
             return None
         context = self._notification_ctx
