@@ -86,9 +86,9 @@ test-go: $(STAMP) $(NODE_STAMP)
 	@command -v go >/dev/null || { echo "make test-go: go not found on PATH: install Go 1.24 or newer (https://go.dev/dl/)" >&2; exit 1; }
 	$(BIN)/pytest -q tests/go
 
-## test: everything CI runs
+## test: everything CI runs (tests/go once, through test-go)
 test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) lint check test-typescript test-go
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --ignore=tests/go
 	$(MAKE) --no-print-directory test-matrix
 
 ## test-matrix: the runtime, typed-layer and interop tests under Python 3.10 (with the lowest
