@@ -227,3 +227,33 @@ test("a request that already failed when its cancel is read keeps its own error;
   peer.send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 2 } });
   assert.deepEqual((await peer.next((f) => f.id === 2)).error, { code: -32602, message: "Invalid params", data: { details: "chosen by the handler" } });
 });
+
+test("a handler that reads ctx.signal only after the cancel arrived finds it aborted with the cancel", async () => {
+  // The request's AbortSignal is made on first use (connection.ts): a cancel that came before
+  // must still be seen, with its reason, and the answer is still -32800.
+  const client = recordingClient();
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let seen: { aborted: boolean; code: unknown } | null = null;
+  const { clientSide } = connected(
+    {
+      async sessionPrompt(params, ctx) {
+        await ctx.client.sessionUpdate(chunk(params.sessionId, "working"));
+        await released;
+        const reason = ctx.signal.reason as unknown;
+        seen = { aborted: ctx.signal.aborted, code: reason instanceof RequestError ? reason.code : reason };
+        throw reason;
+      },
+    },
+    client,
+  );
+  const controller = new AbortController();
+  const call = clientSide.agent.sessionPrompt(prompt("slow"), { signal: controller.signal });
+  await until(() => client.chunks.length > 0);
+  controller.abort();
+  await new Promise((resolve) => setTimeout(resolve, 50)); // the cancel is read meanwhile
+  release();
+  const error = await rejection(call);
+  assert.equal(error.code, REQUEST_CANCELLED);
+  assert.deepEqual(seen, { aborted: true, code: REQUEST_CANCELLED });
+});

@@ -78,20 +78,26 @@ export interface HandlerContext {
   readonly signal: AbortSignal;
 }
 
+/** Where a handler's signal comes from: its request, the connection, a foreground work. Read only
+ * when used (a request's `AbortSignal` is made on first use, connection.ts). */
+export interface SignalSource {
+  readonly signal: AbortSignal;
+}
+
 /** A typed peer's way to the connection; bound to a handler's signal (and its request's trace
  * context) inside a handler. */
 export class PeerLink {
   constructor(
     private readonly connection: Connection,
     private readonly turnRule: TurnRule | null,
-    private readonly signal: AbortSignal | null = null,
+    private readonly source: SignalSource | null = null,
     private readonly around: AroundRequest | null = null,
     private readonly trace: TraceContext | null = null,
   ) {}
 
   request(method: string, given: unknown, decode: Decoder = any, options: RequestOptions = {}): Promise<unknown> {
     const params = this.traced(given);
-    const own = this.signal;
+    const own = this.source === null ? null : this.source.signal;
     const theirs = options.signal;
     const signal = own === null ? theirs : theirs == null ? own : AbortSignal.any([own, theirs]);
     const send = (): Promise<unknown> =>
@@ -112,8 +118,8 @@ export class PeerLink {
   /** This link, sending every request with `signal` too (a handler's nested requests), each
    * through `around` when given (a foreground work's), and every request and notification with
    * the trace context of `handled`, the params of the request being handled. */
-  within(signal: AbortSignal, around: AroundRequest | null = null, handled: unknown = undefined): PeerLink {
-    return new PeerLink(this.connection, this.turnRule, signal, around, traceContextOf(handled));
+  within(source: SignalSource, around: AroundRequest | null = null, handled: unknown = undefined): PeerLink {
+    return new PeerLink(this.connection, this.turnRule, source, around, traceContextOf(handled));
   }
 
   private traced(params: unknown): unknown {
@@ -161,6 +167,28 @@ export interface WorkContext extends HandlerContext {
   readonly messageId: string;
 }
 
+/** A handler's context. Its signal is read from its source only when asked for; its peer is
+ * under the wiring's key (set in the constructor, so one router's contexts share one shape). */
+class Context implements HandlerContext {
+  readonly #source: SignalSource;
+  [peer: string]: unknown;
+
+  constructor(
+    readonly requestId: RequestId,
+    readonly method: string,
+    source: SignalSource,
+    peerKey: string,
+    peer: unknown,
+  ) {
+    this.#source = source;
+    this[peerKey] = peer;
+  }
+
+  get signal(): AbortSignal {
+    return this.#source.signal;
+  }
+}
+
 class RoleRouter<P> implements Router {
   private readonly notificationContexts = new Map<string, HandlerContext>();
   /** The agent's foreground work, where the lifecycle answers at insertion and this side handles
@@ -188,7 +216,8 @@ class RoleRouter<P> implements Router {
               const work = this.handler(prompt.handler);
               if (work === undefined) throw RequestError.methodNotFound(request.method);
               const sessionId = String(sessionOf(params));
-              const context = { ...this.context(request.id, request.method, signal, around, request.params), sessionId, messageId };
+              // Object.assign, not a spread: the context's `signal` is a getter a spread would not copy.
+              const context = Object.assign(this.context(request.id, request.method, { signal }, around, request.params), { sessionId, messageId });
               return work.call(handlers, params, context);
             },
             problem,
@@ -220,7 +249,7 @@ class RoleRouter<P> implements Router {
         throw RequestError.methodNotFound(method);
       }
       const params = route.params(request.params);
-      const context = this.context(request.id, method, request.signal, null, request.params);
+      const context = this.context(request.id, method, request, null, request.params);
       if (method !== negotiation.method) return handler.call(this.handlers, params, context);
       const agreed = negotiate((params as { [key: string]: unknown })[negotiation.field], [negotiation]);
       const result = await handler.call(this.handlers, params, context);
@@ -228,7 +257,7 @@ class RoleRouter<P> implements Router {
     }
     const extension = this.handler("extensionRequest");
     if (method.startsWith("_") && extension !== undefined) {
-      return extension.call(this.handlers, method, request.params, this.context(request.id, method, request.signal, null, request.params));
+      return extension.call(this.handlers, method, request.params, this.context(request.id, method, request, null, request.params));
     }
     throw RequestError.methodNotFound(method);
   }
@@ -254,7 +283,7 @@ class RoleRouter<P> implements Router {
     }
     const extension = this.handler("extensionNotification");
     if (method.startsWith("_") && extension !== undefined) {
-      await extension.call(this.handlers, method, params, this.context(null, method, this.connection.signal));
+      await extension.call(this.handlers, method, params, this.context(null, method, this.connection));
     }
   }
 
@@ -292,7 +321,7 @@ class RoleRouter<P> implements Router {
   private notificationContext(method: string): HandlerContext {
     let context = this.notificationContexts.get(method);
     if (context === undefined) {
-      context = this.context(null, method, this.connection.signal);
+      context = this.context(null, method, this.connection);
       this.notificationContexts.set(method, context);
     }
     return context;
@@ -303,12 +332,12 @@ class RoleRouter<P> implements Router {
   private context(
     requestId: RequestId,
     method: string,
-    signal: AbortSignal,
+    source: SignalSource,
     around: AroundRequest | null = null,
     handled: unknown = undefined,
   ): HandlerContext {
-    const peer = this.wiring.peer(this.link.within(signal, around, handled));
-    return { requestId, method, signal, [this.wiring.peerKey]: peer };
+    const peer = this.wiring.peer(this.link.within(source, around, handled));
+    return new Context(requestId, method, source, this.wiring.peerKey, peer);
   }
 }
 
