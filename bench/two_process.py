@@ -100,11 +100,13 @@ def goals(rates: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         }
         for kind in KINDS
     ]
+    # Issue 25: our TS target stays at or above 3 / 1.2 / 1.9 times the TS SDK.
+    ts_goals = {"notify": 3.0, "rt1": 1.2, "rt64": 1.9}
     rows += [
         {
             "workload": f"2p {kind}",
             "measure": "our TS target / TS SDK (node)",
-            "goal": 1.0,
+            "goal": ts_goals[kind],
             "value": ratio("ours-ts-node", "ts-node", kind),
         }
         for kind in KINDS
