@@ -7,14 +7,15 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import AsyncIterator
+from typing import Any
 
 import uvicorn
-from acp_protocol.runtime.transports.http_server import AcpHttpServer
 
 
 @contextlib.asynccontextmanager
-async def serving(app: AcpHttpServer) -> AsyncIterator[str]:
-    """`http://127.0.0.1:<port>` while `app` is served there."""
+async def serving(app: Any) -> AsyncIterator[str]:
+    """`http://127.0.0.1:<port>` while the ASGI `app` is served there. Ours is closed with its
+    `close()`; an app without one (the official SDK's) through the ASGI lifespan's shutdown."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     # uvicorn leaves a socket it is given as it is: without this, a response's head and body
@@ -22,7 +23,10 @@ async def serving(app: AcpHttpServer) -> AsyncIterator[str]:
     listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="websockets-sansio")
+    closes = hasattr(app, "close")
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="off" if closes else "on", ws="websockets-sansio"
+    )
     server = uvicorn.Server(config)
     task = asyncio.get_running_loop().create_task(server.serve(sockets=[listener]))
     while not server.started:
@@ -32,7 +36,8 @@ async def serving(app: AcpHttpServer) -> AsyncIterator[str]:
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
-        await app.close()
+        if closes:
+            await app.close()
         server.should_exit = True
         await asyncio.wait_for(task, 10)
         listener.close()
