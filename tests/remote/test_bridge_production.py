@@ -1,6 +1,7 @@
-"""A production agent nobody here wrote, `@zed-industries/codex-acp` (tests/interop/production),
-served over HTTP by `bridge serve`, answers the official TypeScript SDK 2.4.0's
-`experimental/http-client` and `experimental/ws-client`: its `initialize` with its auth methods.
+"""Production agents nobody here wrote, `@zed-industries/codex-acp` and
+`@zed-industries/claude-agent-acp` (tests/interop/production), served over HTTP by `bridge serve`,
+answer the official TypeScript SDK 2.4.0's `experimental/http-client` and
+`experimental/ws-client`: their `initialize` with their auth methods and capabilities.
 Offline, with the environment of tests/interop/test_interop_production.py (no key, proxies on a
 closed loopback port); no prompt is sent, and nothing of its process group survives."""
 
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.interop.support import NODE_PEERS, node
-from tests.interop.test_interop_production import CODEX
+from tests.interop.test_interop_production import CLAUDE, CODEX
 from tests.interop.test_interop_production import agent_env as agent_env  # the fixture
 from tests.remote.test_bridge import bridge_serving
 from tests.remote.test_remote_typescript import _websocket_flags
@@ -67,4 +68,24 @@ async def test_codex_served_by_the_bridge_answers_the_official_remote_client(
     assert report["protocolVersion"] == 1
     assert set(methods) >= {"chatgpt", "codex-api-key", "openai-api-key"}
     assert methods["codex-api-key"]["vars"] == [{"name": "CODEX_API_KEY"}]
+    assert pid > 0  # and agent_env checks that nothing of its group outlived the bridge
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+async def test_claude_agent_served_by_the_bridge_answers_the_official_remote_client(
+    agent_env: dict[str, str], scheme: str
+) -> None:
+    async with bridge_serving(CLAUDE, env=agent_env) as bridge:
+        report = await _initialize(bridge.url.replace("http", scheme, 1))
+        (pid,) = await bridge.agent_pids(1)
+    # claude-agent-acp 0.23.1 offers no auth method to a client that declares no terminal
+    # capability; its session capabilities say what it can do over the bridge.
+    assert report["protocolVersion"] == 1
+    assert report["agentInfo"] == {
+        "name": "@zed-industries/claude-agent-acp",
+        "title": "Claude Agent",
+        "version": "0.23.1",
+    }
+    assert report["authMethods"] == []
+    assert set(report["agentCapabilities"]["sessionCapabilities"]) >= {"list", "close"}
     assert pid > 0  # and agent_env checks that nothing of its group outlived the bridge
