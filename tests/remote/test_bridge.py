@@ -72,7 +72,7 @@ async def bridge_serving(
     )
     assert process.stderr is not None
     first = (await asyncio.wait_for(process.stderr.readline(), 20)).decode()
-    found = re.search(r" at (http://\S+)", first)
+    found = re.search(r" at (https?://\S+)", first)
     assert found, first
     bridge = Bridge(process, found.group(1), [first.strip()])
 

@@ -16,6 +16,7 @@ answered `{"outcome": {"outcome": "cancelled"}}`.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
@@ -227,15 +228,18 @@ async def connect_remote(
     *,
     token: str | None = None,
     headers: Mapping[str, str] | None = None,
+    verify: bool | ssl.SSLContext = True,
     **options: Any,
 ) -> AsyncIterator[ClientConnection]:
     """Serve `client` to the ACP agent at `url`: `http(s)://…/acp` (Streamable HTTP) or
     `ws(s)://…/acp` (WebSocket), with the same connection `spawn_agent` gives.
 
     `token`: sent as `Authorization: Bearer <token>`; `headers`: sent with every request;
-    `options` go to `Connection`. Needs the `http` extra (`pip install 'acp-protocol-sdk[http]'`:
+    `verify`: how the server's TLS certificate is checked (`True`: against the system's
+    authorities; an `ssl.SSLContext`: against its own, e.g. `ssl.create_default_context(
+    cafile="ca.pem")`); `options` go to `Connection`. Needs the `http` extra (`pip install 'acp-protocol-sdk[http]'`:
     `MissingExtra` otherwise). Leaving the block ends the connection on the server.
     """
-    transport = await open_remote(url, token=token, headers=headers)
+    transport = await open_remote(url, token=token, headers=headers, verify=verify)
     async with connect_client(client, transport, **options) as connection:
         yield connection

@@ -12,6 +12,7 @@ import ipaddress
 import logging
 import os
 import shutil
+import ssl
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -115,6 +116,12 @@ def parser(prog: str) -> argparse.ArgumentParser:
         help="how long an agent may take to exit once its connection ended (then SIGTERM, "
         "SIGKILL to its process group)",
     )
+    serve.add_argument(
+        "--certfile",
+        metavar="PEM",
+        help="serve HTTPS and WSS with this certificate (its chain, PEM); needs --keyfile",
+    )
+    serve.add_argument("--keyfile", metavar="PEM", help="the certificate's private key (PEM)")
     serve.add_argument("--log-level", default="warning", choices=["debug", "info", "warning"])
     connect = commands.add_parser(
         "connect", help="a stdio agent forwarding to a remote one", description=CONNECT_HELP
@@ -129,6 +136,12 @@ def parser(prog: str) -> argparse.ArgumentParser:
         help="a header for every request; repeatable",
     )
     connect.add_argument("--eof-grace", type=float, default=5.0, metavar="SECONDS")
+    connect.add_argument(
+        "--ca-certs",
+        metavar="PEM",
+        help="check an https:// or wss:// server's certificate against these authorities "
+        "instead of the system's (a server with a certificate of its own)",
+    )
     return top
 
 
@@ -163,6 +176,25 @@ class _Failure(Exception):
         self.usage = usage
 
 
+def _reason(error: OSError | ssl.SSLError) -> str:
+    return error.strerror or str(error)
+
+
+def _tls_files(certfile: str | None, keyfile: str | None) -> tuple[str, str] | None:
+    """The certificate and key to serve TLS with, checked before anything starts."""
+    if certfile is None and keyfile is None:
+        return None
+    if certfile is None or keyfile is None:
+        raise _Failure("TLS needs both --certfile and --keyfile")
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(certfile, keyfile)
+    except (OSError, ssl.SSLError) as error:
+        raise _Failure(
+            f"cannot serve TLS with {certfile} and {keyfile}: {_reason(error)}"
+        ) from None
+    return certfile, keyfile
+
+
 def _token(variable: str | None) -> str | None:
     if variable is None:
         return None
@@ -180,6 +212,7 @@ def _serve(name: str, options: argparse.Namespace, command: list[str]) -> int:
     if shutil.which(command[0]) is None:
         raise _Failure(f"cannot run the agent: {command[0]}: not found or not executable")
     token = _token(options.token_env)
+    tls = _tls_files(options.certfile, options.keyfile)
     try:
         policy = HttpServerOptions(
             allowed_origins=frozenset(options.allow_origin),
@@ -205,8 +238,9 @@ def _serve(name: str, options: argparse.Namespace, command: list[str]) -> int:
             "(or --no-token to serve without one)"
         )
     _log_to_stderr(name, options.log_level.upper())
-    url = endpoint(listener, policy.path or "/")
-    print(f"{name}: {' '.join(command)} at {url} (WebSocket: ws{url[4:]})", file=sys.stderr)
+    url = endpoint(listener, policy.path or "/", tls=tls is not None)
+    socket_url = url.replace("http", "ws", 1)
+    print(f"{name}: {' '.join(command)} at {url} (WebSocket: {socket_url})", file=sys.stderr)
     sys.stderr.flush()
     try:
         run(
@@ -216,6 +250,8 @@ def _serve(name: str, options: argparse.Namespace, command: list[str]) -> int:
                 policy,
                 exit_timeout=options.exit_timeout,
                 log_level=options.log_level,
+                certfile=None if tls is None else tls[0],
+                keyfile=None if tls is None else tls[1],
             )
         )
     except MissingExtra as error:
@@ -235,6 +271,12 @@ def _connect(name: str, options: argparse.Namespace) -> int:
             raise _Failure(f"--header {header!r}: write it 'Name: value'")
         headers[key.strip()] = value.strip()
     token = _token(options.token_env)
+    verify: bool | ssl.SSLContext = True
+    if options.ca_certs is not None:
+        try:
+            verify = ssl.create_default_context(cafile=options.ca_certs)
+        except (OSError, ssl.SSLError) as error:
+            raise _Failure(f"--ca-certs {options.ca_certs}: {_reason(error)}") from None
     reasons = _DeferredErrors(name)
     logging.basicConfig(level=logging.WARNING, handlers=[reasons], force=True)
     try:
@@ -245,6 +287,7 @@ def _connect(name: str, options: argparse.Namespace) -> int:
                 headers=headers,
                 eof_grace=options.eof_grace,
                 on_outcome=lambda _: reasons.hold_all(),
+                verify=verify,
             )
         )
     except (MissingExtra, ValueError, ConnectionError) as error:

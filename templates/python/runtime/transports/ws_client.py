@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed as SocketClosed
@@ -97,12 +98,20 @@ class WebSocketTransport:
             self._inbox.end()
 
 
-async def open_websocket(url: str, headers: dict[str, str], frame_limit: int) -> WebSocketTransport:
+async def open_websocket(
+    url: str, headers: dict[str, str], frame_limit: int, *, verify: bool | ssl.SSLContext = True
+) -> WebSocketTransport:
     """A transport over a WebSocket to `url`; `ConnectionError` (one line) when the server
-    refuses or cannot be reached."""
+    refuses or cannot be reached. `verify` as for Streamable HTTP (`open_remote`)."""
+    context: ssl.SSLContext | None = None
+    if url.lower().startswith("wss:"):
+        context = verify if isinstance(verify, ssl.SSLContext) else ssl.create_default_context()
+        if verify is False:
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
     try:
         socket = await connect(
-            url, additional_headers=headers, max_size=frame_limit, compression=None
+            url, additional_headers=headers, max_size=frame_limit, compression=None, ssl=context
         )
     except InvalidHandshake as error:
         raise ConnectionError(f"{url}: the server refused the WebSocket: {error}") from None

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import enum
 import logging
+import ssl
 from collections.abc import Callable, Mapping
 
 from ..errors import ConnectionClosed
@@ -49,13 +50,16 @@ async def forward_stdio(
     eof_grace: float = 5.0,
     frame_limit: int = DEFAULT_FRAME_LIMIT,
     on_outcome: Callable[[Outcome], None] | None = None,
+    verify: bool | ssl.SSLContext = True,
 ) -> Outcome:
     """Forward this process's stdin/stdout to the agent at `url` until either side ends;
     `on_outcome` is told how as soon as it is known, before the remote connection is closed.
 
     Raises what `open_remote` raises (`MissingExtra`, `ValueError` for another scheme,
     `ConnectionError` when a WebSocket is refused) before anything is forwarded."""
-    remote = await open_remote(url, token=token, headers=headers, frame_limit=frame_limit)
+    remote = await open_remote(
+        url, token=token, headers=headers, frame_limit=frame_limit, verify=verify
+    )
     try:
         stdio = await open_stdio()
         try:

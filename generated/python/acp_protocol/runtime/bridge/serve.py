@@ -177,10 +177,13 @@ async def serve(
     *,
     exit_timeout: float = 2.0,
     log_level: str = "warning",
+    certfile: str | None = None,
+    keyfile: str | None = None,
 ) -> None:
     """Serve `command` on `listener` (a bound TCP socket, see `listen`) under uvicorn until
     SIGINT or SIGTERM; then every connection is ended and its child with it, before uvicorn
-    waits for its HTTP connections (an open event stream would otherwise hold it forever)."""
+    waits for its HTTP connections (an open event stream would otherwise hold it forever).
+    `certfile` (PEM, the chain) and `keyfile`: serve HTTPS and WSS (uvicorn's TLS)."""
     try:
         import uvicorn
     except ImportError:
@@ -202,6 +205,8 @@ async def serve(
         log_config=None,
         log_level=log_level,
         access_log=False,
+        ssl_certfile=certfile,
+        ssl_keyfile=keyfile,
     )
     try:
         await BridgeServer(config).serve(sockets=[listener])
@@ -230,7 +235,9 @@ def listen(host: str, port: int) -> socket.socket:
     return listener
 
 
-def endpoint(listener: socket.socket, path: str) -> str:
-    """`http://host:port/acp` for a bound socket (its port when the system picked it)."""
+def endpoint(listener: socket.socket, path: str, *, tls: bool = False) -> str:
+    """`http://host:port/acp` (`https://` with `tls`) for a bound socket (its port when the
+    system picked it)."""
     host, port = listener.getsockname()[:2]
-    return f"http://{f'[{host}]' if ':' in host else host}:{port}{path}"
+    scheme = "https" if tls else "http"
+    return f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}{path}"

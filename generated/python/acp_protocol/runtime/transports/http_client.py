@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 from typing import Any
 
 import httpx
@@ -299,7 +300,12 @@ def _refusal(what: str, response: httpx.Response) -> str:
 
 
 async def open_streamable_http(
-    url: str, headers: dict[str, str], frame_limit: int, *, http2: bool, verify: bool
+    url: str,
+    headers: dict[str, str],
+    frame_limit: int,
+    *,
+    http2: bool,
+    verify: bool | ssl.SSLContext,
 ) -> StreamableHttpTransport:
     """A transport to the agent at `url`; nothing is sent before the first message."""
     client = httpx.AsyncClient(headers=headers, http2=http2, verify=verify, timeout=30.0)

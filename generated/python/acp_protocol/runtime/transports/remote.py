@@ -12,6 +12,7 @@ still imports, and opening a remote agent fails with one line naming the extra.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
@@ -32,13 +33,16 @@ async def open_remote(
     headers: Mapping[str, str] | None = None,
     frame_limit: int = DEFAULT_FRAME_LIMIT,
     http2: bool = True,
-    verify: bool = True,
+    verify: bool | ssl.SSLContext = True,
 ) -> Transport:
     """A transport to the ACP agent at `url` (`http://`, `https://`, `ws://` or `wss://`).
 
     `token`: sent as `Authorization: Bearer <token>`; `headers`: sent with every request;
     `http2`: offer HTTP/2 over TLS (the RFD requires it; plain `http://` stays HTTP/1.1);
-    `verify`: check the server's TLS certificate. Raises `MissingExtra` without the `http`
+    `verify`: check the server's TLS certificate (`True`, against the system's authorities), or
+    not (`False`), or against the authorities of an `ssl.SSLContext`
+    (`ssl.create_default_context(cafile=...)`: a server with a certificate of its own); the same
+    for `https://` and `wss://`. Raises `MissingExtra` without the `http`
     extra, `ValueError` for another scheme, `ConnectionError` when a WebSocket is refused.
     """
     scheme = urlsplit(url).scheme.lower()
@@ -53,7 +57,7 @@ async def open_remote(
         if scheme in ("ws", "wss"):
             from .ws_client import open_websocket
 
-            return await open_websocket(url, sent, frame_limit)
+            return await open_websocket(url, sent, frame_limit, verify=verify)
     except ImportError as error:
         missing = (error.name or "").split(".")[0]
         if missing not in _EXTRA_MODULES and "h2" not in str(error):
