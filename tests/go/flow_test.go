@@ -29,7 +29,7 @@ func TestReadingPausesWhileTooManyRequestsAreInFlightAndResumesAtHalf(t *testing
 	handlers := acp.MethodHandlers{Requests: map[string]acp.RequestFunc{"hold": held(started, release)}}
 	conn, peer := connect(t, handlers, acp.MaxInFlight(2))
 	for id := 1; id <= 3; id++ {
-		peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"hold","params":%d}`, id, id))
+		peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"hold","params":[%d]}`, id, id))
 	}
 	<-started
 	<-started
@@ -75,16 +75,16 @@ func TestARequestIDAlreadyInFlightIsRefused32600AndTheFirstGoesOn(t *testing.T) 
 	started, release := make(chan string, 8), make(chan struct{})
 	handlers := acp.MethodHandlers{Requests: map[string]acp.RequestFunc{"hold": held(started, release)}}
 	_, peer := connect(t, handlers)
-	peer.send(`{"jsonrpc":"2.0","id":7,"method":"hold","params":"first"}`)
+	peer.send(`{"jsonrpc":"2.0","id":7,"method":"hold","params":["first"]}`)
 	<-started
-	peer.send(`{"jsonrpc":"2.0","id":7,"method":"hold","params":"second"}`)
+	peer.send(`{"jsonrpc":"2.0","id":7,"method":"hold","params":["second"]}`)
 	refused, _ := peer.next()
 	if code, _ := errorCode(t, refused); code != acp.InvalidRequest || string(refused["id"]) != "7" {
 		t.Fatalf("the second request 7 was answered %v", refused)
 	}
 	close(release)
 	answer, _ := peer.next()
-	if string(answer["result"]) != `"first"` {
+	if string(answer["result"]) != `["first"]` {
 		t.Fatalf("the first request 7 was answered %v", answer)
 	}
 }

@@ -112,10 +112,24 @@ func echo(_ context.Context, params json.RawMessage) (any, error) {
 
 func TestIDsAreEchoedExactlyAsTheyCame(t *testing.T) {
 	_, peer := connect(t, acp.MethodHandlers{Requests: map[string]acp.RequestFunc{"echo": echo}})
-	for _, id := range []string{`"a\u0062"`, `1.0`, `-7`, `"x y"`, `12345678901234567890`} {
+	for _, id := range []string{`"a\u0062"`, `-7`, `"x y"`, `9007199254740993`, `9223372036854775807`, `-9223372036854775808`} {
 		peer.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"echo","params":{"k":[1]}}`)
 		answer, frame := peer.next()
 		if string(answer["id"]) != id || string(answer["result"]) != `{"k":[1]}` {
+			t.Errorf("request id %s answered %s", id, frame)
+		}
+	}
+}
+
+// ACP's RequestId is "an integer (format int64) or a string": an id with a fraction or an
+// exponent, or beyond int64, is not usable, so the request is invalid and its id unknown (§5:
+// "If there was an error in detecting the id in the Request object … it MUST be Null").
+func TestAnIDThatIsNotAnInt64IntegerOrAStringIsRefused32600WithANullID(t *testing.T) {
+	_, peer := connect(t, acp.MethodHandlers{Requests: map[string]acp.RequestFunc{"echo": echo}})
+	for _, id := range []string{`1.0`, `1e3`, `12345678901234567890`, `true`, `null`} {
+		peer.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"echo","params":{}}`)
+		answer, frame := peer.next()
+		if code, _ := errorCode(t, answer); code != acp.InvalidRequest || string(answer["id"]) != "null" {
 			t.Errorf("request id %s answered %s", id, frame)
 		}
 	}
@@ -296,7 +310,7 @@ func TestNotificationsAreHandledInTheOrderTheyCame(t *testing.T) {
 		},
 	}})
 	for i := range 500 {
-		peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":%d}`, i))
+		peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":[%d]}`, i))
 	}
 	select {
 	case <-all:
@@ -304,7 +318,7 @@ func TestNotificationsAreHandledInTheOrderTheyCame(t *testing.T) {
 		t.Fatal("not every notification was handled")
 	}
 	for i, params := range seen {
-		if params != fmt.Sprint(i) {
+		if params != fmt.Sprintf("[%d]", i) {
 			t.Fatalf("notification %d handled as %s", i, params)
 		}
 	}
@@ -318,7 +332,7 @@ func TestAFrameOverTheLimitIsDroppedAndItsRequestAnswered32600(t *testing.T) {
 	big := `{"jsonrpc":"2.0","id":"big","method":"echo","params":"` + strings.Repeat("x", 5000) + `"}`
 	go func() {
 		_ = theirs.WriteFrame([]byte(big))
-		_ = theirs.WriteFrame([]byte(`{"jsonrpc":"2.0","id":"small","method":"echo","params":1}`))
+		_ = theirs.WriteFrame([]byte(`{"jsonrpc":"2.0","id":"small","method":"echo","params":[1]}`))
 	}()
 	for _, want := range []string{`"big"`, `"small"`} {
 		frame, err := theirs.ReadFrame()

@@ -236,16 +236,21 @@ func (c *Connection) readLoop() {
 	}
 }
 
-func (c *Connection) route(frame []byte) {
-	var msg message
-	if err := json.Unmarshal(frame, &msg); err != nil {
-		c.write(errorFrame(nil, &Error{Code: ParseError, Message: "Parse error"}))
+func (c *Connection) route(line []byte) {
+	read := readFrame(line)
+	msg := read.msg
+	switch read.kind {
+	case frameBlank:
 		return
-	}
-	switch {
-	case msg.Method != nil && msg.ID != nil:
+	case frameUnparsable:
+		c.write(errorFrame(nil, parseError(read.reason)))
+	case frameInvalid:
+		if read.answer {
+			c.write(errorFrame(msg.ID, invalidRequestError(read.reason)))
+		}
+	case frameRequest:
 		c.startRequest(msg)
-	case msg.Method != nil:
+	case frameNotification:
 		if *msg.Method == CancelRequestMethod {
 			c.cancelled(msg.Params)
 			return
@@ -254,14 +259,15 @@ func (c *Connection) route(frame []byte) {
 		c.queued++
 		c.mu.Unlock()
 		c.queue(msg)
-	case msg.ID != nil && (msg.Result != nil || msg.Error != nil):
+	case frameResponse:
+		if msg.ID == nil {
+			return // not one of our ids: nothing waits for it
+		}
 		if c.answerNow(msg) {
 			c.answered(msg)
 		} else {
 			c.queue(msg) // after the notifications the peer sent before it
 		}
-	default:
-		c.write(errorFrame(msg.ID, &Error{Code: InvalidRequest, Message: "Invalid request"}))
 	}
 }
 

@@ -23,34 +23,25 @@ type message struct {
 	Error   *Error          `json:"error,omitempty"`
 }
 
-// idKey is a request id as a map key: the same id written two ways ("a" and "\u0061", 1 and
-// 1.0) is one key.
+// idKey is a request id as a map key: the same id written two ways ("a" and "\u0061", 0 and -0)
+// is one key; an id ACP cannot use (a fraction, an exponent, beyond int64, null, true) has none.
 func idKey(id json.RawMessage) (string, bool) {
-	id = bytes.TrimSpace(id)
-	if len(id) == 0 {
+	id = usableID(bytes.TrimSpace(id))
+	if id == nil {
 		return "", false
 	}
-	switch id[0] {
-	case '"':
+	if id[0] == '"' {
 		var text string
 		if wire.String(id, &text) != nil {
 			return "", false
 		}
 		return "s" + text, true
-	case 'n':
-		return "null", string(id) == "null"
 	}
-	var number json.Number
-	if json.Unmarshal(id, &number) != nil {
+	whole, err := strconv.ParseInt(string(id), 10, 64)
+	if err != nil {
 		return "", false
 	}
-	if whole, err := number.Int64(); err == nil {
-		return "n" + strconv.FormatInt(whole, 10), true
-	}
-	if value, err := number.Float64(); err == nil {
-		return "n" + strconv.FormatFloat(value, 'g', -1, 64), true
-	}
-	return "n" + number.String(), true
+	return "n" + strconv.FormatInt(whole, 10), true
 }
 
 func requestFrame(id int64, method string, params any) ([]byte, error) {
