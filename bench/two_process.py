@@ -3,14 +3,17 @@
 The client spawns the agent and both sides are the same implementation: ours (the generated
 typed layer, full validation) on asyncio's loop and on uvloop, our generated TypeScript package on
 node (bench/stdio/ours_ts, built by `make ts-build`), the official Python SDK (on asyncio, as it
-runs), the official TypeScript SDK on node (from bench/stdio/ts's lock), and the raw NDJSON floor
-on both loops. Pairs run interleaved, `rounds` times; each client reports
+runs), the official TypeScript SDK on node (from bench/stdio/ts's lock), our generated Go package
+and coder/acp-go-sdk (bench/stdio/go, pinned in its go.mod, built here into .build/go/bench), and
+the raw NDJSON floor on both loops. Pairs run interleaved, `rounds` times; each client reports
 notify/s, round trips/s with 1 in flight and with 64 in flight (bench/stdio/schedule.py).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -19,6 +22,8 @@ from typing import Any
 
 STDIO = Path(__file__).resolve().parent / "stdio"
 OURS_TS = STDIO.parents[1] / ".build" / "typescript" / "dist-test" / "test" / "bench"
+GO_BENCH = STDIO.parents[1] / ".build" / "go" / "bench"
+"""The Go pairs' programs (bench/stdio/go, built by `make bench`): ours and coder/acp-go-sdk's."""
 KINDS = ("notify", "rt1", "rt64")
 
 
@@ -30,6 +35,11 @@ def pairs(python: str, official: str) -> dict[str, tuple[list[str], list[str]]]:
         ["node", str(OURS_TS / "client.js")],
         ["node", str(OURS_TS / "agent.js")],
     )
+    for implementation in ("ours", "coder"):
+        table[f"{implementation}-go"] = (
+            [str(GO_BENCH / f"{implementation}_client")],
+            [str(GO_BENCH / f"{implementation}_agent")],
+        )
     for loop in ("asyncio", "uvloop"):
         table[f"floor-{loop}"] = (
             [python, str(STDIO / "floor_peer.py"), "client"],
@@ -44,6 +54,28 @@ def pairs(python: str, official: str) -> dict[str, tuple[list[str], list[str]]]:
         [official, str(STDIO / "official_agent.py")],
     )
     return table
+
+
+def build_go() -> None:
+    """Build the Go pairs' programs (ours on generated/go, coder/acp-go-sdk's) into GO_BENCH; one
+    line when Go is missing or the build fails."""
+    go = shutil.which("go")
+    if go is None:
+        raise SystemExit(
+            "bench: go not found on PATH: install Go 1.24 or newer (https://go.dev/dl/)"
+        )
+    env = {**os.environ, "GOTOOLCHAIN": "local", "GOFLAGS": "-buildvcs=false"}
+    done = subprocess.run(
+        [go, "build", "-o", str(GO_BENCH) + os.sep, "./..."],
+        cwd=STDIO / "go",
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SystemExit(f"bench: building bench/stdio/go failed: {last}")
 
 
 def versions() -> dict[str, str]:
@@ -63,6 +95,7 @@ def measure(
 ) -> dict[str, dict[str, Any]]:
     """Median rates per pair and workload, with every run's figure."""
     samples: dict[str, dict[str, list[float]]] = {}
+    build_go()
     for round_ in range(rounds):
         for label, (client, agent) in pairs(python, official).items():
             command = [*client, str(n), loop_of(label), "--", *agent]
@@ -108,6 +141,16 @@ def goals(rates: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             "measure": "our TS target / TS SDK (node)",
             "goal": ts_goals[kind],
             "value": ratio("ours-ts-node", "ts-node", kind),
+        }
+        for kind in KINDS
+    ]
+    # Issue 27: our Go pair at or above coder/acp-go-sdk's on every workload.
+    rows += [
+        {
+            "workload": f"2p {kind}",
+            "measure": "our Go target / coder/acp-go-sdk",
+            "goal": 1.0,
+            "value": ratio("ours-go", "coder-go", kind),
         }
         for kind in KINDS
     ]

@@ -39,8 +39,8 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert results["imports"]["official_acp"]["cost"] is not None
     assert results["generation"]["noop"]["median"] > 0
     goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
-    assert len(goals) == 21
-    pairs = {"ts-node", "ours-ts-node", "official-asyncio"} | {
+    assert len(goals) == 24
+    pairs = {"ts-node", "ours-ts-node", "official-asyncio", "ours-go", "coder-go"} | {
         f"{name}-{loop}" for name in ("ours", "floor") for loop in ("asyncio", "uvloop")
     }
     assert set(results["two_process"]) == pairs
@@ -52,7 +52,7 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     report = (tmp_path / "benchmarks.md").read_text()
     assert "![ours vs official vs floor, per workload](benchmarks.png)" in report
     assert "| (d) cancel → holding the -32800 answer, p50 / p99 |" in report
-    assert report.count("| met |") + report.count("| **not met** |") == 21
+    assert report.count("| met |") + report.count("| **not met** |") == 24
     assert "## (j) Two processes over stdio" in report
     assert (tmp_path / "benchmarks.png").read_bytes().startswith(PNG_SIGNATURE)
     summary = completed.stdout.splitlines()
@@ -65,5 +65,5 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         "import",
         "lines",
         "flood",
-        *["2p"] * 13,
+        *["2p"] * 16,
     ]
