@@ -1,4 +1,4 @@
-// LSP base protocol framing (runtime/framing.ts CONTENT_LENGTH), as the Python runtime's
+// LSP base protocol framing (runtime/transports/framing.ts CONTENT_LENGTH), as the Python runtime's
 // transports/framing.py: "Content-Length: N\r\n\r\n" then N bytes of UTF-8 JSON, chosen per
 // transport; NDJSON stays the default.
 import assert from "node:assert/strict";

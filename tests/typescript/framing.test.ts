@@ -1,4 +1,4 @@
-// NDJSON framing (runtime/transport.ts): frames of any split, and frames over the limit dropped
+// NDJSON framing (runtime/transports/transport.ts): frames of any split, and frames over the limit dropped
 // without taking the connection (or memory) with them.
 import assert from "node:assert/strict";
 import { tmpdir } from "node:os";

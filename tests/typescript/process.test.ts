@@ -1,4 +1,4 @@
-// A spawned program's lifetime (runtime/transport.ts, `ProcessTransport`): its whole process group
+// A spawned program's lifetime (runtime/transports/process.ts, `ProcessTransport`): its whole process group
 // ends with the connection, and pending callers fail when the program exits. The program below
 // starts a grandchild that, like an npm wrapper's native agent, ignores the end of its input (and
 // in the worst case SIGTERM) and keeps the stdout pipe open.

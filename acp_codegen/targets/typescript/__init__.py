@@ -5,7 +5,7 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
   package.json, package-lock.json, tsconfig.json   the package (strict; no runtime dependency)
   src/index.ts                                      the runtime's public API, versions
   src/versions.ts                                   one agent for all versions; falling back
-  src/runtime/*.ts                                  hand-written (templates/typescript/runtime/)
+  src/runtime/**/*.ts                               hand-written (templates/typescript/runtime/)
   src/<v>/{index,types,decode,methods,peers,behaviour,builders,agent,client}.ts   stable editions
   src/<v>/unstable/…                                           each unstable edition
 
@@ -78,9 +78,10 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         editions=versioned_editions(spec),
     )
     copy_header = env.get_template("runtime_copy_header.ts.jinja")
-    for source in sorted(RUNTIME_SOURCES.glob("*.ts")):
-        text = copy_header.render(file_name=source.name, command=options.command)
-        _write_text(src / "runtime" / source.name, text + source.read_text())
+    for source in sorted(RUNTIME_SOURCES.rglob("*.ts")):
+        relative = source.relative_to(RUNTIME_SOURCES).as_posix()
+        text = copy_header.render(file_name=relative, command=options.command)
+        _write_text(src / "runtime" / relative, text + source.read_text())
 
     for edition in spec.editions:
         directory = src / edition.key

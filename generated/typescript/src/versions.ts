@@ -15,8 +15,8 @@
  */
 
 import type { ConnectionOptions } from "./runtime/connection.js";
-import { spawnTransport, type SpawnedOptions } from "./runtime/process.js";
-import { stdioTransport, type Transport } from "./runtime/transport.js";
+import { spawnTransport, type SpawnedOptions } from "./runtime/transports/process.js";
+import { stdioTransport, type Transport } from "./runtime/transports/transport.js";
 import { VersionedConnection, connectVersions, serveVersions, type ClientEndpoint, type EditionEndpoint } from "./runtime/versions.js";
 import * as v1 from "./v1/index.js";
 import * as v2 from "./v2/index.js";

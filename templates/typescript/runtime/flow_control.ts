@@ -9,7 +9,7 @@
  * would wait on each other forever.
  */
 
-import type { Transport } from "./transport.js";
+import type { Transport } from "./transports/transport.js";
 
 export class FlowControl {
   /** The peer's requests and notifications being handled, or answered and not yet read. */

@@ -65,7 +65,7 @@ export {
   stdioTransport,
   type OversizedFrame,
   type Transport,
-} from "./transport.js";
+} from "./transports/transport.js";
 export {
   CONTENT_LENGTH,
   ContentLengthSplitter,
@@ -73,8 +73,8 @@ export {
   type Framing,
   type Splitter,
   type SplitterSinks,
-} from "./framing.js";
-export { ProcessTransport, spawnTransport, type SpawnedOptions } from "./process.js";
+} from "./transports/framing.js";
+export { ProcessTransport, spawnTransport, type SpawnedOptions } from "./transports/process.js";
 export { FileService, RESOURCE_NOT_FOUND } from "./file_service.js";
 export {
   MemorySessionStore,

@@ -32,7 +32,7 @@ import { Foreground, insertionLifecycle, type AroundRequest, type InsertionLifec
 import { SessionViews } from "./session_view.js";
 import { Switchboard } from "./switchboard.js";
 import { traceContextOf, withTraceContext, type TraceContext } from "./trace_context.js";
-import type { Transport } from "./transport.js";
+import type { Transport } from "./transports/transport.js";
 
 export interface Route {
   /** The handler's name on the user's object (`sessionPrompt`). */

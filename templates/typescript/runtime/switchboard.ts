@@ -5,7 +5,7 @@
  */
 
 import { Connection, type ConnectionOptions, type IncomingRequest, type Router } from "./connection.js";
-import type { Transport } from "./transport.js";
+import type { Transport } from "./transports/transport.js";
 
 export class Switchboard implements Router {
   readonly connection: Connection;

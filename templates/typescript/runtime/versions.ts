@@ -16,7 +16,7 @@ import type { ConnectionOptions, IncomingRequest, Router } from "./connection.js
 import { any, type Decoder } from "./decoding.js";
 import { INVALID_REQUEST, RequestError } from "./errors.js";
 import { Switchboard } from "./switchboard.js";
-import type { Transport } from "./transport.js";
+import type { Transport } from "./transports/transport.js";
 
 /** One edition a versioned endpoint offers: its negotiation rule, and how it takes over a
  * connection (the generated `connectAgent(agent, board)` / `connectClient(client, board)`). */

@@ -38,7 +38,7 @@ import {
 import { FlowControl } from "./flow_control.js";
 import { headId, type WireId } from "./ids.js";
 import { OutgoingRequests, type RequestOptions } from "./outgoing.js";
-import type { OversizedFrame, Transport } from "./transport.js";
+import type { OversizedFrame, Transport } from "./transports/transport.js";
 
 export { CANCEL_REQUEST, type RequestOptions } from "./outgoing.js";
 

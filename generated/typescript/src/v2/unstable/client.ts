@@ -18,10 +18,10 @@
 import type { ConnectionOptions } from "../../runtime/connection.js";
 import type * as d from "../../runtime/decoding.js";
 import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring, type TurnRule } from "../../runtime/roles.js";
-import { spawnTransport, type SpawnedOptions } from "../../runtime/process.js";
+import { spawnTransport, type SpawnedOptions } from "../../runtime/transports/process.js";
 import type { SessionView } from "../../runtime/session_view.js";
 import type { Switchboard } from "../../runtime/switchboard.js";
-import { stdioTransport, type Transport } from "../../runtime/transport.js";
+import { stdioTransport, type Transport } from "../../runtime/transports/transport.js";
 import { BEHAVIOUR } from "./behaviour.js";
 import * as decode from "./decode.js";
 import { AgentPeer } from "./peers.js";

@@ -1,4 +1,4 @@
-// Copied by acp-codegen from templates/typescript/runtime/transport.ts: edit it there, then run:
+// Copied by acp-codegen from templates/typescript/runtime/transports/transport.ts: edit it there, then run:
 //   make generate
 /**
  * Transports: JSON-RPC messages over this process's stdio, a spawned program's stdio, or an

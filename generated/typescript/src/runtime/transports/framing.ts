@@ -1,4 +1,4 @@
-// Copied by acp-codegen from templates/typescript/runtime/framing.ts: edit it there, then run:
+// Copied by acp-codegen from templates/typescript/runtime/transports/framing.ts: edit it there, then run:
 //   make generate
 /**
  * How messages are delimited on a byte stream: NDJSON lines (ACP, MCP over stdio; the default) or

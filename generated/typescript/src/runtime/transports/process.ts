@@ -1,4 +1,4 @@
-// Copied by acp-codegen from templates/typescript/runtime/process.ts: edit it there, then run:
+// Copied by acp-codegen from templates/typescript/runtime/transports/process.ts: edit it there, then run:
 //   make generate
 /**
  * A spawned program's stdio as a transport, and the program's whole lifetime. Layer: transport.
