@@ -7,7 +7,9 @@
 //   "nested": asks the client for fs/read_text_file and waits for it (a cancel cascades to it);
 //   "info":   three session_info_updates: a title with _meta, a cleared title, a cleared _meta.
 // What it observed (each cancelled prompt, and by what) is appended as JSON lines to the file
-// named by $ACP_INTEROP_EVENTS.
+// named by $ACP_INTEROP_EVENTS. With `--listen [token]` it serves over ACP's remote transport
+// instead (HTTP and WebSocket on 127.0.0.1, a port the system picks; one agent per connection),
+// prints its URL as one line, and stops at the end of its stdin.
 import { appendFileSync } from "node:fs";
 import { RequestError } from "../src/index.js";
 import * as v1 from "../src/v1/index.js";
@@ -55,4 +57,13 @@ const agent: v1.Agent = {
   },
 };
 
-await v1.runAgent(agent);
+if (process.argv[2] === "--listen") {
+  const token = process.argv[3];
+  const listening = await v1.listenAgent(agent, token === undefined ? {} : { token });
+  process.stdout.write(`${listening.url}\n`);
+  process.stdin.resume();
+  await new Promise((resolve) => process.stdin.once("end", resolve));
+  await listening.close();
+} else {
+  await v1.runAgent(agent);
+}

@@ -1,5 +1,6 @@
 // A client built on the generated TypeScript package (v1), for the interop tests. Usage:
 //   node interop_client.js <scenario> <agent program> [args...]
+//   node interop_client.js <scenario> <http(s):// or ws(s):// URL of a remote agent>
 // It spawns the agent, runs one scenario and prints one JSON line with what it saw: the same
 // command line and report as tests/interop/node/ts_client.mjs (the official SDK's client), so the
 // same tests drive both.
@@ -94,7 +95,11 @@ if (run === undefined) {
   process.stderr.write(`unknown scenario ${scenario}\n`);
   process.exit(2);
 }
-const connection = v1.spawnAgent(client, program, args, { onProblem: (problem) => problems.push(problem) });
+// A URL is a remote agent (ACP's Streamable HTTP or WebSocket transport); anything else a program.
+const onProblem = (problem: string): void => void problems.push(problem);
+const connection = /^(https?|wss?):\/\//.test(program)
+  ? await v1.connectRemoteAgent(client, program, { onProblem })
+  : v1.spawnAgent(client, program, args, { onProblem });
 const init = await connection.agent.initialize({ protocolVersion: v1.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true } } });
 const session = await connection.agent.sessionNew({ cwd: process.cwd(), mcpServers: [] });
 const report = { initialize: init, sessionId: session.sessionId, ...(await run(connection.agent, session.sessionId)) };

@@ -2,7 +2,8 @@
 runtime, for node 20.3+.
 
 Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from the IR only:
-  package.json, package-lock.json, tsconfig.json   the package (strict; no runtime dependency)
+  package.json, package-lock.json, tsconfig.json   the package (strict; no runtime dependency;
+                                                    optional peers for remote agents)
   src/index.ts                                      the runtime's public API, versions
   src/versions.ts                                   one agent for all versions; falling back
   src/runtime/**/*.ts                               hand-written (templates/typescript/runtime/)
@@ -40,8 +41,18 @@ PACKAGE = "acp-protocol-sdk"
 """The npm package name (free on the npm registry), unless `options.package` names another."""
 TEMPLATES = resources.TEMPLATES / "typescript"
 RUNTIME_SOURCES = TEMPLATES / "runtime"
-DEV_DEPENDENCIES = (("@types/node", "20.19.43"), ("typescript", "5.9.3"))
+DEV_DEPENDENCIES = (
+    ("@types/node", "20.19.43"),
+    ("@types/ws", "8.18.2"),
+    ("eventsource-parser", "3.1.1"),
+    ("typescript", "5.9.3"),
+    ("ws", "8.23.0"),
+)
 """Exact pins, matching `package-lock.json.jinja` (refresh both together)."""
+PEER_DEPENDENCIES = (("eventsource-parser", "^3.0.0"), ("ws", "^8.0.0"))
+"""Optional peers, for remote agents only (runtime/transports/http_*.ts, ws_*.ts): the SSE
+parser of the Streamable HTTP client, and the WebSocket server (and the client where node has no
+global `WebSocket`). The base package needs neither."""
 
 
 def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
@@ -57,6 +68,7 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         env.get_template("package.json.jinja"),
         edition_keys=[e.key for e in spec.editions],
         dev_dependencies=DEV_DEPENDENCIES,
+        peer_dependencies=PEER_DEPENDENCIES,
         **project,
     )
     _write(out_dir / "package-lock.json", env.get_template("package-lock.json.jinja"), **project)

@@ -1,6 +1,6 @@
 /**
  * The hand-written runtime every edition's generated modules are built on: transports (stdio, a
- * spawned program, in memory; NDJSON or LSP Content-Length framing), the JSON-RPC dispatcher with cancellation in both directions (the
+ * spawned program, in memory, ACP's Streamable HTTP and WebSocket as client and server; NDJSON or LSP Content-Length framing), the JSON-RPC dispatcher with cancellation in both directions (the
  * ACP, LSP and MCP dialects), decoders, errors, `session_info_update` semantics, session stores behind `session/list`, and the typed layer's behaviour rules (version
  * negotiation, the v2 foreground lifecycle, session views, one connection for several versions).
  */
@@ -75,6 +75,18 @@ export {
   type SplitterSinks,
 } from "./transports/framing.js";
 export { ProcessTransport, spawnTransport, type SpawnedOptions } from "./transports/process.js";
+export { type HttpServerOptions } from "./transports/http_policy.js";
+export {
+  AcpHttpServer,
+  type AcpHttpServerOptions,
+  type Served,
+  type ServerWebSocket,
+  type WebSocketUpgrader,
+} from "./transports/http_server.js";
+export { listenHttp, webSocketUpgrader, type ListenOptions, type Listening } from "./transports/http_listen.js";
+export { StreamableHttpTransport } from "./transports/http_client.js";
+export { WebSocketTransport, openWebSocket, type ClientWebSocket } from "./transports/ws_client.js";
+export { openRemote, type RemoteOptions } from "./transports/remote.js";
 export { FileService, RESOURCE_NOT_FOUND } from "./file_service.js";
 export {
   MemorySessionStore,

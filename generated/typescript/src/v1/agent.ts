@@ -19,6 +19,7 @@ import type { ConnectionOptions } from "../runtime/connection.js";
 import type * as d from "../runtime/decoding.js";
 import { RoleConnection, type HandlerContext, type PeerLink, type Provided, type RoleWiring, type TurnRule } from "../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../runtime/transports/process.js";
+import { listenHttp, type ListenOptions, type Listening } from "../runtime/transports/http_listen.js";
 import type { SessionStore } from "../runtime/session_store.js";
 import type { Switchboard } from "../runtime/switchboard.js";
 import { stdioTransport, type Transport } from "../runtime/transports/transport.js";
@@ -206,4 +207,18 @@ export function spawnClient(
   options: SpawnedOptions & ConnectionOptions = {},
 ): AgentConnection {
   return connectAgent(agent, spawnTransport(program, args, options), options);
+}
+
+/**
+ * Serves `agent` over ACP's remote transport (Streamable HTTP and WebSocket) at
+ * `http://127.0.0.1:<port>/acp`: one connection per HTTP connection, each with `agent`, or with a
+ * new one when given a factory. Read `url` for the port; `close()` ends every connection. WebSocket
+ * needs the `ws` package (or `webSocket: false`).
+ */
+export function listenAgent(
+  agent: Agent | (() => Agent),
+  options: ListenOptions & ConnectionOptions = {},
+): Promise<Listening> {
+  const make = typeof agent === "function" ? agent : () => agent;
+  return listenHttp((transport) => connectAgent(make(), transport, options), options);
 }

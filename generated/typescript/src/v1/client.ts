@@ -19,6 +19,7 @@ import type { ConnectionOptions } from "../runtime/connection.js";
 import type * as d from "../runtime/decoding.js";
 import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring, type TurnRule } from "../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../runtime/transports/process.js";
+import { openRemote, type RemoteOptions } from "../runtime/transports/remote.js";
 import type { Switchboard } from "../runtime/switchboard.js";
 import { stdioTransport, type Transport } from "../runtime/transports/transport.js";
 import { BEHAVIOUR } from "./behaviour.js";
@@ -151,4 +152,17 @@ export function spawnAgent(
   options: SpawnedOptions & ConnectionOptions = {},
 ): ClientConnection {
   return connectClient(client, spawnTransport(program, args, options), options);
+}
+
+/**
+ * Connects `client` to the remote agent at `url`: `http(s)://…` speaks Streamable HTTP (needs the
+ * `eventsource-parser` package), `ws(s)://…` a WebSocket (the `ws` package, or node's own). The
+ * same connection as `spawnAgent()` gives; `close()` ends the remote connection (DELETE).
+ */
+export async function connectRemoteAgent(
+  client: Client,
+  url: string,
+  options: RemoteOptions & ConnectionOptions = {},
+): Promise<ClientConnection> {
+  return connectClient(client, await openRemote(url, options), options);
 }
