@@ -41,3 +41,27 @@ async def serving(app: Any) -> AsyncIterator[str]:
         server.should_exit = True
         await asyncio.wait_for(task, 10)
         listener.close()
+
+
+@contextlib.asynccontextmanager
+async def listening(*command: str) -> AsyncIterator[str]:
+    """The URL a server program prints as its first line (our TypeScript agent or the official
+    TypeScript SDK's, each with `--listen`), while it runs; it stops at the end of its stdin and
+    is killed if it has not after 10 s."""
+    process = await asyncio.create_subprocess_exec(
+        *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        line = await asyncio.wait_for(process.stdout.readline(), 30)
+        if not line.startswith(b"http"):
+            raise AssertionError(f"{command[:2]} printed no URL (exit {await process.wait()})")
+        yield line.decode().strip()
+    finally:
+        process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), 10)
+        except asyncio.TimeoutError:
+            process.kill()
+            await process.wait()
+            raise AssertionError(f"{command[:2]} did not stop at the end of its stdin") from None

@@ -7,7 +7,11 @@
 //             by `session/cancel`: answers stopReason "cancelled" (prompt-turn.mdx).
 // What the agent observed (each `$/cancel_request`, how each slow prompt ended) is appended as JSON
 // lines to the file named by $ACP_INTEROP_EVENTS, for the test to read.
+// With `--listen` it serves over the SDK's own remote transport instead: `AcpServer`
+// (experimental/server) through its node adapter (experimental/node), WebSocket upgrades by ws, on
+// 127.0.0.1 and a port the system picks; it prints its URL as one line and stops at the end of stdin.
 import { appendFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
@@ -72,5 +76,21 @@ const app = acp
     }
   });
 
-const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
-await app.connect(stream).closed;
+if (process.argv[2] === "--listen") {
+  const { AcpServer } = await import("@agentclientprotocol/sdk/experimental/server");
+  const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } = await import("@agentclientprotocol/sdk/experimental/node");
+  const { WebSocketServer } = await import("ws");
+  const server = new AcpServer({ agent: app });
+  const http = createServer(createNodeHttpHandler(server));
+  http.on("upgrade", createNodeWebSocketUpgradeHandler(server, new WebSocketServer({ noServer: true })));
+  await new Promise((resolve) => http.listen(0, "127.0.0.1", resolve));
+  process.stdout.write(`http://127.0.0.1:${http.address().port}/acp\n`);
+  process.stdin.resume();
+  await new Promise((resolve) => process.stdin.once("end", resolve));
+  await server.close();
+  http.closeAllConnections();
+  http.close();
+} else {
+  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+  await app.connect(stream).closed;
+}
