@@ -232,27 +232,28 @@ export class StreamableHttpTransport implements Transport {
   /** Waits until the session's stream answered (it receives what the POST causes). */
   private async streamOpen(session: string): Promise<void> {
     this.openStream(session);
-    await this.opened.get(session)?.catch(() => undefined);
+    await this.opened.get(session);
   }
 
-  /** Resolves once the stream is open (rejects when it could not be); reads it to its end. */
+  /** Resolves once the stream is open, or could not be opened (never rejects); reads it to its
+   * end. */
   private readStream(session: string | null, controller: AbortController): Promise<void> {
     const headers: Record<string, string> = { ...this.headers(), accept: "text/event-stream" };
     if (session !== null) headers[SESSION_ID] = session;
-    const opened = (async () => {
-      const response = await fetch(this.url, { method: "GET", headers, signal: controller.signal });
-      this.keepCookies(response);
-      if (response.status !== 200 || response.body === null) throw new Error(await refusal("the event stream", response));
-      return response.body;
-    })();
-    void opened.then(
-      (body) => this.readEvents(session, body, controller),
-      (error: unknown) => {
-        if (!this.closed) this.problem(`${this.url}: ${describe(error)}`);
+    return (async () => {
+      try {
+        const response = await fetch(this.url, { method: "GET", headers, signal: controller.signal });
+        this.keepCookies(response);
+        if (response.status !== 200 || response.body === null) throw new Error(await refusal("the event stream", response));
+        void this.readEvents(session, response.body, controller);
+      } catch (error) {
+        if (!this.closed && !controller.signal.aborted) {
+          this.problem(`${this.url}: ${describe(error)}`);
+          if (session === null) this.end(`the event stream did not open: ${describe(error)}`);
+        }
         this.streamEnded(session, controller);
-      },
-    );
-    return opened.then(() => undefined);
+      }
+    })();
   }
 
   private async readEvents(session: string | null, body: ReadableStream<Uint8Array>, controller: AbortController): Promise<void> {
@@ -267,7 +268,11 @@ export class StreamableHttpTransport implements Transport {
         parser.feed(decoder.decode(value, { stream: true }));
       }
     } catch (error) {
-      if (!this.closed && !controller.signal.aborted) this.problem(`${this.url}: the event stream broke: ${describe(error)}`);
+      if (!this.closed && !controller.signal.aborted) {
+        // The agent is gone (or speaks no SSE): the connection ends, pending calls fail at once.
+        this.problem(`${this.url}: the event stream broke: ${describe(error)}`);
+        this.end(`the event stream broke: ${describe(error)}`);
+      }
     } finally {
       this.streamEnded(session, controller);
     }
