@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import generation
+import remote
 import report
 import robustness
 import two_process
@@ -287,7 +288,10 @@ def main() -> None:
         str(sys.executable), str(args.official_python), args.n, rounds, runner.env
     )
     results["two_process_versions"] = two_process.versions()
-    results["goals"] = goals(results) + two_process.goals(results["two_process"])
+    results["remote"] = remote.measure(str(sys.executable), args.n, rounds, runner.env)
+    results["goals"] = (
+        goals(results) + two_process.goals(results["two_process"]) + remote.goals(results["remote"])
+    )
     for row in results["goals"]:
         at_most = row.setdefault("at_most", False)
         row["met"] = row["value"] <= row["goal"] if at_most else row["value"] >= row["goal"]

@@ -1,14 +1,17 @@
 """Two-process bench agent on the generated typed layer (`acp_protocol.v1`), stdio.
-Run: python ours_agent.py LOOP (`uvloop` or `asyncio`)."""
+Run: python ours_agent.py LOOP (`uvloop` or `asyncio`). With `--listen` after LOOP it serves over
+ACP's remote transport instead (`http_app` under uvicorn, 127.0.0.1, any port; bench/remote.py),
+prints its URL and stops at the end of its stdin."""
 
 from __future__ import annotations
 
 import asyncio
+import socket
 import sys
 
 from acp_protocol.runtime import run
 from acp_protocol.v1 import helpers, models
-from acp_protocol.v1.agent import Agent, AgentContext, run_agent
+from acp_protocol.v1.agent import Agent, AgentContext, http_app, run_agent
 from schedule import CHUNK, READ_PATH
 
 
@@ -48,5 +51,26 @@ class BenchAgent(Agent):
         return models.PromptResponse(stop_reason="end_turn")
 
 
+async def listen() -> None:
+    """Serve `http_app(BenchAgent)` under uvicorn until stdin ends."""
+    import uvicorn
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    listener.bind(("127.0.0.1", 0))
+    app = http_app(BenchAgent)
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="websockets-sansio")
+    server = uvicorn.Server(config)
+    task = asyncio.get_running_loop().create_task(server.serve(sockets=[listener]))
+    while not server.started:
+        await asyncio.sleep(0.01)
+    print(f"http://127.0.0.1:{listener.getsockname()[1]}/acp", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.buffer.read)
+    await app.close()
+    server.should_exit = True
+    await task
+
+
 if __name__ == "__main__":
-    run(run_agent(BenchAgent()), event_loop=sys.argv[1])
+    main = listen() if sys.argv[2:] == ["--listen"] else run_agent(BenchAgent())
+    run(main, event_loop=sys.argv[1])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from acp_protocol.runtime import run
 from acp_protocol.v1 import PROTOCOL_VERSION, helpers, models
-from acp_protocol.v1.client import Client, ClientContext, spawn_agent
+from acp_protocol.v1.client import Client, ClientContext, connect_remote, spawn_agent
 from schedule import FILE_TEXT, arguments, measure
 
 
@@ -24,7 +24,9 @@ class BenchClient(Client):
 async def main(n: int, loop: str, command: list[str]) -> None:
     client = BenchClient()
     capabilities = models.ClientCapabilities(fs=models.FileSystemCapabilities(read_text_file=True))
-    async with spawn_agent(client, *command) as connection:
+    remote = command[0].split("://")[0] in ("http", "https", "ws", "wss")
+    opened = connect_remote(client, command[0]) if remote else spawn_agent(client, *command)
+    async with opened as connection:
         agent = connection.agent
         init = models.InitializeRequest(
             protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities

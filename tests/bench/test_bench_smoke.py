@@ -39,21 +39,33 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert results["imports"]["official_acp"]["cost"] is not None
     assert results["generation"]["noop"]["median"] > 0
     goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
-    assert len(goals) == 24
+    assert len(goals) == 32
     pairs = {"ts-node", "ours-ts-node", "official-asyncio", "ours-go", "coder-go"} | {
         f"{name}-{loop}" for name in ("ours", "floor") for loop in ("asyncio", "uvloop")
     }
     assert set(results["two_process"]) == pairs
     for rates in results["two_process"].values():
         assert all(rates[kind]["median"] > 0 for kind in ("notify", "rt1", "rt64"))
+    for transport in ("http", "ws"):
+        remote = results["remote"]["rates"][transport]
+        assert set(remote) == {"ts-node", "ours-ts-node", "ours-uvloop"}
+        assert all(
+            rates[kind]["median"] > 0 for rates in remote.values() for kind in ("rt1", "rt64")
+        )
+    assert set(results["remote"]["idle_connection_kib"]) == {
+        "ts-node",
+        "ours-ts-node",
+        "ours-uvloop",
+    }
     assert results["robustness"]["flood"]["peak_rss_mb"] > 0
     assert results["robustness"]["long_lines"]["40mb"] > 0
 
     report = (tmp_path / "benchmarks.md").read_text()
     assert "![ours vs official vs floor, per workload](benchmarks.png)" in report
     assert "| (d) cancel → holding the -32800 answer, p50 / p99 |" in report
-    assert report.count("| met |") + report.count("| **not met** |") == 24
+    assert report.count("| met |") + report.count("| **not met** |") == 32
     assert "## (j) Two processes over stdio" in report
+    assert "## (k) Remote agents" in report
     assert (tmp_path / "benchmarks.png").read_bytes().startswith(PNG_SIGNATURE)
     summary = completed.stdout.splitlines()
     assert [line.split()[0] for line in summary] == [
@@ -66,4 +78,6 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         "lines",
         "flood",
         *["2p"] * 16,
+        *["http"] * 4,
+        *["ws"] * 4,
     ]

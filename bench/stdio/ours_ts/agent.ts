@@ -36,5 +36,13 @@ const agent: v1.Agent = {
   },
 };
 
-await v1.runAgent(agent);
-process.exit(0);
+if (process.argv[2] === "--listen") {
+  // The remote transport (bench/remote.py): 127.0.0.1, any port; the URL on stdout; ends with stdin.
+  const listening = await v1.listenAgent(agent);
+  process.stdout.write(`${listening.url}\n`);
+  process.stdin.resume();
+  process.stdin.once("end", () => process.exit(0));
+} else {
+  await v1.runAgent(agent);
+  process.exit(0);
+}

@@ -1,6 +1,7 @@
 // Two-process bench client on our generated TypeScript package: spawns the agent command after
 // `--`, runs the phases of bench/stdio/schedule.py and prints the same JSON line as the other
-// clients. Usage: node client.js N node -- AGENT COMMAND...
+// clients. Usage: node client.js N node -- AGENT COMMAND...   or   node client.js N node -- URL
+// (a remote agent over ACP's Streamable HTTP or WebSocket transport: `connectRemoteAgent`).
 import * as v1 from "../../src/v1/index.js";
 
 const dash = process.argv.indexOf("--");
@@ -24,7 +25,9 @@ const client: v1.Client = {
     return { content: "line one\nline two\n" };
   },
 };
-const connection = v1.spawnAgent(client, program, args);
+const connection = /^(https?|wss?):\/\//.test(program)
+  ? await v1.connectRemoteAgent(client, program)
+  : v1.spawnAgent(client, program, args);
 const rates: Record<string, string | number> = { client: "ours-ts" };
 await connection.agent.initialize({
   protocolVersion: v1.PROTOCOL_VERSION,
