@@ -5,7 +5,11 @@
 
 Layer: transport. Needs the `http` extra: httpx (HTTP/2 through h2, cookies kept as the RFD
 requires: "Clients MUST accept, store, and return cookies set by the server") and httpx-sse (the
-SSE parser). Opened through `remote.open_remote`. The RFD's client side:
+SSE parser) for the streams; the POSTs go through httpcore, the connection pool under httpx,
+directly: httpx's request and response models, cookie extraction, auth and redirect steps took
+half of each POST's time, and a POST is one message (over loopback HTTP, rt1 1,269 → 1,675
+per second, rt64 1,194 → 1,727).
+Opened through `remote.open_remote`. The RFD's client side:
 
 - "The `initialize` request is special: it returns `200 OK` with a JSON response body … and the
   `Acp-Connection-Id`"; then the client opens the connection-scoped GET stream.
@@ -28,6 +32,7 @@ import logging
 import ssl
 from typing import Any
 
+import httpcore
 import httpx
 import httpx_sse
 
@@ -55,14 +60,51 @@ _STREAM_TIMEOUT = httpx.Timeout(30.0, read=None)
 """GET streams wait for events as long as it takes; everything else, 30 s."""
 _FLUSH_TIMEOUT = 2.0
 """Seconds `close()` gives what was written to be POSTed before it ends the connection."""
+_POST_TIMEOUTS = {"connect": 30.0, "read": 30.0, "write": 30.0, "pool": 30.0}
+_HTTPCORE_ERRORS = (
+    httpcore.NetworkError,
+    httpcore.TimeoutException,
+    httpcore.ProtocolError,
+    httpcore.UnsupportedProtocol,
+    httpcore.ConnectionNotAvailable,
+    OSError,
+)
+
+
+class _Answer:
+    """A POST's response, read whole."""
+
+    __slots__ = ("content", "headers", "status_code")
+
+    def __init__(self, response: httpcore.Response) -> None:
+        self.status_code = response.status
+        self.headers = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in response.headers
+        }
+        self.content = response.content
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
 
 
 class StreamableHttpTransport:
     """A `Transport` to the agent at `url` over Streamable HTTP (see the module)."""
 
-    def __init__(self, url: str, client: httpx.AsyncClient, frame_limit: int) -> None:
+    def __init__(
+        self,
+        url: str,
+        client: httpx.AsyncClient,
+        frame_limit: int,
+        pool: httpcore.AsyncConnectionPool,
+        headers: dict[str, str],
+    ) -> None:
         self._url = url
         self._client = client
+        self._pool = pool
+        self._sent_headers = [
+            (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()
+        ]
         self._inbox = Inbox(frame_limit)
         self._outgoing = SendQueue(_HIGH_WATER)
         self._idle = asyncio.Event()  # everything written has been POSTed
@@ -113,6 +155,7 @@ class StreamableHttpTransport:
             with contextlib.suppress(httpx.HTTPError):
                 await self._client.delete(self._url, headers=self._headers(), timeout=5.0)
         await self._client.aclose()
+        await self._pool.aclose()
         self._inbox.end()
 
     # -- sending -----------------------------------------------------------------------------
@@ -139,7 +182,7 @@ class StreamableHttpTransport:
         if message.get("method") != "initialize":
             self._fail(message, "the first message to an HTTP agent must be initialize", None)
             return
-        response = await self._request("POST", message, content=line, headers=self._json())
+        response = await self._request(message, line, self._json())
         if response is None:
             return
         connection_id = response.headers.get(CONNECTION_ID)
@@ -161,25 +204,49 @@ class StreamableHttpTransport:
             await self._stream_open(session)
             if "method" in message and key is not None:
                 self._session_requests[key] = (session, message["id"])
-        response = await self._request("POST", message, content=line, headers=headers)
+        response = await self._request(message, line, headers)
         if response is None or response.status_code in (200, 202):
             return
         self._fail(message, _refusal(str(message.get("method", "answer")), response), response)
 
     async def _request(
-        self, method: str, message: dict[str, Any], **kwargs: Any
-    ) -> httpx.Response | None:
+        self, message: dict[str, Any], line: bytes, headers: dict[str, str]
+    ) -> _Answer | None:
+        """POST `line`; None when it did not get through (the connection then ends)."""
+        sent = [*self._sent_headers]
+        sent += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+        if self._client.cookies:
+            cookies = "; ".join(f"{c.name}={c.value}" for c in self._client.cookies.jar)
+            sent.append((b"cookie", cookies.encode("latin-1")))
         try:
-            return await self._client.request(method, self._url, **kwargs)
-        except httpx.HTTPError as error:
+            response = await self._pool.request(
+                "POST",
+                self._url,
+                headers=sent,
+                content=line,
+                extensions={"timeout": _POST_TIMEOUTS},
+            )
+        except _HTTPCORE_ERRORS as error:
             self._fail(message, f"{self._url}: {type(error).__name__}: {error}", None, fatal=True)
             return None
+        answer = _Answer(response)
+        if "set-cookie" in answer.headers:
+            self._keep_cookies(response)
+        return answer
+
+    def _keep_cookies(self, response: httpcore.Response) -> None:
+        """The cookies a POST's answer sets, into the jar the streams' requests use."""
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers]
+        request = httpx.Request("POST", self._url)
+        self._client.cookies.extract_cookies(
+            httpx.Response(response.status, headers=headers, request=request)
+        )
 
     def _fail(
         self,
         message: dict[str, Any],
         reason: str,
-        response: httpx.Response | None,
+        response: _Answer | None,
         *,
         fatal: bool = False,
     ) -> None:
@@ -293,7 +360,7 @@ class StreamableHttpTransport:
         return {**self._headers(), "content-type": JSON, "accept": JSON}
 
 
-def _refusal(what: str, response: httpx.Response) -> str:
+def _refusal(what: str, response: _Answer | httpx.Response) -> str:
     body = response.text.strip().splitlines()
     detail = f": {body[0][:200]}" if body else ""
     return f"{what} refused: HTTP {response.status_code}{detail}"
@@ -309,4 +376,11 @@ async def open_streamable_http(
 ) -> StreamableHttpTransport:
     """A transport to the agent at `url`; nothing is sent before the first message."""
     client = httpx.AsyncClient(headers=headers, http2=http2, verify=verify, timeout=30.0)
-    return StreamableHttpTransport(url, client, frame_limit)
+    context: ssl.SSLContext | None = None
+    if url.lower().startswith("https:"):
+        context = verify if isinstance(verify, ssl.SSLContext) else ssl.create_default_context()
+        if verify is False:
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+    pool = httpcore.AsyncConnectionPool(ssl_context=context, http2=http2, max_connections=4)
+    return StreamableHttpTransport(url, client, frame_limit, pool, headers)
