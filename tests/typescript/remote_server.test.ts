@@ -4,12 +4,14 @@
 // behind. The same cases as the Python server's (tests/remote/test_remote_hostile.py).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { runInNewContext } from "node:vm";
 import { setFlagsFromString } from "node:v8";
 import { test } from "node:test";
 import { createParser } from "eventsource-parser";
-import { ConnectionClosed, type ConnectionOptions } from "../src/index.js";
+import { AcpHttpServer, ConnectionClosed, type ConnectionOptions } from "../src/index.js";
 import * as v1 from "../src/v1/index.js";
 import { aborted, chunk, textOf, until } from "./support.js";
 
@@ -245,3 +247,31 @@ for (const scheme of ["http", "ws"]) {
     }
   });
 }
+
+test("our client returns the server's cookie on every request (the RFD: sticky sessions)", async () => {
+  // "Clients MUST accept, store, and return cookies set by the server".
+  const acp = new AcpHttpServer((transport) => v1.connectAgent(agent, transport), { onProblem: () => undefined });
+  const seen: Array<[string, string | undefined]> = [];
+  const server = createServer((request, response) => {
+    seen.push([request.method ?? "", request.headers.cookie]);
+    response.setHeader("set-cookie", "route=backend-7; Path=/");
+    acp.handleRequest(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/acp`;
+  try {
+    const connection = await v1.connectRemoteAgent({ async sessionUpdate() {} }, url);
+    await connection.agent.initialize({ protocolVersion: 1 });
+    const { sessionId } = await connection.agent.sessionNew({ cwd: "/", mcpServers: [] });
+    await connection.agent.sessionPrompt({ sessionId, prompt: [{ type: "text", text: "stream" }] });
+    await connection.close();
+  } finally {
+    await acp.close();
+    server.closeAllConnections();
+    server.close();
+  }
+  const [first, ...later] = seen;
+  assert.deepEqual(first, ["POST", undefined]);
+  assert.ok(later.some(([method]) => method === "GET") && later.some(([method]) => method === "POST"));
+  for (const [, cookie] of later) assert.equal(cookie, "route=backend-7");
+});
