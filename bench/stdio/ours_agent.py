@@ -59,7 +59,13 @@ async def listen() -> None:
     listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     listener.bind(("127.0.0.1", 0))
     app = http_app(BenchAgent)
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="websockets-sansio")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="off",
+        ws="websockets-sansio",
+        ws_per_message_deflate=False,  # as ws's server, under both TypeScript servers
+    )
     server = uvicorn.Server(config)
     task = asyncio.get_running_loop().create_task(server.serve(sockets=[listener]))
     while not server.started:

@@ -25,7 +25,11 @@ async def serving(app: Any) -> AsyncIterator[str]:
     port = listener.getsockname()[1]
     closes = hasattr(app, "close")
     config = uvicorn.Config(
-        app, log_level="warning", lifespan="off" if closes else "on", ws="websockets-sansio"
+        app,
+        log_level="warning",
+        lifespan="off" if closes else "on",
+        ws="websockets-sansio",
+        ws_per_message_deflate=False,  # as docs/transports.md advises
     )
     server = uvicorn.Server(config)
     task = asyncio.get_running_loop().create_task(server.serve(sockets=[listener]))

@@ -46,6 +46,22 @@ class Inbox:
         self._wake()
         return True
 
+    def push(self, line: bytes) -> bool:
+        """Queue one message whatever the bound (unless ended); False when the inbox is now
+        over it: the caller stops reading until `room()`."""
+        if self._ended:
+            return True
+        self._lines.append(line)
+        self._size += len(line)
+        self._wake()
+        return self._size <= self._limit
+
+    async def room(self) -> None:
+        """Return once the inbox is within its bound (or ended)."""
+        while self._size > self._limit and not self._ended:
+            self._room = room = asyncio.get_running_loop().create_future()
+            await room
+
     async def put_when_room(self, line: bytes) -> None:
         """Queue one message, first waiting while the inbox is full: the reader of a stream
         stops reading it, and TCP makes the sender wait."""

@@ -20,7 +20,10 @@ export interface ClientWebSocket {
   addEventListener(type: "open" | "close" | "error" | "message", listener: (event: { data?: unknown; code?: number; reason?: string; message?: string }) => void): void;
 }
 
-type WebSocketConstructor = new (url: string, options?: { headers?: Record<string, string>; maxPayload?: number }) => ClientWebSocket;
+type WebSocketConstructor = new (
+  url: string,
+  options?: { headers?: Record<string, string>; maxPayload?: number; perMessageDeflate?: boolean },
+) => ClientWebSocket;
 
 /** Bytes buffered in the socket above which `write` makes the writer wait. */
 const HIGH_WATER = 1024 * 1024;
@@ -110,7 +113,9 @@ export class WebSocketTransport implements Transport {
 /** Opens a WebSocket to `url`; resolves once it is open, rejects (one line) when refused. */
 export async function openWebSocket(url: string, headers: Record<string, string>, frameLimit: number): Promise<WebSocketTransport> {
   const WebSocket = await webSocketClass();
-  const socket = new WebSocket(url, { headers, maxPayload: frameLimit });
+  // No permessage-deflate (ws offers it by default): ACP frames are small JSON, and compressing
+  // each one halved round trips against a server that accepts it (as the Python client).
+  const socket = new WebSocket(url, { headers, maxPayload: frameLimit, perMessageDeflate: false });
   await new Promise<void>((resolve, reject) => {
     socket.addEventListener("open", () => resolve());
     socket.addEventListener("error", (event) => reject(new Error(`${url}: the WebSocket was refused: ${event.message ?? "error"}`)));
