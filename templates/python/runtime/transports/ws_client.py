@@ -5,10 +5,11 @@ Layer: transport. Needs the `http` extra: the `websockets` library's Sans-I/O cl
 here), driven by a plain asyncio protocol, as uvicorn drives its server side. Its asyncio client
 runs a lock, a future and a task switch per message; here a message read is queued in the
 callback that read it, and what one call writes leaves in one `write()` (over loopback against
-our TypeScript server: rt1 5.5k → 6.4k/s, rt64 40.5k → 48.2k/s). "A GET with `Upgrade: websocket` upgrades to a
-persistent bidirectional channel"; "All messages are WebSocket text frames containing JSON-RPC.
-Binary frames are ignored." Each frame our connection writes is sent as one text frame, in order;
-each text message received is one message. Opened through `remote.open_remote`.
+our TypeScript server: rt1 5.5k → 6.4k/s, rt64 40.5k → 48.2k/s). "A GET with `Upgrade:
+websocket` upgrades to a persistent bidirectional channel"; "All messages are WebSocket text
+frames containing JSON-RPC. Binary frames are ignored." Each frame our connection writes is sent
+as one text frame, in order; each text message received is one message. Opened through
+`remote.open_remote`.
 """
 
 from __future__ import annotations
