@@ -27,7 +27,8 @@ class StickyCookie:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
-            return await self.app(scope, receive, send)
+            await self.app(scope, receive, send)
+            return
         headers = dict(scope["headers"])
         cookie = headers.get(b"cookie")
         self.seen.append((scope["method"], None if cookie is None else cookie.decode()))
