@@ -13,7 +13,7 @@ import acp_protocol.runtime
 RUNTIME = Path(acp_protocol.runtime.__file__).parent
 ALLOWED_THIRD_PARTY = {"pydantic", "pydantic_core", "orjson", "uvloop"}
 HTTP_EXTRA = {
-    "http_client.py": {"httpx", "httpx_sse"},
+    "http_client.py": {"httpx", "httpx_sse", "httpcore"},
     "ws_client.py": {"websockets"},
     "serve.py": {"uvicorn"},
 }
