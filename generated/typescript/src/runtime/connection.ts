@@ -73,6 +73,9 @@ export interface ConnectionOptions {
   maxQueued?: number;
   /** How requests are cancelled, both ways: `ACP` (default), `LSP` or `MCP` (dialects.ts). */
   dialect?: CancelDialect;
+  /** Half-close: seconds the peer's requests read before its end of input run on, and are
+   * answered, before the connection closes (default 5; 0 closes at once). */
+  eofGrace?: number;
 }
 
 type Outcome = { result: unknown } | { error: ErrorObject };
@@ -124,6 +127,11 @@ export class Connection {
   /** The peer's requests being handled, by their exact id's `key`. */
   private readonly inFlight = new Map<string, InFlight>();
   private closedReason: string | null = null;
+  /** Why the peer's input ended, once it has: our requests fail from then on (no answer can
+   * come), while the peer's requests already read run on (half-close). */
+  private inputEndedReason: string | null = null;
+  /** Called when the last of the peer's requests in flight is answered. */
+  private whenIdle: (() => void) | null = null;
   /** The close under way or done, shared by every caller of `close`. */
   private closing: Promise<void> | null = null;
   private readonly flow: FlowControl;
@@ -143,7 +151,7 @@ export class Connection {
     this.flow = new FlowControl(transport, options.maxQueued ?? 1000);
     this.dialect = options.dialect ?? ACP;
     const outbound = {
-      closed: () => this.closedReason,
+      closed: () => this.closedReason ?? this.inputEndedReason,
       write: (frame: string) => void this.transport.write(frame),
       notify: (method: string, params: unknown) => this.notify(method, params),
       problem: (message: string) => this.problem(message),
@@ -152,7 +160,7 @@ export class Connection {
     this.router = router(this);
     transport.start(
       (frame) => this.receive(frame),
-      (reason) => void this.close(reason),
+      (reason) => void this.inputEnded(reason),
       (frame) => this.oversized(frame),
       (size) => this.unreadable(size),
       (reason) => this.problem(`dropped bytes the framing cannot read: ${reason}`),
@@ -193,6 +201,43 @@ export class Connection {
   close(reason = "closed"): Promise<void> {
     this.closing ??= this.shutdown(reason);
     return this.closing;
+  }
+
+  /**
+   * The peer's end of input. Half-close, as in the Python runtime: "every pending caller fails
+   * promptly" (no answer can come), and the requests the peer sent before its end (`printf … |
+   * agent`) run on for up to `eofGrace` seconds and are answered; what still runs then is
+   * aborted by the close (`-32800`). A peer that stopped reading too ends this at our first
+   * write (the transport closes).
+   */
+  private async inputEnded(reason: string): Promise<void> {
+    if (this.closing !== null || this.inputEndedReason !== null) return;
+    this.inputEndedReason = reason;
+    this.outgoing.failAll(new ConnectionClosed(reason));
+    const grace = (this.options.eofGrace ?? 5) * 1000;
+    if (grace > 0) await this.idle(grace);
+    if (this.inFlight.size > 0) {
+      // Past the grace: cancelled, and answered so (-32800) before the connection closes.
+      const closed = new ConnectionClosed(reason);
+      for (const request of this.inFlight.values()) request.abort(closed);
+      await this.idle(100);
+    }
+    await this.close(reason);
+  }
+
+  /** Resolves once none of the peer's requests is in flight, or after `ms`. */
+  private idle(ms: number): Promise<void> {
+    if (this.inFlight.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done(): void {
+        clearTimeout(timer);
+        self.whenIdle = null;
+        resolve();
+      }
+      this.whenIdle = done;
+    });
   }
 
   private async shutdown(reason: string): Promise<void> {
@@ -293,6 +338,7 @@ export class Connection {
 
   private finish(request: InFlight, outcome: Outcome): void {
     this.inFlight.delete(request.wire.key); // a cancel from now on is for a finished request
+    if (this.inFlight.size === 0 && this.whenIdle !== null) queueMicrotask(this.whenIdle); // after the answer
     if (request.byPeer && !this.dialect.answersCancelled) {
       this.flow.ended(); // MCP: "Not send a response for the cancelled request"
       return;
