@@ -51,3 +51,29 @@ def test_an_agent_reads_a_file_and_answers_into_a_file(tmp_path: Path, runtime: 
     assert answered[2]["result"] == {"stopReason": "end_turn"}
     texts = [m["params"]["update"]["content"]["text"] for m in messages if "method" in m]
     assert texts == ["one ", "two ", "three"]
+
+
+@pytest.mark.parametrize("runtime", ["python", "typescript"])
+def test_a_handler_waiting_on_the_gone_peer_is_answered_and_logs_one_line(
+    tmp_path: Path, runtime: str
+) -> None:
+    """Half-close: the prompt asks the client for a file after the client's input ended; our
+    request fails at once (no answer can come), the prompt is answered with an error, and the
+    agent says so in one line (no traceback)."""
+    command = (
+        [sys.executable, str(INTEROP / "our_agent.py")]
+        if runtime == "python"
+        else [node(), our_ts_program("interop_agent")]
+    )
+    session_id = "py-1" if runtime == "python" else "ts-1"
+    nested = _prompt(session_id)
+    nested["params"]["prompt"] = [{"type": "text", "text": "nested"}]  # type: ignore[index]
+    lines = [json.dumps(m) for m in [*REQUESTS, nested]]
+    done = subprocess.run(
+        command, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines()) if "id" in m}
+    assert answers[2]["error"]["code"] == -32603
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) <= 1, done.stderr

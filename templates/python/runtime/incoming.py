@@ -245,7 +245,10 @@ class IncomingRequests:
                 cancelled["code"], cancelled["message"] = dialect.self_cancel
             frame = error_frame(entry.id, cancelled)
         else:
-            if not isinstance(error, RpcError):
+            if isinstance(error, ConnectionClosed):
+                # The peer left while the handler waited on it (half-close): one line, no trace.
+                log.warning("handler of %s stopped: %s", entry.method, error)
+            elif not isinstance(error, RpcError):
                 log.error("handler of %s crashed", entry.method, exc_info=error)
             failure = error_for_exception(error, include_traceback=self._send_tracebacks)
             frame = error_frame(entry.id, failure)
