@@ -54,6 +54,10 @@ type Connection struct {
 	inFlight map[string]context.CancelCauseFunc
 	closing  bool
 	reason   error
+	// inputEnded is why our requests fail at once after the peer's end of input (half-close),
+	// while its requests read before run on.
+	inputEnded error
+	eofGrace   time.Duration
 
 	turns    turnTable
 	flow     flowGate
@@ -77,6 +81,7 @@ func NewConnection(t Transport, h Handler, options ...Option) *Connection {
 		notes:     make(chan message, 256),
 		closed:    make(chan struct{}),
 		flow:      flowGate{limit: DefaultMaxInFlight},
+		eofGrace:  DefaultEOFGrace,
 	}
 	for _, option := range options {
 		option(c)
@@ -115,6 +120,10 @@ func (c *Connection) Request(ctx context.Context, method string, params any) (js
 	if c.closing {
 		c.mu.Unlock()
 		return nil, c.reason
+	}
+	if c.inputEnded != nil {
+		c.mu.Unlock()
+		return nil, c.inputEnded
 	}
 	c.pending[key] = pendingCall{answer: answer, direct: ctx.Value(inNotificationKey{}) != nil}
 	c.mu.Unlock()
@@ -228,7 +237,7 @@ func (c *Connection) readLoop() {
 		case errors.As(err, &tooLong):
 			c.dropped(tooLong)
 		case err != nil:
-			c.shutdown(ErrPeerClosed)
+			c.endOfInput()
 			return
 		default:
 			c.route(frame)
