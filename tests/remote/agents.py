@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from acp_protocol.v1 import models
-from acp_protocol.v1.client import Client, ClientContext
+from acp_protocol.v1.client import Client, ClientContext, connect_remote
 
 
 class RecordingClient(Client):
@@ -53,3 +53,27 @@ def prompt(session_id: str, text: str) -> models.PromptRequest:
     return models.PromptRequest(
         session_id=session_id, prompt=[models.ContentBlockText(type="text", text=text)]
     )
+
+
+async def stream_prompt(url: str) -> tuple[str, models.PromptResponse, list[str]]:
+    """Our typed client at `url`: a session, and a "stream" prompt; (its session id, the answer,
+    the texts of the chunks that came)."""
+    client = RecordingClient()
+    async with connect_remote(client, url) as connection:
+        await connection.agent.initialize(initialize_request())
+        session_id = (await connection.agent.session_new(new_session())).session_id
+        response = await connection.agent.session_prompt(prompt(session_id, "stream"))
+    return session_id, response, client.texts()
+
+
+async def cancel_slow_prompt(url: str) -> models.PromptResponse:
+    """Our typed client at `url`: a "slow" prompt, ended with `session/cancel` once its first
+    update came; its answer."""
+    client = RecordingClient()
+    async with connect_remote(client, url) as connection:
+        await connection.agent.initialize(initialize_request())
+        session_id = (await connection.agent.session_new(new_session())).session_id
+        call = asyncio.ensure_future(connection.agent.session_prompt(prompt(session_id, "slow")))
+        await asyncio.wait_for(client.update_seen.wait(), 10)
+        await connection.agent.session_cancel(models.CancelNotification(session_id=session_id))
+        return await asyncio.wait_for(call, 10)

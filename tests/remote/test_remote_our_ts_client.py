@@ -8,19 +8,16 @@ against that official server. The same scenarios as over stdio: a prompt's strea
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from acp_protocol.v1 import models
 from acp_protocol.v1.agent import http_app
-from acp_protocol.v1.client import connect_remote
 
 from tests.interop.our_agent import InteropAgent
 from tests.interop.support import NODE_PEERS, node, our_ts_program, run_json_peer
-from tests.remote.agents import RecordingClient, initialize_request, new_session, prompt
+from tests.remote.agents import cancel_slow_prompt, stream_prompt
 from tests.remote.support import listening, serving
 
 pytestmark = pytest.mark.parametrize("scheme", ["http", "ws"])
@@ -101,22 +98,11 @@ async def test_our_ts_client_keeps_a_null_title(our_url: str) -> None:
 
 
 async def test_our_python_client_streams_from_the_official_ts_server(official_url: str) -> None:
-    client = RecordingClient()
-    async with connect_remote(client, official_url) as connection:
-        await connection.agent.initialize(initialize_request())
-        session_id = (await connection.agent.session_new(new_session())).session_id
-        response = await connection.agent.session_prompt(prompt(session_id, "stream"))
+    _, response, texts = await stream_prompt(official_url)
     assert response.stop_reason == "end_turn"
-    assert client.texts() == ["one ", "two ", "three"]
+    assert texts == ["one ", "two ", "three"]
 
 
 async def test_our_python_client_cancels_on_the_official_ts_server(official_url: str) -> None:
-    client = RecordingClient()
-    async with connect_remote(client, official_url) as connection:
-        await connection.agent.initialize(initialize_request())
-        session_id = (await connection.agent.session_new(new_session())).session_id
-        call = asyncio.ensure_future(connection.agent.session_prompt(prompt(session_id, "slow")))
-        await asyncio.wait_for(client.update_seen.wait(), 10)
-        await connection.agent.session_cancel(models.CancelNotification(session_id=session_id))
-        response = await asyncio.wait_for(call, 10)
+    response = await cancel_slow_prompt(official_url)
     assert response.stop_reason == "cancelled"

@@ -19,12 +19,10 @@ from acp.http import create_http_stream
 from acp.http.asgi import create_asgi_app
 from acp.schema import InitializeResponse, NewSessionResponse, PromptResponse
 from acp.ws import create_websocket_stream
-from acp_protocol.v1 import models
 from acp_protocol.v1.agent import http_app
-from acp_protocol.v1.client import connect_remote
 
 from tests.interop.our_agent import InteropAgent
-from tests.remote.agents import RecordingClient, initialize_request, new_session, prompt
+from tests.remote.agents import cancel_slow_prompt, stream_prompt
 from tests.remote.support import serving
 
 pytestmark = pytest.mark.parametrize("scheme", ["http", "ws"])
@@ -97,25 +95,14 @@ async def _official_transport(url: str) -> Any:
 
 
 async def test_our_client_streams_a_prompt_from_the_official_server(official_server: str) -> None:
-    client = RecordingClient()
-    async with connect_remote(client, official_server) as connection:
-        await connection.agent.initialize(initialize_request())
-        session_id = (await connection.agent.session_new(new_session())).session_id
-        response = await connection.agent.session_prompt(prompt(session_id, "stream"))
+    session_id, response, texts = await stream_prompt(official_server)
     assert session_id == "official-1"
     assert response.stop_reason == "end_turn"
-    assert client.texts() == ["one ", "two ", "three"]
+    assert texts == ["one ", "two ", "three"]
 
 
 async def test_our_client_cancels_a_prompt_on_the_official_server(official_server: str) -> None:
-    client = RecordingClient()
-    async with connect_remote(client, official_server) as connection:
-        await connection.agent.initialize(initialize_request())
-        session_id = (await connection.agent.session_new(new_session())).session_id
-        call = asyncio.ensure_future(connection.agent.session_prompt(prompt(session_id, "slow")))
-        await asyncio.wait_for(client.update_seen.wait(), 10)
-        await connection.agent.session_cancel(models.CancelNotification(session_id=session_id))
-        response = await asyncio.wait_for(call, 10)
+    response = await cancel_slow_prompt(official_server)
     assert response.stop_reason == "cancelled"
 
 
