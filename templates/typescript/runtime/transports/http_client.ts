@@ -97,7 +97,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   private async shutdown(): Promise<void> {
-    if (this.sending || this.queue.length > 0) {
+    if (this.sending) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         new Promise<void>((resolve) => this.idle.push(resolve)),
