@@ -227,13 +227,12 @@ export class Connection {
   private idle(ms: number): Promise<void> {
     if (this.inFlight.size === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done(): void {
+      const done = (): void => {
         clearTimeout(timer);
-        self.whenIdle = null;
+        this.whenIdle = null;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.whenIdle = done;
     });
   }

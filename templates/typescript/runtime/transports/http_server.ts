@@ -60,6 +60,7 @@ export interface AcpHttpServerOptions extends HttpServerOptions {
   readonly webSocketServer?: WebSocketUpgrader;
 }
 
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 const PARSE_ERROR = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}';
 const NOT_A_MESSAGE =
   '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":{"details":"a JSON-RPC message is an object"}}}';
@@ -144,25 +145,26 @@ export class AcpHttpServer {
     if (type !== JSON_TYPE) throw new Refused(415, "Unsupported Media Type: POST application/json");
     const body = await readBody(request, this.policy.frameLimit);
     let text: string;
-    let value: unknown;
     try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(body);
-      value = JSON.parse(text);
+      text = UTF8.decode(body);
     } catch {
       return respondJson(response, 400, PARSE_ERROR);
     }
-    if (Array.isArray(value)) throw new Refused(501, "JSON-RPC batches are not supported");
-    if (typeof value !== "object" || value === null) return respondJson(response, 400, NOT_A_MESSAGE);
+    // One parse: the dispatcher's own reading of the message (what is not one keeps its value).
     const message = envelope(text);
+    if (message.kind === "other") {
+      const value = message.value;
+      if (value === undefined) return respondJson(response, 400, PARSE_ERROR);
+      if (Array.isArray(value)) throw new Refused(501, "JSON-RPC batches are not supported");
+      if (typeof value !== "object" || value === null) return respondJson(response, 400, NOT_A_MESSAGE);
+      if ((value as { method?: unknown }).method === "initialize") throw new Refused(400, "initialize needs a string or integer id");
+    }
     if (message.kind === "request" && message.method === "initialize") {
       if (request.headers[CONNECTION_ID] !== undefined) throw new Refused(400, "initialize opens a connection: send it without Acp-Connection-Id");
       const [answer, connectionId] = await this.initialize(message.key as string, text);
       response.writeHead(200, { "content-type": JSON_TYPE, [CONNECTION_ID]: connectionId });
       response.end(answer);
       return;
-    }
-    if (message.kind === "other" && message.method === null && (value as { method?: unknown }).method === "initialize") {
-      throw new Refused(400, "initialize needs a string or integer id");
     }
     this.connection(request).accept(message, text, sessionHeader(request));
     response.writeHead(202).end();
