@@ -222,3 +222,39 @@ async def test_child_process_on_stdio_answers_and_exits_on_eof() -> None:
         assert await asyncio.wait_for(agent.request("upper", {"text": "hi"}), 10) == "HI"
     assert seen == [{"step": 1}]
     assert transport.process.returncode == 0
+
+
+async def test_a_large_read_is_routed_a_slice_at_a_time_so_answers_leave_early() -> None:
+    """A read of 64 requests (one chunk, pull mode) is routed `ROUTE_SLICE` frames per
+    event-loop turn: the first answers are written while most of the read still waits, so a
+    busy peer can start on them (routing all 64 first made two of our processes take turns)."""
+    from acp_protocol.runtime.receiving import ROUTE_SLICE
+
+    routed: list[bytes] = []
+    routed_when_written: list[int] = []
+
+    async def echo(params: Any, ctx: RequestContext) -> Any:
+        return params["n"]
+
+    async with connected(handlers({"echo": echo})) as (connection, peer):
+        receive_line, write = connection.receive_line, connection._transport.write
+
+        def counting(line: bytes) -> None:
+            routed.append(line)
+            receive_line(line)
+
+        def spying(data: bytes, *, batch: int = 0) -> None:
+            routed_when_written.append(len(routed))
+            write(data, batch=batch)
+
+        connection.receive_line = counting  # type: ignore[method-assign]
+        connection._transport.write = spying  # type: ignore[method-assign]
+        requests = [
+            b'{"jsonrpc":"2.0","id":%d,"method":"echo","params":{"n":%d}}' % (index, index)
+            for index in range(64)
+        ]
+        peer.transport.write(b"\n".join(requests) + b"\n")  # one chunk
+        answers = await peer.receive_all(64)
+    assert [answer["result"] for answer in answers] == list(range(64))
+    assert len(routed) == 64
+    assert routed_when_written[0] <= 2 * ROUTE_SLICE < 64

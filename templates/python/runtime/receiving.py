@@ -3,9 +3,10 @@
 Layer: dispatcher. A `Receiver` splits what the transport reads into frames (the framing's
 reader) and hands each to its `FrameSink` (the connection) as it is read: in the transport's own
 callback when it pushes (`PushTransport`: the pipes on uvloop), else in a receive loop task
-(pull). After each chunk it checks the sink's backlog: at `max_queued` requests in flight or
-notifications queued it stops reading (pull: the loop waits; push: the transport holds what it
-reads) until the backlog is down to half. Reading never waits on our own writing as such: a peer
+(pull, `ROUTE_SLICE` frames per event-loop turn). After each chunk (pull: each slice) it checks
+the sink's backlog: at `max_queued` requests in flight or notifications queued it stops reading
+(pull: the loop waits; push: the transport holds what it reads) until the backlog is down to
+half. Reading never waits on our own writing as such: a peer
 that does not read our answers is bounded through the backlog (answers waiting in flight in
 `IncomingRequests`, answers not read yet in `Connection.write_answer`).
 """
@@ -20,6 +21,13 @@ from .transports.framing import PayloadReader
 from .transports.transport import OversizedFrame, PushTransport, Transport
 
 log = logging.getLogger(__name__)
+
+ROUTE_SLICE = 16
+"""Pull: frames routed per event-loop turn. The turn then runs, so the handlers (and callers)
+woken so far write their answers and next requests while the rest of a large read waits its
+turn: the peer starts on them at once. Routing a whole read first makes two busy peers take
+turns, each idle while the other works through its batch (measured: our client and server over
+WebSocket, 64 requests in flight, lock-step batches of 64 at half the rate; `make bench` (k))."""
 
 
 class FrameSink(Protocol):
@@ -90,7 +98,12 @@ class Receiver:
         frames = self._frames
         try:
             while (lines := await frames.next_lines()) is not None:
-                self._route(lines)
+                start = 0
+                while len(lines) - start > ROUTE_SLICE:
+                    self._route(lines[start : start + ROUTE_SLICE])
+                    start += ROUTE_SLICE
+                    await self._next_turn()
+                self._route(lines[start:] if start else lines)
                 if self._sink.backlog() >= self._max_queued:
                     await self._wait_for_room()
         except asyncio.CancelledError:
@@ -98,6 +111,13 @@ class Receiver:
         except Exception:  # a transport failure ends the connection like EOF
             log.exception("reading from the peer failed")
         await self._sink.stream_ended()
+
+    async def _next_turn(self) -> None:
+        """Let the event-loop turn run (see `ROUTE_SLICE`); wait first if there is no room."""
+        if self._sink.backlog() >= self._max_queued:
+            await self._wait_for_room()
+        else:
+            await asyncio.sleep(0)
 
     def _on_chunk(self, chunk: bytes) -> None:
         """Push: the transport's callback with each chunk read (`b""` at the end)."""

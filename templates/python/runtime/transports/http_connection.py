@@ -206,6 +206,11 @@ class HttpConnection:
     # -- routing the agent's messages --------------------------------------------------------
 
     def _route_out(self, line: bytes) -> None:
+        if self.websocket:
+            # One stream carries everything, and nobody can open a session stream of a
+            # WebSocket connection: there is nothing to route (or to read the line for).
+            self.stream.put(line)
+            return
         try:
             message = decode(line)
         except ValueError:
@@ -233,7 +238,7 @@ class HttpConnection:
                 route = None
             if key is not None and "id" in message:
                 self._client_routes[key] = route
-        if route is None or self.websocket:
+        if route is None:
             self.stream.put(line)
         else:
             self.session_stream(route).put(line)
