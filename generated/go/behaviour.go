@@ -70,6 +70,9 @@ type StateUpdates struct {
 	StopReason     string
 	UserMessage    string
 	AgentChunk     string
+	// UserAction are the work's requests that wait on the user (permissions, elicitations):
+	// while one is pending the state is RequiresAction, Running again once none is.
+	UserAction []string
 }
 
 // Capability is where an agent's initialize result advertises an optional method: the wire

@@ -33,6 +33,48 @@ class MethodView:
 
 
 @dataclass(frozen=True, slots=True)
+class RuleView:
+    """One behaviour rule as a role's handler applies it: `kind` names the runtime helper
+    (`negotiate` → `acp.Negotiate`, `insert`, `close`, `cancel` (a notification), `outcome`,
+    `target`); `ref` is the Go expression of its data in the edition's `Behaviour`."""
+
+    kind: str
+    ref: str
+    target: ir.TargetCancel | None = None
+
+
+def behaviour_rules(role: ir.Role, behaviour: ir.Behaviour) -> tuple[tuple[str, RuleView], ...]:
+    """The behaviour rules around the methods `role` handles, from the IR's data."""
+    requests = {m.name for m in role.requests}
+    notifications = {m.name for m in role.notifications}
+    rules: list[tuple[str, RuleView]] = []
+    if behaviour.negotiation.method in requests:
+        rules.append(
+            (behaviour.negotiation.method, RuleView("negotiate", "&Behaviour.Negotiation"))
+        )
+    for i, outcome in enumerate(behaviour.cancel_outcomes):
+        if outcome.method in requests:
+            rules.append(
+                (outcome.method, RuleView("outcome", f"Behaviour.CancelOutcomes[{i}].Result"))
+            )
+    for i, target in enumerate(behaviour.target_cancels):
+        if target.method in requests:
+            rules.append(
+                (target.method, RuleView("target", f"Behaviour.TargetCancels[{i}]", target))
+            )
+    life = behaviour.lifecycle
+    if life is not None and life.answer is ir.PromptAnswer.INSERTION:
+        for kind, method, handled in (
+            ("insert", life.prompt, requests),
+            ("close", life.close, requests),
+            ("cancel", life.cancel, notifications),
+        ):
+            if method in handled:
+                rules.append((method, RuleView(kind, "Behaviour.Lifecycle")))
+    return tuple(rules)
+
+
+@dataclass(frozen=True, slots=True)
 class RoleView:
     """A role as its Go file names it: the interface `Agent` (what an agent answers), the typed
     handle `AgentPeer` (the agent as a client calls it), `ConnectAgent`, `AgentOf(ctx)`."""
@@ -46,6 +88,9 @@ class RoleView:
     uses_wire: bool
     """A params or result type is a struct (decoded with `wire.Unmarshal`)."""
 
+    rules: tuple[tuple[str, RuleView], ...] = ()
+    """Method name → the behaviour rule the role's handler applies around the user's method
+    (`rule_of`)."""
     sent_rule: ir.TurnRule | None = None
     """The other role's turn rule when this role's peer handle sends its cancel (the client's
     `session/cancel` ends its own pending permission requests)."""
@@ -55,6 +100,10 @@ class RoleView:
     @property
     def rule(self) -> ir.TurnRule | None:
         return self.role.turn_rule
+
+    def rule_of(self, method: str) -> RuleView | None:
+        """The behaviour rule around `method` in this role's handler (None: none)."""
+        return dict(self.rules).get(method)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -93,6 +142,7 @@ class TablesView:
                     for name in (m.params, m.result)
                     if name is not None
                 ),
+                behaviour_rules(role, edition.behaviour),
             )
             for role in edition.roles
         ]

@@ -89,7 +89,7 @@ func (h handlerOfClient) HandleRequest(ctx context.Context, method string, param
 	case MethodElicitationCreate:
 		return acp.Answer(ctx, params, decodeCreateElicitationRequest, h.handler.ElicitationCreate)
 	case MethodSessionRequestPermission:
-		return acp.Answer(ctx, params, wire.Unmarshal[RequestPermissionRequest], h.handler.SessionRequestPermission)
+		return acp.AnswerOutcome(ctx, params, wire.Unmarshal[RequestPermissionRequest], h.handler.SessionRequestPermission, Behaviour.CancelOutcomes[0].Result)
 	}
 	return nil, acp.MethodNotFoundError(method)
 }

@@ -59,12 +59,15 @@ type Connection struct {
 	inputEnded error
 	eofGrace   time.Duration
 
-	turns    turnTable
-	flow     flowGate
-	notes    chan message
-	handlers sync.WaitGroup // one per peer request being handled
-	workers  sync.WaitGroup // the read loop and the notification loop
-	closed   chan struct{}
+	turns turnTable
+	// foregrounds is the typed layer's per-connection state of a prompt lifecycle (by
+	// *PromptLifecycle): its sessions' foreground work.
+	foregrounds sync.Map
+	flow        flowGate
+	notes       chan message
+	handlers    sync.WaitGroup // one per peer request being handled
+	workers     sync.WaitGroup // the read loop and the notification loop
+	closed      chan struct{}
 }
 
 // closeGrace is how long Close lets cancelled handlers write their answers (-32800: internal
@@ -368,7 +371,33 @@ func (c *Connection) startRequest(msg message) {
 		c.mu.Unlock()
 		cancel(nil)
 		c.write(c.answer(msg.ID, result, err))
+		if then, ok := result.(answeredFirst); ok && err == nil {
+			then.answered()
+		}
 	}()
+}
+
+// answeredFirst is a result with work that must start only once the answer is written (a
+// prompt answered at insertion: its work's updates follow the answer).
+type answeredFirst interface {
+	answered()
+}
+
+// spawn runs f in a goroutine the connection owns (Close waits for it) with a ctx that ends
+// when the connection closes; false when the connection is closing (f does not run). It is
+// called by a handler (the count of handlers is above zero then).
+func (c *Connection) spawn(f func(ctx context.Context)) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return false
+	}
+	c.handlers.Add(1)
+	go func() {
+		defer c.handlers.Done()
+		f(c.base)
+	}()
+	return true
 }
 
 // answer is the one mapping of a handler's outcome to its answer: the result; -32800 with the

@@ -339,7 +339,7 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodAuthenticate:
 		return acp.Answer(ctx, params, wire.Unmarshal[AuthenticateRequest], h.handler.Authenticate)
 	case MethodInitialize:
-		return acp.Answer(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize)
+		return acp.Negotiate(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize, &Behaviour.Negotiation)
 	case MethodLogout:
 		return acp.Answer(ctx, params, wire.Unmarshal[LogoutRequest], h.handler.Logout)
 	case MethodProvidersDisable:

@@ -136,12 +136,12 @@ type Agent interface {
 	// See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
 	SessionNew(ctx context.Context, params NewSessionRequest) (NewSessionResponse, error)
 
-	// SessionPrompt answers session/prompt. Request parameters for sending a user prompt to the agent.
+	// SessionPrompt is the foreground work of a prompt inserted by session/prompt; it returns the stop reason ("": end_turn). The SDK has answered the request with the inserted message's messageId and reported running; when this returns it reports idle with the stop reason (cancelled once ctx was ended by session/cancel or session/close, error with the error when it returns one). Request parameters for sending a user prompt to the agent.
 	//
 	// Contains the user's message and any additional context.
 	//
 	// See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#1-user-message)
-	SessionPrompt(ctx context.Context, params PromptRequest) (PromptResponse, error)
+	SessionPrompt(ctx context.Context, params PromptRequest) (string, error)
 
 	// SessionResume answers session/resume. Request parameters for resuming an existing session.
 	//
@@ -286,9 +286,10 @@ func (UnimplementedAgent) SessionArchive(context.Context, ArchiveSessionRequest)
 	return acp.NotImplemented[ArchiveSessionResponse](MethodSessionArchive)
 }
 
-// SessionClose answers -32601.
+// SessionClose answers success: the SDK has already cancelled the session's work and sent its
+// idle update. Implement it to free what you hold for the session.
 func (UnimplementedAgent) SessionClose(context.Context, CloseSessionRequest) (CloseSessionResponse, error) {
-	return acp.NotImplemented[CloseSessionResponse](MethodSessionClose)
+	return CloseSessionResponse{}, nil
 }
 
 // SessionDelete answers -32601.
@@ -311,9 +312,9 @@ func (UnimplementedAgent) SessionNew(context.Context, NewSessionRequest) (NewSes
 	return acp.NotImplemented[NewSessionResponse](MethodSessionNew)
 }
 
-// SessionPrompt answers -32601.
-func (UnimplementedAgent) SessionPrompt(context.Context, PromptRequest) (PromptResponse, error) {
-	return acp.NotImplemented[PromptResponse](MethodSessionPrompt)
+// SessionPrompt fails the work -32601.
+func (UnimplementedAgent) SessionPrompt(context.Context, PromptRequest) (string, error) {
+	return acp.NotImplemented[string](MethodSessionPrompt)
 }
 
 // SessionResume answers -32601.
@@ -341,14 +342,14 @@ func (UnimplementedAgent) SessionUnarchive(context.Context, UnarchiveSessionRequ
 	return acp.NotImplemented[UnarchiveSessionResponse](MethodSessionUnarchive)
 }
 
-// TerminalCancel answers -32601.
-func (UnimplementedAgent) TerminalCancel(context.Context, CancelTerminalRequest) (CancelTerminalResponse, error) {
-	return acp.NotImplemented[CancelTerminalResponse](MethodTerminalCancel)
+// TerminalCancel answers -32602: CancelTerminalRequest: the Agent responds with `-32602` if the terminal is unknown, has already exited, or not cancellable.
+func (UnimplementedAgent) TerminalCancel(_ context.Context, params CancelTerminalRequest) (CancelTerminalResponse, error) {
+	return acp.UnknownTarget[CancelTerminalResponse](Behaviour.TargetCancels[1].Error, Behaviour.TargetCancels[1].Target, params.TerminalID)
 }
 
-// ToolCallCancel answers -32601.
-func (UnimplementedAgent) ToolCallCancel(context.Context, CancelToolCallRequest) (CancelToolCallResponse, error) {
-	return acp.NotImplemented[CancelToolCallResponse](MethodToolCallCancel)
+// ToolCallCancel answers -32602: CancelToolCallRequest: the Agent responds with `-32602` if the tool call is unknown, already final, or not cancellable.
+func (UnimplementedAgent) ToolCallCancel(_ context.Context, params CancelToolCallRequest) (CancelToolCallResponse, error) {
+	return acp.UnknownTarget[CancelToolCallResponse](Behaviour.TargetCancels[0].Error, Behaviour.TargetCancels[0].Target, params.ToolCallID)
 }
 
 // MCPMessageNotification ignores the notification.
@@ -376,7 +377,7 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodAuthStatus:
 		return acp.Answer(ctx, params, wire.Unmarshal[AuthStatusRequest], h.handler.AuthStatus)
 	case MethodInitialize:
-		return acp.Answer(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize)
+		return acp.Negotiate(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize, &Behaviour.Negotiation)
 	case MethodProvidersDisable:
 		return acp.Answer(ctx, params, wire.Unmarshal[DisableProviderRequest], h.handler.ProvidersDisable)
 	case MethodProvidersList:
@@ -386,7 +387,7 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodSessionArchive:
 		return acp.Answer(ctx, params, wire.Unmarshal[ArchiveSessionRequest], h.handler.SessionArchive)
 	case MethodSessionClose:
-		return acp.Answer(ctx, params, wire.Unmarshal[CloseSessionRequest], h.handler.SessionClose)
+		return acp.CloseSession(ctx, params, wire.Unmarshal[CloseSessionRequest], h.handler.SessionClose, Behaviour.Lifecycle)
 	case MethodSessionDelete:
 		return acp.Answer(ctx, params, wire.Unmarshal[DeleteSessionRequest], h.handler.SessionDelete)
 	case MethodSessionFork:
@@ -396,7 +397,7 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodSessionNew:
 		return acp.Answer(ctx, params, wire.Unmarshal[NewSessionRequest], h.handler.SessionNew)
 	case MethodSessionPrompt:
-		return acp.Answer(ctx, params, wire.Unmarshal[PromptRequest], h.handler.SessionPrompt)
+		return acp.Insert(ctx, params, wire.Unmarshal[PromptRequest], h.handler.SessionPrompt, Behaviour.Lifecycle)
 	case MethodSessionResume:
 		return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], h.handler.SessionResume)
 	case MethodSessionSetConfigOption:
@@ -420,6 +421,7 @@ func (h handlerOfAgent) HandleNotification(ctx context.Context, method string, p
 	case MethodMCPMessageNotification:
 		acp.Take(ctx, params, wire.Unmarshal[MessageMCPNotification], h.handler.MCPMessageNotification)
 	case MethodSessionCancel:
+		acp.CancelForeground(acp.ConnectionOf(ctx), Behaviour.Lifecycle, params)
 		acp.Take(ctx, params, wire.Unmarshal[CancelSessionNotification], h.handler.SessionCancel)
 	}
 }

@@ -115,7 +115,7 @@ func (h handlerOfClient) HandleRequest(ctx context.Context, method string, param
 	case MethodMCPMessage:
 		return acp.Answer(ctx, params, wire.Unmarshal[MessageMCPRequest], h.handler.MCPMessage)
 	case MethodSessionRequestPermission:
-		return acp.Answer(ctx, params, wire.Unmarshal[RequestPermissionRequest], h.handler.SessionRequestPermission)
+		return acp.AnswerOutcome(ctx, params, wire.Unmarshal[RequestPermissionRequest], h.handler.SessionRequestPermission, Behaviour.CancelOutcomes[0].Result)
 	}
 	return nil, acp.MethodNotFoundError(method)
 }

@@ -1,0 +1,90 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"acp-protocol-sdk/wire"
+)
+
+// Layer: typed layer. An edition's behaviour rules around the user's typed handler methods:
+// each edition's generated role handler calls these for the methods its Behaviour names (the
+// template picks them from the IR), so no code here asks which edition it serves.
+
+// Negotiate answers the negotiation request (initialize): "the highest protocol version
+// supported by the agent that is at or below the version requested by the client. If no such
+// version exists, initialization fails with error code -32022" (an edition without that code
+// answers its own version). The result's version is the SDK's to say, never the handler's echo
+// of the request.
+func Negotiate[P, R any](ctx context.Context, params json.RawMessage, decode wire.Decoder[P], method func(context.Context, P) (R, error), negotiation *Negotiation) (any, error) {
+	var value P
+	if err := decode(params, &value); err != nil {
+		return nil, err
+	}
+	var named map[string]json.RawMessage
+	_ = json.Unmarshal(params, &named)
+	asked := named[negotiation.Field]
+	version, ok := negotiation.negotiate(asked)
+	if !ok {
+		data, _ := json.Marshal(map[string]any{"requested": asked, "supported": []int{negotiation.Version}})
+		return nil, &Error{Code: negotiation.Unsupported, Message: "Unsupported protocol version", Data: data}
+	}
+	result, err := method(ctx, value)
+	if err != nil {
+		return nil, err
+	}
+	return withMember(result, negotiation.Field, version)
+}
+
+// negotiate is the version to answer a client that asked for asked (false: none fits). Anything
+// but an integer below ours is answered with ours.
+func (n *Negotiation) negotiate(asked json.RawMessage) (int, bool) {
+	var wanted int64
+	if len(asked) > 0 && asked[0] != '"' && json.Unmarshal(asked, &wanted) == nil && wanted < int64(n.Version) {
+		return n.Version, n.Unsupported == 0
+	}
+	return n.Version, true
+}
+
+// withMember is result's JSON object with name set to value.
+func withMember(result any, name string, value any) (json.RawMessage, error) {
+	encoded, err := json.Marshal(result)
+	if err != nil {
+		return nil, err
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(encoded, &members); err != nil || members == nil {
+		return nil, errors.New("acp: the " + name + " result is not a JSON object")
+	}
+	if members[name], err = json.Marshal(value); err != nil {
+		return nil, err
+	}
+	return json.Marshal(members)
+}
+
+// AnswerOutcome is Answer for a request the peer's $/cancel_request ends with a result, not
+// -32800 (RequestPermissionOutcome: "the client answers a request the agent cancels with
+// `$/cancel_request` with this outcome"): a handler that returns an error once the peer
+// cancelled is answered outcome; one that returns a result anyway is answered with it.
+func AnswerOutcome[P, R any](ctx context.Context, params json.RawMessage, decode wire.Decoder[P], method func(context.Context, P) (R, error), outcome JSONText) (any, error) {
+	var value P
+	if err := decode(params, &value); err != nil {
+		return nil, err
+	}
+	result, err := method(ctx, value)
+	if err != nil && errors.Is(context.Cause(ctx), ErrCancelledByPeer) {
+		return json.RawMessage(outcome), nil
+	}
+	return result, err
+}
+
+// UnknownTarget is the answer to cancelling a target the handler does not know (the
+// unimplemented handler's: it knows none): the edition's code, the target named in data
+// (CancelToolCallRequest: "the Agent responds with `-32602` if the tool call is unknown,
+// already final, or not cancellable").
+func UnknownTarget[R any](code int, field string, target any) (R, error) {
+	var zero R
+	data, _ := json.Marshal(map[string]any{field: target})
+	return zero, &Error{Code: code, Message: "Unknown, final or not cancellable", Data: data}
+}

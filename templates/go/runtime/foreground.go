@@ -1,0 +1,351 @@
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+
+	"acp-protocol-sdk/wire"
+)
+
+// Layer: typed layer. The prompt lifecycle where the prompt is answered at insertion (ACP v2),
+// agent side, carried out as the schema's descriptions ask:
+//
+//   - PromptResponse: "Response acknowledging that a user prompt was inserted into the ACP
+//     conversation. [...] Processing and completion are reported through `state_update`
+//     session updates." A prompt is inserted with a fresh message id (echoed in a user_message
+//     update: "Agents must echo the message during the live session") and answered with it;
+//     the user's prompt method then runs as the session's foreground work, in a goroutine the
+//     connection owns, started once the answer is written.
+//   - StateUpdate: "the agent MUST report `running` when foreground work starts [...] and
+//     `idle` when it ends. The agent SHOULD include a stop reason on that idle update."
+//   - A prompt sent while work runs is held, and inserted when the work ends.
+//   - CancelSessionNotification: "cancel a session's foreground work and its prompts not yet
+//     inserted": the work's ctx ends (its pending requests are cancelled with it), held
+//     prompts are answered -32800.
+//   - CloseSessionRequest: "When closing cancels active foreground work, the Agent MUST send
+//     the final updates for that work and the idle `state_update` with `stopReason:
+//     "cancelled"` before responding successfully to `session/close`."
+
+// ErrSessionCancelled is the cause of a foreground work's ctx that the lifecycle's cancel
+// (session/cancel) or close (session/close) ended.
+var ErrSessionCancelled = errors.New("acp: the session's foreground work was cancelled")
+
+// Insert answers the prompt request of an insertion lifecycle: params decoded with the
+// schema's checks (-32602 before anything is inserted), the prompt inserted once the session's
+// work ahead of it ended, answered with the message id; work then runs with a ctx that
+// session/cancel, session/close and the connection's close end. Its stop reason ("": the
+// lifecycle's end of turn) goes on the idle update.
+func Insert[P any](ctx context.Context, params json.RawMessage, decode wire.Decoder[P], work func(context.Context, P) (string, error), life *PromptLifecycle) (any, error) {
+	var value P
+	if err := decode(params, &value); err != nil {
+		return nil, err
+	}
+	conn, session := ConnectionOf(ctx), sessionOf(params)
+	if conn == nil || session == "" {
+		return nil, errors.New("acp: a prompt is inserted only into a session of a connection")
+	}
+	return foregroundOf(conn, life).insert(ctx, session, params, func(ctx context.Context) (string, error) {
+		return work(ctx, value)
+	})
+}
+
+// CloseSession answers the lifecycle's close request: the session's work is cancelled as its
+// cancel does, and method is called once the work's idle update is written.
+func CloseSession[P, R any](ctx context.Context, params json.RawMessage, decode wire.Decoder[P], method func(context.Context, P) (R, error), life *PromptLifecycle) (any, error) {
+	var value P
+	if err := decode(params, &value); err != nil {
+		return nil, err
+	}
+	if conn, session := ConnectionOf(ctx), sessionOf(params); conn != nil && session != "" {
+		if err := foregroundOf(conn, life).close(ctx, session); err != nil {
+			return nil, err
+		}
+	}
+	return method(ctx, value)
+}
+
+// CancelForeground carries out the lifecycle's cancel notification (typed or raw) on conn:
+// the session's held prompts are answered -32800 and its work's ctx ends.
+func CancelForeground(conn *Connection, life *PromptLifecycle, cancel any) {
+	raw, err := paramsJSON(cancel)
+	if conn == nil || err != nil {
+		return
+	}
+	if session := sessionOf(raw); session != "" {
+		foregroundOf(conn, life).cancel(session)
+	}
+}
+
+// foreground is one lifecycle's sessions on one connection.
+type foreground struct {
+	life *PromptLifecycle
+	conn *Connection
+
+	mu       sync.Mutex
+	sessions map[string]*foregroundSession
+}
+
+type foregroundSession struct {
+	work *work // the running (or inserted, not yet started) work; nil when idle
+	held []*heldPrompt
+}
+
+// heldPrompt waits for its turn: ready gets nil once it has the session (work is its own), or
+// the error it is answered with.
+type heldPrompt struct {
+	ready     chan error
+	requestID json.RawMessage
+	work      *work
+}
+
+// work is one inserted prompt's foreground work.
+type work struct {
+	f       *foreground
+	session string
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	done    chan struct{} // closed once its idle update is written
+
+	mu      sync.Mutex
+	waiting int // user-action requests pending
+}
+
+type workKey struct{}
+
+func foregroundOf(conn *Connection, life *PromptLifecycle) *foreground {
+	if found, ok := conn.foregrounds.Load(life); ok {
+		return found.(*foreground)
+	}
+	made := &foreground{life: life, conn: conn, sessions: map[string]*foregroundSession{}}
+	found, _ := conn.foregrounds.LoadOrStore(life, made)
+	return found.(*foreground)
+}
+
+func (f *foreground) insert(ctx context.Context, session string, params json.RawMessage, run func(context.Context) (string, error)) (any, error) {
+	w, err := f.claim(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	states := f.life.States
+	messageID := newMessageID()
+	echo := map[string]any{states.UpdateTag: states.UserMessage, "messageId": messageID}
+	var named map[string]json.RawMessage
+	if json.Unmarshal(params, &named) == nil && named["prompt"] != nil {
+		echo["content"] = named["prompt"]
+	}
+	if err := f.update(session, echo); err != nil {
+		f.ended(w)
+		return nil, err
+	}
+	if err := f.state(session, states.Running, nil); err != nil {
+		f.ended(w)
+		return nil, err
+	}
+	answer := map[string]string{f.life.MessageID: messageID}
+	return &insertion{answer: answer, start: func() { f.start(w, run) }}, nil
+}
+
+// claim waits until the session has no work ahead of this prompt (held behind it), then makes
+// the prompt's work the session's.
+func (f *foreground) claim(ctx context.Context, session string) (*work, error) {
+	requestID := RequestIDOf(ctx)
+	f.mu.Lock()
+	s := f.sessions[session]
+	if s == nil {
+		s = &foregroundSession{}
+		f.sessions[session] = s
+	}
+	if s.work == nil && len(s.held) == 0 {
+		w := f.begin(session, s, requestID)
+		f.mu.Unlock()
+		return w, nil
+	}
+	h := &heldPrompt{ready: make(chan error, 1), requestID: requestID}
+	s.held = append(s.held, h)
+	f.mu.Unlock()
+	select {
+	case err := <-h.ready:
+		return h.work, err
+	case <-ctx.Done(): // $/cancel_request withdraws a held prompt: -32800
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if h.work != nil { // handed the session as it was withdrawn: the next one's turn
+			h.work.cancel(context.Cause(ctx))
+			close(h.work.done)
+			f.passOn(session, s)
+		} else {
+			s.held = slices.DeleteFunc(s.held, func(other *heldPrompt) bool { return other == h })
+		}
+		return nil, context.Cause(ctx)
+	}
+}
+
+// begin makes a new work the session's (f.mu held).
+func (f *foreground) begin(session string, s *foregroundSession, requestID json.RawMessage) *work {
+	w := &work{f: f, session: session, done: make(chan struct{})}
+	base := context.WithValue(context.WithValue(f.conn.base, requestIDKey{}, requestID), workKey{}, w)
+	w.ctx, w.cancel = context.WithCancelCause(base)
+	s.work = w
+	return w
+}
+
+// passOn gives the session to its first held prompt, or leaves it idle (f.mu held).
+func (f *foreground) passOn(session string, s *foregroundSession) {
+	s.work = nil
+	if len(s.held) == 0 {
+		return
+	}
+	h := s.held[0]
+	s.held = s.held[1:]
+	h.work = f.begin(session, s, h.requestID)
+	h.ready <- nil
+}
+
+// start runs the work once the prompt's answer is written, in a goroutine of the connection.
+func (f *foreground) start(w *work, run func(context.Context) (string, error)) {
+	if !f.conn.spawn(func(context.Context) { f.run(w, run) }) {
+		w.cancel(ErrConnectionClosed)
+		f.ended(w)
+	}
+}
+
+func (f *foreground) run(w *work, run func(context.Context) (string, error)) {
+	life := f.life
+	reason, err := life.Cancelled, error(nil)
+	if w.ctx.Err() == nil { // else cancelled between insertion and its start
+		reason, err = run(w.ctx)
+	}
+	idle := map[string]any{}
+	switch {
+	case err != nil && w.ctx.Err() != nil:
+		reason = life.Cancelled
+	case err != nil: // the work failed: reported, never lost
+		reason = life.EndTurn
+		if life.Failed != "" {
+			reason, idle["error"] = life.Failed, ErrorFor(err)
+		}
+	case reason == "" && w.ctx.Err() != nil:
+		reason = life.Cancelled
+	case reason == "":
+		reason = life.EndTurn
+	}
+	w.cancel(nil) // its requests still pending are cancelled
+	idle[life.States.StopReason] = reason
+	_ = f.state(w.session, life.States.Idle, idle) // a closed connection has nobody to tell
+	f.ended(w)
+}
+
+// ended marks the work done and passes the session on.
+func (f *foreground) ended(w *work) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w.cancel(nil)
+	close(w.done)
+	if s := f.sessions[w.session]; s != nil && s.work == w {
+		f.passOn(w.session, s)
+	}
+}
+
+// cancel answers the session's held prompts -32800 and ends its work's ctx; the work's done
+// channel (nil when none runs).
+func (f *foreground) cancel(session string) <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.sessions[session]
+	if s == nil {
+		return nil
+	}
+	data, _ := json.Marshal(map[string]string{"reason": f.life.Cancel})
+	for _, h := range s.held {
+		h.ready <- &Error{Code: RequestCancelled, Message: "Request cancelled", Data: data}
+	}
+	s.held = nil
+	if s.work == nil {
+		return nil
+	}
+	s.work.cancel(ErrSessionCancelled)
+	return s.work.done
+}
+
+// close cancels the session's work and returns once its idle update is written (or ctx ends);
+// the session is then forgotten. "Closing a session that does not exist or is not active
+// SHOULD succeed".
+func (f *foreground) close(ctx context.Context, session string) error {
+	if done := f.cancel(session); done != nil {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s := f.sessions[session]; s != nil && s.work == nil && len(s.held) == 0 {
+		delete(f.sessions, session)
+	}
+	return nil
+}
+
+func (f *foreground) state(session, state string, extra map[string]any) error {
+	states := f.life.States
+	update := map[string]any{states.UpdateTag: states.UpdateValue, states.StateTag: state}
+	for key, value := range extra {
+		update[key] = value
+	}
+	return f.update(session, update)
+}
+
+func (f *foreground) update(session string, update map[string]any) error {
+	return f.conn.Notify(f.life.States.Notification, map[string]any{"sessionId": session, "update": update})
+}
+
+// awaitingUser is called by Call for each request a work makes: for the lifecycle's
+// user-action requests, StateUpdate: "The agent SHOULD report `requires_action` when the
+// foreground workflow as a whole cannot progress without user action, including permissions or
+// elicitations. Once reported, it MUST report `running` when progress resumes" — the first
+// pending one reports requires_action, the last one answered running ("Resolving one of several
+// requests does not itself change the state"); a work cancelled meanwhile goes to idle instead.
+// The returned func ends the request's wait.
+func (w *work) awaitingUser(method string) func() {
+	states := w.f.life.States
+	if !slices.Contains(states.UserAction, method) {
+		return func() {}
+	}
+	w.mu.Lock()
+	w.waiting++
+	first := w.waiting == 1
+	w.mu.Unlock()
+	if first {
+		_ = w.f.state(w.session, states.RequiresAction, nil)
+	}
+	return func() {
+		w.mu.Lock()
+		w.waiting--
+		last := w.waiting == 0
+		w.mu.Unlock()
+		if last && w.ctx.Err() == nil {
+			_ = w.f.state(w.session, states.Running, nil)
+		}
+	}
+}
+
+// insertion is the answer of an inserted prompt; its work starts once the answer is written.
+type insertion struct {
+	answer map[string]string
+	start  func()
+}
+
+func (i *insertion) MarshalJSON() ([]byte, error) { return json.Marshal(i.answer) }
+
+func (i *insertion) answered() { i.start() }
+
+func newMessageID() string {
+	var random [16]byte
+	_, _ = rand.Read(random[:])
+	return hex.EncodeToString(random[:])
+}
