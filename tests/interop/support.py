@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -63,3 +64,40 @@ def read_events(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+async def run_their_v2_client(scenario: str, *agent: str) -> list[dict[str, Any]]:
+    """The official TS SDK's v2 client's JSON lines (tests/interop/node/ts_v2_client.mjs) for
+    `scenario` against the agent program `agent`."""
+    environment = {**os.environ, "ACP_V2_SCENARIO": scenario}
+    process = await asyncio.create_subprocess_exec(
+        node(),
+        str(NODE_PEERS / "ts_v2_client.mjs"),
+        *agent,
+        env=environment,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(), PEER_TIMEOUT)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        pytest.fail(f"ts_v2_client.mjs {scenario} did not finish within {PEER_TIMEOUT} s")
+    if process.returncode != 0:
+        pytest.fail(f"ts_v2_client.mjs {scenario} exited {process.returncode}:\n{stderr.decode()}")
+    events = [json.loads(line) for line in stdout.decode().splitlines() if line.strip()]
+    assert events[-1] == {"event": "done"}
+    return events
+
+
+def of(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [e for e in events if e["event"] == kind]
+
+
+def states(updates: list[dict[str, Any]]) -> list[str]:
+    """Each update as `sessionUpdate[:state[:stopReason]]`."""
+    return [
+        ":".join(str(u[k]) for k in ("sessionUpdate", "state", "stopReason") if k in u)
+        for u in updates
+    ]

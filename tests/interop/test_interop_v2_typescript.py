@@ -13,51 +13,22 @@ agent of ours serving the official v1 and v2 clients each in its own protocol.
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
 from typing import Any
 
-import pytest
-
-from tests.interop.support import NODE_PEERS, PEER_TIMEOUT, node, our_ts_program, run_json_peer
+from tests.interop.support import (
+    NODE_PEERS,
+    node,
+    of,
+    our_ts_program,
+    run_json_peer,
+    run_their_v2_client,
+    states,
+)
 
 
 async def their_v2_client(scenario: str, agent: str) -> list[dict[str, Any]]:
     """Their v2 client's JSON lines for `scenario` against our TypeScript program `agent`."""
-    environment = {**os.environ, "ACP_V2_SCENARIO": scenario}
-    process = await asyncio.create_subprocess_exec(
-        node(),
-        str(NODE_PEERS / "ts_v2_client.mjs"),
-        node(),
-        our_ts_program(agent),
-        env=environment,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        stdout, stderr = await asyncio.wait_for(process.communicate(), PEER_TIMEOUT)
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        pytest.fail(f"ts_v2_client.mjs {scenario} did not finish within {PEER_TIMEOUT} s")
-    if process.returncode != 0:
-        pytest.fail(f"ts_v2_client.mjs {scenario} exited {process.returncode}:\n{stderr.decode()}")
-    events = [json.loads(line) for line in stdout.decode().splitlines() if line.strip()]
-    assert events[-1] == {"event": "done"}
-    return events
-
-
-def of(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["event"] == kind]
-
-
-def states(updates: list[dict[str, Any]]) -> list[str]:
-    """Each update as `sessionUpdate[:state[:stopReason]]`."""
-    return [
-        ":".join(str(u[k]) for k in ("sessionUpdate", "state", "stopReason") if k in u)
-        for u in updates
-    ]
+    return await run_their_v2_client(scenario, node(), our_ts_program(agent))
 
 
 async def our_v2_client(scenario: str) -> dict[str, Any]:
