@@ -167,12 +167,13 @@ def test_a_field_that_would_shadow_extra_is_refused(tmp_path: Path) -> None:
         render(tmp_path, {"Thing": obj([], extra={"type": "string"})})
 
 
-def test_scaffold_go_v2_says_in_one_line_that_there_is_no_go_v2_starter_yet(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_scaffold_go_v2_writes_the_starter_of_the_insertion_lifecycle(tmp_path: Path) -> None:
+    """The template follows the IR's `PromptAnswer`: v2's prompt method is the work (it returns
+    the stop reason), and the command that wrote the file says `--protocol v2`."""
     out = tmp_path / "a.go"
     status = cli.main(["scaffold", "agent", "--lang", "go", "--protocol", "v2", "--out", str(out)])
-    err = capsys.readouterr().err.strip()
-    assert status == 2
-    assert len(err.splitlines()) == 1 and "there is no Go v2 starter yet" in err
-    assert not out.exists()
+    text = out.read_text()
+    assert status == 0
+    assert 'v2 "acp-protocol-sdk/v2"' in text
+    assert "SessionPrompt(ctx context.Context, params v2.PromptRequest) (string, error)" in text
+    assert "`acp-codegen scaffold agent --lang go --protocol v2`" in text

@@ -9,13 +9,16 @@ the request's ctx (a nested request made with it is cancelled with it; `session/
 `$/cancel_request` end it), files served only under the working directory. The handlers'
 names and params come from the IR's method table; it is the user's file, written once.
 
-ACP v2's starter (the insertion lifecycle) is not written yet: `--protocol v2` says so in one
-line.
+An edition whose prompt is answered at insertion (ACP v2) gets `scaffold_v2.go.jinja`: the
+agent's prompt method is the foreground work (the SDK answers the prompt, reports the states and
+carries out cancel and close), the client prints the reply until the agent reports idle and
+sends `session/cancel` on Ctrl-C. The template is chosen by the IR's lifecycle, not by the
+version's name.
 """
 
 from __future__ import annotations
 
-from acp_codegen.ir import Specification, Stability
+from acp_codegen.ir import PromptAnswer, Specification, Stability
 from acp_codegen.problems import GenerationError
 from acp_codegen.targets.go import MODULE, template_environment
 from acp_codegen.targets.go.tables import MethodView, TablesView
@@ -34,17 +37,24 @@ STARTER_METHODS = {
     ),
 }
 """The methods each starter implements or calls: each must be in the edition's method table."""
+STARTERS = {
+    PromptAnswer.COMPLETION: ("scaffold.go.jinja", STARTER_METHODS),
+    PromptAnswer.INSERTION: (
+        "scaffold_v2.go.jinja",
+        {
+            "agent": STARTER_METHODS["agent"],
+            "client": STARTER_METHODS["client"][:-1],  # v2 has no fs methods
+        },
+    ),
+}
+"""The starter template (and the methods it needs) by how the edition answers a prompt: on
+completion (v1: the handler is the turn), at insertion (v2: the handler is the foreground work)."""
 
 
 def render_scaffold(
     spec: Specification, role_name: str, *, unstable: bool, protocol: str = "v1"
 ) -> str:
     """The starter program for `role_name` ("agent" or "client")."""
-    if protocol != "v1":
-        raise GenerationError(
-            f"scaffold --lang go --protocol {protocol}: there is no Go {protocol} starter yet; "
-            "scaffold v1, or use --lang python or --lang typescript for v2"
-        )
     channel = Stability.UNSTABLE if unstable else Stability.STABLE
     edition = spec.edition(protocol, channel)
     if edition is None:
@@ -53,35 +63,42 @@ def render_scaffold(
         )
     if role_name not in STARTER_METHODS:
         raise GenerationError(f"unknown role {role_name!r}; choose one of agent, client")
+    life = edition.behaviour.lifecycle
+    template, methods = STARTERS[PromptAnswer.COMPLETION if life is None else life.answer]
     view = PackageView(edition)
     tables = TablesView(edition, view)
     by_name = {m.method.name: m for m in tables.methods}
-    missing = [name for name in STARTER_METHODS[role_name] if name not in by_name]
+    missing = [name for name in methods[role_name] if name not in by_name]
     if missing:
         raise GenerationError(
             f"{edition.source}: the Go starter {role_name} needs {', '.join(missing)}"
         )
-    flags = ["--unstable"] if unstable else []
+    flags = (["--unstable"] if unstable else []) + (
+        [] if protocol == "v1" else ["--protocol", protocol]
+    )
     command = " ".join(["acp-codegen scaffold", role_name, "--lang go", *flags])
+    package = protocol  # the import name of the edition's package in the starter
     return (
         template_environment()
-        .get_template("scaffold.go.jinja")
+        .get_template(template)
         .render(
             role=role_name,
+            life=life,
+            package=package,
             command=command,
             edition=edition,
             package_path=f"{MODULE}/{edition.key}",
             module=MODULE,
-            m={name: _signature(by_name[name], view) for name in STARTER_METHODS[role_name]},
+            m={name: _signature(by_name[name], view, package) for name in methods[role_name]},
         )
     )
 
 
-def _signature(method: MethodView, view: PackageView) -> dict[str, str]:
+def _signature(method: MethodView, view: PackageView, package: str) -> dict[str, str]:
     """A method's Go name and its params and result types, qualified by the edition's package."""
     m = method.method
     return {
         "name": method.name,
-        "params": f"v1.{view.go(m.params)}" if m.params else "",
-        "result": f"v1.{view.go(m.result)}" if m.result else "",
+        "params": f"{package}.{view.go(m.params)}" if m.params else "",
+        "result": f"{package}.{view.go(m.result)}" if m.result else "",
     }

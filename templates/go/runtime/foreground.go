@@ -349,3 +349,24 @@ func newMessageID() string {
 	_, _ = rand.Read(random[:])
 	return hex.EncodeToString(random[:])
 }
+
+// StateOf reads a session update (typed, or its wire form) as the lifecycle's state updates
+// say: the state and the stop reason of a state update, ok false for any other update (and
+// where the lifecycle has no state updates). A client follows a session's work with it.
+func StateOf(life *PromptLifecycle, update any) (state, stopReason string, ok bool) {
+	if life == nil || life.States == nil {
+		return "", "", false
+	}
+	raw, err := paramsJSON(update)
+	if err != nil {
+		return "", "", false
+	}
+	var members map[string]json.RawMessage
+	var kind string
+	states := life.States
+	if json.Unmarshal(raw, &members) != nil || json.Unmarshal(members[states.UpdateTag], &kind) != nil || kind != states.UpdateValue {
+		return "", "", false
+	}
+	_ = json.Unmarshal(members[states.StopReason], &stopReason)
+	return state, stopReason, json.Unmarshal(members[states.StateTag], &state) == nil
+}
