@@ -178,8 +178,7 @@ func (f *foreground) claim(ctx context.Context, session string) (*work, error) {
 		defer f.mu.Unlock()
 		if h.work != nil { // handed the session as it was withdrawn: the next one's turn
 			h.work.cancel(context.Cause(ctx))
-			close(h.work.done)
-			f.passOn(session, s)
+			f.endLocked(h.work)
 		} else {
 			s.held = slices.DeleteFunc(s.held, func(other *heldPrompt) bool { return other == h })
 		}
@@ -246,6 +245,11 @@ func (f *foreground) run(w *work, run func(context.Context) (string, error)) {
 func (f *foreground) ended(w *work) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.endLocked(w)
+}
+
+// endLocked is ended with f.mu held.
+func (f *foreground) endLocked(w *work) {
 	w.cancel(nil)
 	close(w.done)
 	if s := f.sessions[w.session]; s != nil && s.work == w {
@@ -306,18 +310,24 @@ func (f *foreground) update(session string, update map[string]any) error {
 	return f.conn.Notify(f.life.States.Notification, map[string]any{"sessionId": session, "update": update})
 }
 
-// awaitingUser is called by Call for each request a work makes: for the lifecycle's
-// user-action requests, StateUpdate: "The agent SHOULD report `requires_action` when the
-// foreground workflow as a whole cannot progress without user action, including permissions or
-// elicitations. Once reported, it MUST report `running` when progress resumes" — the first
-// pending one reports requires_action, the last one answered running ("Resolving one of several
-// requests does not itself change the state"); a work cancelled meanwhile goes to idle instead.
-// The returned func ends the request's wait.
-func (w *work) awaitingUser(method string) func() {
-	states := w.f.life.States
-	if !slices.Contains(states.UserAction, method) {
-		return func() {}
+// CallAwaitingUser is Call for a request that waits on the user (the lifecycle's user-action
+// requests: permissions, elicitations; the template picks them). Made by a prompt's foreground
+// work, StateUpdate: "The agent SHOULD report `requires_action` when the foreground workflow as
+// a whole cannot progress without user action, including permissions or elicitations. Once
+// reported, it MUST report `running` when progress resumes" — the first pending one reports
+// requires_action, the last one answered running ("Resolving one of several requests does not
+// itself change the state"); a work cancelled meanwhile goes to idle instead.
+func CallAwaitingUser[P, R any](ctx context.Context, conn *Connection, method string, params P, decode wire.Decoder[R]) (R, error) {
+	if w, ok := ctx.Value(workKey{}).(*work); ok {
+		defer w.awaitingUser()()
 	}
+	return Call(ctx, conn, method, params, decode)
+}
+
+// awaitingUser reports requires_action for the first pending user-action request; the
+// returned func, called once it is answered, reports running after the last one.
+func (w *work) awaitingUser() func() {
+	states := w.f.life.States
 	w.mu.Lock()
 	w.waiting++
 	first := w.waiting == 1

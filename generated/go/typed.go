@@ -29,14 +29,9 @@ func Take[P any](ctx context.Context, params json.RawMessage, decode wire.Decode
 	}
 }
 
-// Call sends a request with typed params and decodes its result with the schema's checks. A
-// request a prompt's foreground work makes that waits on the user reports requires_action
-// while it is pending (see the insertion lifecycle).
+// Call sends a request with typed params and decodes its result with the schema's checks.
 func Call[P, R any](ctx context.Context, conn *Connection, method string, params P, decode wire.Decoder[R]) (R, error) {
 	var result R
-	if w, ok := ctx.Value(workKey{}).(*work); ok {
-		defer w.awaitingUser(method)()
-	}
 	raw, err := conn.Request(ctx, method, params)
 	if err != nil {
 		return result, err

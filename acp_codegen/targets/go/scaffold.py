@@ -43,7 +43,13 @@ STARTERS = {
         "scaffold_v2.go.jinja",
         {
             "agent": STARTER_METHODS["agent"],
-            "client": STARTER_METHODS["client"][:-1],  # v2 has no fs methods
+            "client": (  # v2 has no fs methods
+                "initialize",
+                "session/new",
+                "session/prompt",
+                "session/update",
+                "session/request_permission",
+            ),
         },
     ),
 }

@@ -8,7 +8,8 @@ speaks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from acp_codegen import ir
 from acp_codegen.problems import GenerationError
@@ -43,7 +44,7 @@ class RuleView:
     target: ir.TargetCancel | None = None
 
 
-def behaviour_rules(role: ir.Role, behaviour: ir.Behaviour) -> tuple[tuple[str, RuleView], ...]:
+def behaviour_rules(role: ir.Role, behaviour: ir.Behaviour) -> dict[str, RuleView]:
     """The behaviour rules around the methods `role` handles, from the IR's data."""
     requests = {m.name for m in role.requests}
     notifications = {m.name for m in role.notifications}
@@ -71,7 +72,15 @@ def behaviour_rules(role: ir.Role, behaviour: ir.Behaviour) -> tuple[tuple[str, 
         ):
             if method in handled:
                 rules.append((method, RuleView(kind, "Behaviour.Lifecycle")))
-    return tuple(rules)
+    return dict(rules)
+
+
+def awaiting_user(role: ir.Role, behaviour: ir.Behaviour) -> frozenset[str]:
+    """The requests `role` answers that a prompt's work awaits the user on."""
+    life = behaviour.lifecycle
+    states = None if life is None else life.states
+    actions = set() if states is None else set(states.user_action)
+    return frozenset(m.name for m in role.requests if m.name in actions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +97,13 @@ class RoleView:
     uses_wire: bool
     """A params or result type is a struct (decoded with `wire.Unmarshal`)."""
 
-    rules: tuple[tuple[str, RuleView], ...] = ()
+    rules: Mapping[str, RuleView] = field(default_factory=dict)
     """Method name → the behaviour rule the role's handler applies around the user's method
     (`rule_of`)."""
+    awaits_user: frozenset[str] = frozenset()
+    """The requests of this role that wait on the user (the lifecycle's `user_action`): its
+    peer handle sends them with `acp.CallAwaitingUser`, so a prompt's work reports
+    `requires_action` while one is pending."""
     sent_rule: ir.TurnRule | None = None
     """The other role's turn rule when this role's peer handle sends its cancel (the client's
     `session/cancel` ends its own pending permission requests)."""
@@ -103,7 +116,7 @@ class RoleView:
 
     def rule_of(self, method: str) -> RuleView | None:
         """The behaviour rule around `method` in this role's handler (None: none)."""
-        return dict(self.rules).get(method)
+        return self.rules.get(method)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -143,6 +156,7 @@ class TablesView:
                     if name is not None
                 ),
                 behaviour_rules(role, edition.behaviour),
+                awaiting_user(role, edition.behaviour),
             )
             for role in edition.roles
         ]

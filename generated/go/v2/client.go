@@ -111,12 +111,12 @@ type ClientPeer struct {
 
 // ElicitationCreate sends elicitation/create.
 func (p ClientPeer) ElicitationCreate(ctx context.Context, params CreateElicitationRequest) (CreateElicitationResponse, error) {
-	return acp.Call(ctx, p.Conn, MethodElicitationCreate, params, decodeCreateElicitationResponse)
+	return acp.CallAwaitingUser(ctx, p.Conn, MethodElicitationCreate, params, decodeCreateElicitationResponse)
 }
 
 // SessionRequestPermission sends session/request_permission.
 func (p ClientPeer) SessionRequestPermission(ctx context.Context, params RequestPermissionRequest) (RequestPermissionResponse, error) {
-	return acp.Call(ctx, p.Conn, MethodSessionRequestPermission, params, wire.Unmarshal[RequestPermissionResponse])
+	return acp.CallAwaitingUser(ctx, p.Conn, MethodSessionRequestPermission, params, wire.Unmarshal[RequestPermissionResponse])
 }
 
 // ElicitationComplete sends elicitation/complete.

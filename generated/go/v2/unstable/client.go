@@ -139,7 +139,7 @@ type ClientPeer struct {
 
 // ElicitationCreate sends elicitation/create.
 func (p ClientPeer) ElicitationCreate(ctx context.Context, params CreateElicitationRequest) (CreateElicitationResponse, error) {
-	return acp.Call(ctx, p.Conn, MethodElicitationCreate, params, decodeCreateElicitationResponse)
+	return acp.CallAwaitingUser(ctx, p.Conn, MethodElicitationCreate, params, decodeCreateElicitationResponse)
 }
 
 // MCPMessage sends mcp/message.
@@ -149,7 +149,7 @@ func (p ClientPeer) MCPMessage(ctx context.Context, params MessageMCPRequest) (M
 
 // SessionRequestPermission sends session/request_permission.
 func (p ClientPeer) SessionRequestPermission(ctx context.Context, params RequestPermissionRequest) (RequestPermissionResponse, error) {
-	return acp.Call(ctx, p.Conn, MethodSessionRequestPermission, params, wire.Unmarshal[RequestPermissionResponse])
+	return acp.CallAwaitingUser(ctx, p.Conn, MethodSessionRequestPermission, params, wire.Unmarshal[RequestPermissionResponse])
 }
 
 // AuthStatusUpdate sends auth/status_update.

@@ -9,9 +9,9 @@ callback when it pushes (`PushTransport`: the pipes on uvloop), else in a receiv
 (pull, `ROUTE_SLICE` frames per event-loop turn). After each chunk (pull: each slice) it checks
 the sink's backlog: at `max_queued` requests in flight or notifications queued it stops reading
 (pull: the loop waits; push: the transport holds what it reads) until the backlog is down to
-half. Reading never waits on our own writing as such: a peer
-that does not read our answers is bounded through the backlog (answers waiting in flight in
-`IncomingRequests`, answers not read yet in `Connection.write_answer`).
+half. Reading never waits on our own writing as such: a peer that does not read our answers is
+bounded through the backlog (answers waiting in flight in `IncomingRequests`, answers not read
+yet in `Connection.write_answer`).
 """
 
 from __future__ import annotations
@@ -105,7 +105,9 @@ class Receiver:
                 while len(lines) - start > ROUTE_SLICE:
                     self._route(lines[start : start + ROUTE_SLICE])
                     start += ROUTE_SLICE
-                    await self._next_turn()
+                    if self._sink.backlog() >= self._max_queued:
+                        await self._wait_for_room()
+                    await asyncio.sleep(0)  # the turn runs: the handlers woken so far write
                 self._route(lines[start:] if start else lines)
                 if self._sink.backlog() >= self._max_queued:
                     await self._wait_for_room()
@@ -114,13 +116,6 @@ class Receiver:
         except Exception:  # a transport failure ends the connection like EOF
             log.exception("reading from the peer failed")
         await self._sink.stream_ended()
-
-    async def _next_turn(self) -> None:
-        """Let the event-loop turn run (see `ROUTE_SLICE`); wait first if there is no room."""
-        if self._sink.backlog() >= self._max_queued:
-            await self._wait_for_room()
-        else:
-            await asyncio.sleep(0)
 
     def _on_chunk(self, chunk: bytes) -> None:
         """Push: the transport's callback with each chunk read (`b""` at the end)."""
