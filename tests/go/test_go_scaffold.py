@@ -90,7 +90,7 @@ def test_the_go_starter_client_refuses_a_file_outside_its_working_directory_3260
 ) -> None:
     result = starter_client(tmp_path, "-prompt", f"read {ROOT / 'README.md'}")
     assert result.returncode == 1
-    assert "Not an absolute path under the working directory" in result.stderr
+    assert "the path is outside the allowed roots" in result.stderr
     assert "(-32602)" in result.stderr
 
 

@@ -75,6 +75,25 @@ def behaviour_rules(role: ir.Role, behaviour: ir.Behaviour) -> dict[str, RuleVie
     return dict(rules)
 
 
+PROVIDED: Mapping[tuple[str, str], str] = {
+    ("client", "fs/read_text_file"): "read_file",
+    ("client", "fs/write_text_file"): "write_file",
+}
+"""(role, method) → what the SDK answers it from when the user sets it on the role's
+`Unimplemented` struct: `read_file` / `write_file` from its `Files *acp.FileService` (only under
+its roots). Keyed by meaning: the names are the protocol's, the same in every edition that has
+them."""
+
+
+def provided(role: ir.Role) -> dict[str, str]:
+    """The requests of `role` the SDK can answer (`PROVIDED`), by method name."""
+    return {
+        m.name: PROVIDED[(role.name, m.name)]
+        for m in role.requests
+        if (role.name, m.name) in PROVIDED
+    }
+
+
 def awaiting_user(role: ir.Role, behaviour: ir.Behaviour) -> frozenset[str]:
     """The requests `role` answers that a prompt's work awaits the user on."""
     life = behaviour.lifecycle
@@ -104,6 +123,9 @@ class RoleView:
     """The requests of this role that wait on the user (the lifecycle's `user_action`): its
     peer handle sends them with `acp.CallAwaitingUser`, so a prompt's work reports
     `requires_action` while one is pending."""
+    provided: Mapping[str, str] = field(default_factory=dict)
+    """Method name → what the role's `Unimplemented` struct answers it from when set
+    (`PROVIDED`)."""
     sent_rule: ir.TurnRule | None = None
     """The other role's turn rule when this role's peer handle sends its cancel (the client's
     `session/cancel` ends its own pending permission requests)."""
@@ -157,6 +179,7 @@ class TablesView:
                 ),
                 behaviour_rules(role, edition.behaviour),
                 awaiting_user(role, edition.behaviour),
+                provided(role),
             )
             for role in edition.roles
         ]

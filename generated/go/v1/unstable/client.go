@@ -85,21 +85,35 @@ type Client interface {
 
 // UnimplementedClient answers every request -32601 (method not found) and ignores every
 // notification, as the protocol lets a side do with what it does not handle.
-type UnimplementedClient struct{}
+type UnimplementedClient struct {
+	// Files, when set (acp.NewFileService(cwd)), answers these requests, only under its roots:
+	// fs/read_text_file, fs/write_text_file. Advertise them in the capabilities you send.
+	Files *acp.FileService
+}
 
 // ElicitationCreate answers -32601.
 func (UnimplementedClient) ElicitationCreate(context.Context, CreateElicitationRequest) (CreateElicitationResponse, error) {
 	return acp.NotImplemented[CreateElicitationResponse](MethodElicitationCreate)
 }
 
-// FsReadTextFile answers -32601.
-func (UnimplementedClient) FsReadTextFile(context.Context, ReadTextFileRequest) (ReadTextFileResponse, error) {
-	return acp.NotImplemented[ReadTextFileResponse](MethodFsReadTextFile)
+// FsReadTextFile answers from Files (only under its roots), -32601 when Files is nil.
+func (u UnimplementedClient) FsReadTextFile(_ context.Context, params ReadTextFileRequest) (ReadTextFileResponse, error) {
+	if u.Files == nil {
+		return acp.NotImplemented[ReadTextFileResponse](MethodFsReadTextFile)
+	}
+	content, err := u.Files.ReadTextFile(params.Path, params.Line, params.Limit)
+	if err != nil {
+		return ReadTextFileResponse{}, err
+	}
+	return ReadTextFileResponse{Content: content}, nil
 }
 
-// FsWriteTextFile answers -32601.
-func (UnimplementedClient) FsWriteTextFile(context.Context, WriteTextFileRequest) (WriteTextFileResponse, error) {
-	return acp.NotImplemented[WriteTextFileResponse](MethodFsWriteTextFile)
+// FsWriteTextFile writes through Files (only under its roots, atomically), -32601 when Files is nil.
+func (u UnimplementedClient) FsWriteTextFile(_ context.Context, params WriteTextFileRequest) (WriteTextFileResponse, error) {
+	if u.Files == nil {
+		return acp.NotImplemented[WriteTextFileResponse](MethodFsWriteTextFile)
+	}
+	return WriteTextFileResponse{}, u.Files.WriteTextFile(params.Path, params.Content)
 }
 
 // MCPMessage answers -32601.
