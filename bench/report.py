@@ -21,7 +21,14 @@ import matplotlib.ticker as ticker
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 IMPLEMENTATIONS = ("ours", "official", "floor")
-COLOURS = {"ours": "#2b6cb0", "official": "#dd6b20", "floor": "#718096"}
+GO_PAIRS = ("ours-go", "coder-go")
+COLOURS = {
+    "ours": "#2b6cb0",
+    "official": "#dd6b20",
+    "floor": "#718096",
+    "ours-go": "#2c7a7b",
+    "coder-go": "#b7791f",
+}
 WORKLOAD_TITLES = {
     "notify": "(a) session/update\nnotifications / s",
     "rt1": "(b) fs/read_text_file\nround trips / s, 1 in flight",
@@ -56,7 +63,11 @@ def render_plot(results: dict[str, Any], path: Path) -> None:
     panels: list[tuple[str, dict[str, Any], str]] = []
     for kind, title in WORKLOAD_TITLES.items():
         panels.append((title, results["throughput"][kind], "per second"))
-    memory = {name: {"median": results["memory"][name]} for name in IMPLEMENTATIONS}
+    memory = {
+        name: {"median": results["memory"][name]}
+        for name in (*IMPLEMENTATIONS, *GO_PAIRS)
+        if name in results["memory"]
+    }
     panels.append(("(e) memory per\npending request", memory, "bytes"))
     imports = results["imports"]
     import_cost = {
@@ -66,7 +77,7 @@ def render_plot(results: dict[str, Any], path: Path) -> None:
     panels.append(("(f) import time over\ninterpreter start-up", import_cost, "milliseconds"))
     figure, axes = plt.subplots(1, len(panels), figsize=(3.1 * len(panels), 3.8))
     for axis, (title, by_name, unit) in zip(axes, panels, strict=True):
-        names = [name for name in IMPLEMENTATIONS if name in by_name]
+        names = [name for name in (*IMPLEMENTATIONS, *GO_PAIRS) if name in by_name]
         medians = [by_name[name]["median"] for name in names]
         low = [
             by_name[name]["median"] - by_name[name].get("min", by_name[name]["median"])
@@ -82,6 +93,8 @@ def render_plot(results: dict[str, Any], path: Path) -> None:
         axis.set_title(title, fontsize=9)
         axis.set_ylabel(unit, fontsize=8)
         axis.tick_params(labelsize=8)
+        if len(names) > 3:  # the memory panel, with the Go pairs
+            axis.tick_params(axis="x", labelrotation=25)
         axis.yaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:,.0f}"))
         axis.bar_label(bars, labels=[f"{value:,.0f}" for value in medians], fontsize=7)
         axis.margins(y=0.12)

@@ -179,6 +179,16 @@ def goals(results: dict[str, Any]) -> list[dict[str, Any]]:
             "at_most": True,
         }
     )
+    memory = results["memory"]
+    rows.append(
+        {
+            "workload": "memory",
+            "measure": "per pending request, our Go target / coder/acp-go-sdk",
+            "value": memory["ours-go"] / memory["coder-go"],
+            "goal": 1.0,
+            "at_most": True,
+        }
+    )
     lines = results["robustness"]["long_lines"]
     rows.append(
         {
@@ -288,6 +298,7 @@ def main() -> None:
         str(sys.executable), str(args.official_python), args.n, rounds, runner.env
     )
     results["two_process_versions"] = two_process.versions()
+    results["memory"].update(two_process.pending_memory(args.pending, rounds))
     results["remote"] = remote.measure(str(sys.executable), args.n, rounds, runner.env)
     results["goals"] = (
         goals(results) + two_process.goals(results["two_process"]) + remote.goals(results["remote"])

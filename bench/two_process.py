@@ -7,6 +7,7 @@ runs), the official TypeScript SDK on node (from bench/stdio/ts's lock), our gen
 and coder/acp-go-sdk (bench/stdio/go, pinned in its go.mod, built here into .build/go/bench), and
 the raw NDJSON floor on both loops. Pairs run interleaved, `rounds` times; each client reports
 notify/s, round trips/s with 1 in flight and with 64 in flight (bench/stdio/schedule.py).
+`pending_memory` is memory per pending request for the Go pairs (bench/stdio/go/pending_memory).
 """
 
 from __future__ import annotations
@@ -116,6 +117,22 @@ def measure(
         }
         for label, by_kind in samples.items()
     }
+
+
+def pending_memory(count: int, runs: int) -> dict[str, float]:
+    """Bytes per pending session/prompt of our Go package and coder/acp-go-sdk's, `count`
+    pending on a peer that never answers; the median of `runs` fresh processes, alternated."""
+    build_go()
+    samples: dict[str, list[float]] = {"ours-go": [], "coder-go": []}
+    for _ in range(runs):
+        for label, by_label in samples.items():
+            implementation = label.removesuffix("-go")
+            command = [str(GO_BENCH / "pending_memory"), implementation, str(count)]
+            done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+            if done.returncode != 0:
+                raise SystemExit(f"pending_memory {label} failed:\n{done.stderr[-2000:]}")
+            by_label.append(json.loads(done.stdout.splitlines()[-1])["bytes_per_pending"])
+    return {label: statistics.median(values) for label, values in samples.items()}
 
 
 def goals(rates: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
