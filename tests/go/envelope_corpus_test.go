@@ -5,8 +5,8 @@ package tests
 // answers (ids compared exactly, never through a float64) and hand exactly the case's
 // notifications to its handler, and still answer a probe afterwards. The Python and TypeScript
 // runtimes run the same file (tests/runtime/test_envelope_corpus.py,
-// tests/typescript/envelope_corpus.test.ts). Cases in the MCP and LSP dialects are the other
-// runtimes' only: the Go runtime speaks ACP's `$/cancel_request` (docs/go-target.md).
+// tests/typescript/envelope_corpus.test.ts). A case in the MCP or LSP dialect runs on a
+// connection speaking it (acp.Speaking(acp.MCP), acp.Speaking(acp.LSP)).
 
 import (
 	"bytes"
@@ -189,11 +189,11 @@ func (h *ruleBookHandler) record() []string {
 }
 
 // fed is what one connection answered to lines followed by the probe: answer keys counted.
-func fed(t *testing.T, lines [][]byte, expected int, wait time.Duration) (map[string]int, *ruleBookHandler) {
+func fed(t *testing.T, lines [][]byte, expected int, wait time.Duration, options ...acp.Option) (map[string]int, *ruleBookHandler) {
 	t.Helper()
 	handler := &ruleBookHandler{}
 	ours, theirs := acp.Pipe()
-	conn := acp.NewConnection(ours, handler)
+	conn := acp.NewConnection(ours, handler, options...)
 	answers := map[string]int{}
 	probed := make(chan struct{})
 	var mu sync.Mutex
@@ -267,15 +267,19 @@ func fed(t *testing.T, lines [][]byte, expected int, wait time.Duration) (map[st
 	return answers, handler
 }
 
+// bookDialects are the rule book's dialects by the name a case gives ("": ACP).
+var bookDialects = map[string]acp.Dialect{"": acp.ACP, "acp": acp.ACP, "lsp": acp.LSP, "mcp": acp.MCP}
+
 func TestEnvelopeRuleBook(t *testing.T) {
 	book := readRuleBook(t)
-	ran, other := 0, 0
+	ran := map[string]int{}
 	for _, kase := range book.Cases {
-		if kase.Dialect != "" {
-			other++
+		dialect, known := bookDialects[kase.Dialect]
+		if !known {
+			t.Errorf("%s: unknown dialect %q", kase.Name, kase.Dialect)
 			continue
 		}
-		ran++
+		ran[dialect.Name]++
 		t.Run(kase.Name, func(t *testing.T) {
 			expected := map[string]int{}
 			for _, answer := range kase.Answers {
@@ -289,7 +293,7 @@ func TestEnvelopeRuleBook(t *testing.T) {
 			for _, n := range expected {
 				count += n
 			}
-			got, handler := fed(t, lines, count, 2*time.Second)
+			got, handler := fed(t, lines, count, 2*time.Second, acp.Speaking(dialect))
 			if fmt.Sprint(got) != fmt.Sprint(expected) {
 				t.Errorf("answers %v, expected %v", got, expected)
 			}
@@ -302,8 +306,8 @@ func TestEnvelopeRuleBook(t *testing.T) {
 			}
 		})
 	}
-	if ran < 120 || other != 9 {
-		t.Fatalf("ran %d ACP cases and left %d of other dialects: the book changed shape", ran, other)
+	if ran["acp"] < 120 || ran["lsp"] != 5 || ran["mcp"] != 4 {
+		t.Fatalf("ran %v cases by dialect: the book changed shape", ran)
 	}
 }
 

@@ -11,8 +11,9 @@ import (
 )
 
 // Handler answers the peer's requests and takes its notifications. Layer: dispatcher. The ctx
-// of a request ends when the peer sends $/cancel_request for it or the connection closes;
-// requests a handler makes with that ctx are cancelled with it (the cascade).
+// of a request ends when the peer sends $/cancel_request for it (the cancel of the connection's
+// Dialect) or the connection closes; requests a handler makes with that ctx are cancelled with
+// it (the cascade).
 type Handler interface {
 	// HandleRequest returns the result, or an error: an *Error as it is, a context error -32800,
 	// any other the one mapping of ErrorFor.
@@ -22,7 +23,8 @@ type Handler interface {
 	HandleNotification(ctx context.Context, method string, params json.RawMessage)
 }
 
-// ErrCancelledByPeer is the cause of a request ctx the peer cancelled ($/cancel_request).
+// ErrCancelledByPeer is the cause of a request ctx the peer cancelled ($/cancel_request, or the
+// cancel of the connection's Dialect; with a reason, the cause also is its CancelReason).
 var ErrCancelledByPeer = errors.New("acp: the peer cancelled the request")
 
 // ErrConnectionClosed is the cause of every ctx and the error of every pending request when
@@ -39,11 +41,13 @@ type reply struct {
 }
 
 // Connection is one JSON-RPC peer over a transport: our requests and their answers by id, the
-// peer's requests each handled in a goroutine of the connection, and $/cancel_request both ways
-// through context.Context. Every goroutine it starts ends before Close returns.
+// peer's requests each handled in a goroutine of the connection, and $/cancel_request (or the
+// cancel of another Dialect it speaks) both ways through context.Context. Every goroutine it
+// starts ends before Close returns.
 type Connection struct {
 	transport Transport
 	handler   Handler
+	dialect   Dialect
 	base      context.Context
 	stop      context.CancelCauseFunc
 	nextID    atomic.Int64
@@ -51,7 +55,7 @@ type Connection struct {
 	mu       sync.Mutex
 	pending  map[string]pendingCall
 	queued   int // notifications read and not yet handled: answers wait behind them
-	inFlight map[string]context.CancelCauseFunc
+	inFlight map[string]*inFlight
 	closing  bool
 	reason   error
 	// inputEnded is why our requests fail at once after the peer's end of input (half-close),
@@ -80,11 +84,12 @@ func NewConnection(t Transport, h Handler, options ...Option) *Connection {
 		transport: t,
 		handler:   h,
 		pending:   map[string]pendingCall{},
-		inFlight:  map[string]context.CancelCauseFunc{},
+		inFlight:  map[string]*inFlight{},
 		notes:     make(chan message, 256),
 		closed:    make(chan struct{}),
 		flow:      flowGate{limit: DefaultMaxInFlight},
 		eofGrace:  DefaultEOFGrace,
+		dialect:   ACP,
 	}
 	for _, option := range options {
 		option(c)
@@ -106,8 +111,9 @@ func ConnectionOf(ctx context.Context) *Connection {
 }
 
 // Request sends a request and waits for its answer: the result, an *Error the peer answered
-// with, or ctx's cause once ctx ends (then $/cancel_request is sent for it, and a late answer
-// is dropped; with a Graceful ctx the wait goes on for the peer's answer).
+// with, or ctx's cause once ctx ends (then $/cancel_request, the cancel of the connection's
+// Dialect, is sent for it, and a late answer is dropped; with a Graceful ctx the wait goes on
+// for the peer's answer, except in MCP, where none comes).
 func (c *Connection) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
@@ -138,12 +144,22 @@ func (c *Connection) Request(ctx context.Context, method string, params any) (js
 	case got := <-answer:
 		return got.result, got.err
 	case <-ctx.Done():
-		graceful := isGraceful(ctx)
+		// A method the dialect never cancels sends no cancel (LSP: until the InitializeResult
+		// "the client must not send any additional requests or notifications to the server";
+		// MCP: "The `initialize` request MUST NOT be cancelled by clients"), and is answered.
+		cancellable := c.dialect.cancels(method)
+		// MCP: receivers SHOULD "Not send a response for the cancelled request", and "The
+		// sender of the cancellation notification SHOULD ignore any response to the request
+		// that arrives afterward": no wait, graceful or not. ACP: "The calling side MAY
+		// implement graceful cancellation processing by waiting for the response".
+		graceful := isGraceful(ctx) && (c.dialect.AnswersCancelled || !cancellable)
 		if !graceful {
 			c.forget(key)
 		}
-		cancel, _ := notificationFrame(CancelRequestMethod, map[string]int64{"requestId": id})
-		_ = c.transport.WriteFrame(cancel)
+		if cancellable {
+			cancel, _ := notificationFrame(c.dialect.Method, c.dialect.cancelParams(id, context.Cause(ctx)))
+			_ = c.transport.WriteFrame(cancel)
+		}
 		if graceful { // the peer's answer, or the connection's close
 			got := <-answer
 			return got.result, got.err
@@ -263,7 +279,8 @@ func (c *Connection) route(line []byte) {
 	case frameRequest:
 		c.startRequest(msg)
 	case frameNotification:
-		if *msg.Method == CancelRequestMethod {
+		// A connection speaks one dialect: another's cancel is an ordinary notification.
+		if *msg.Method == c.dialect.Method {
 			c.cancelled(msg.Params)
 			return
 		}
@@ -317,24 +334,43 @@ func (c *Connection) dropped(frame *FrameTooLong) {
 	c.answered(message{ID: id, Error: failure})
 }
 
-// cancelled cancels the ctx of the peer's request that $/cancel_request names; an unknown or
-// finished id is ignored (a notification is never answered).
+// inFlight is one of the peer's requests being handled.
+type inFlight struct {
+	method string
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	// byPeer: the peer's cancel named it (MCP: then it is not answered; LSP: a cancel of our
+	// own is -32802, the peer's -32800).
+	byPeer bool
+}
+
+// cancelled cancels the ctx of the peer's request that $/cancel_request (the dialect's cancel)
+// names; an unknown, finished or malformed id is ignored, never answered (ACP: "If an agent or
+// client receives notifications starting with '$/' it is free to ignore the notification"; MCP:
+// the receiver MAY ignore it if "The referenced request is unknown; Processing has already
+// completed; The request cannot be cancelled"), and so is a cancel of a method the dialect
+// never cancels (`initialize` in LSP and MCP). MCP: "Both parties SHOULD log cancellation
+// reasons": the reason is in the ctx's cause (a CancelReason).
 func (c *Connection) cancelled(params json.RawMessage) {
-	var named struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &named) != nil {
-		return
-	}
-	key, ok := idKey(named.RequestID)
+	id, reason := c.dialect.named(params)
+	key, ok := idKey(id)
 	if !ok {
 		return
 	}
 	c.mu.Lock()
-	cancel := c.inFlight[key]
+	request := c.inFlight[key]
+	// A request whose ctx has ended already (the connection's close, an earlier cancel) keeps
+	// its cause.
+	if request == nil || request.ctx.Err() != nil || !c.dialect.cancels(request.method) {
+		c.mu.Unlock()
+		return
+	}
+	request.byPeer = true
 	c.mu.Unlock()
-	if cancel != nil {
-		cancel(ErrCancelledByPeer)
+	if reason != "" {
+		request.cancel(&peerCancel{reason: reason})
+	} else {
+		request.cancel(ErrCancelledByPeer)
 	}
 }
 
@@ -359,7 +395,8 @@ func (c *Connection) startRequest(msg message) {
 		}
 		return
 	}
-	c.inFlight[key] = cancel
+	request := &inFlight{method: *msg.Method, ctx: ctx, cancel: cancel}
+	c.inFlight[key] = request
 	c.handlers.Add(1)
 	c.mu.Unlock()
 	go func() {
@@ -368,9 +405,13 @@ func (c *Connection) startRequest(msg message) {
 		result, err := c.handler.HandleRequest(ctx, *msg.Method, msg.Params)
 		c.mu.Lock()
 		delete(c.inFlight, key)
+		byPeer := request.byPeer
 		c.mu.Unlock()
 		cancel(nil)
-		c.write(c.answer(msg.ID, result, err))
+		if byPeer && !c.dialect.AnswersCancelled {
+			return // MCP: receivers SHOULD "Not send a response for the cancelled request"
+		}
+		c.write(c.answer(msg.ID, result, err, byPeer))
 		if then, ok := result.(answeredFirst); ok && err == nil {
 			then.answered()
 		}
@@ -402,8 +443,11 @@ func (c *Connection) spawn(f func(ctx context.Context)) bool {
 
 // answer is the one mapping of a handler's outcome to its answer: the result; -32800 with the
 // id in data for a handler that ended by its ctx (a cancel from the peer, or its own: internal
-// cancellation looks the same); any other error as ErrorFor maps it.
-func (c *Connection) answer(id json.RawMessage, result any, err error) []byte {
+// cancellation looks the same, ACP: "Send the same `-32800` (Cancelled) error response as if
+// `$/cancel_request` was received"); any other error as ErrorFor maps it. A dialect that tells
+// the receiver's own cancellation apart answers it its SelfCancel instead (LSP: -32802
+// ServerCancelled, "The server cancelled the request"), the peer's cancel still -32800.
+func (c *Connection) answer(id json.RawMessage, result any, err error, byPeer bool) []byte {
 	if err == nil {
 		frame, marshalErr := resultFrame(id, result)
 		if marshalErr == nil {
@@ -414,9 +458,19 @@ func (c *Connection) answer(id json.RawMessage, result any, err error) []byte {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrCancelledByPeer) {
 		data, _ := json.Marshal(map[string]json.RawMessage{"requestId": id})
-		return errorFrame(id, &Error{Code: RequestCancelled, Message: "Request cancelled", Data: data})
+		return errorFrame(id, c.ownCancel(&Error{Code: RequestCancelled, Message: "Request cancelled", Data: data}, byPeer))
 	}
-	return errorFrame(id, ErrorFor(err))
+	return errorFrame(id, c.ownCancel(ErrorFor(err), byPeer))
+}
+
+// ownCancel is failure, or the dialect's SelfCancel (its code and message, failure's data) for
+// a -32800 the peer did not ask for.
+func (c *Connection) ownCancel(failure *Error, byPeer bool) *Error {
+	own := c.dialect.SelfCancel
+	if own == nil || byPeer || failure.Code != RequestCancelled {
+		return failure
+	}
+	return &Error{Code: own.Code, Message: own.Message, Data: failure.Data}
 }
 
 func (c *Connection) write(frame []byte) {

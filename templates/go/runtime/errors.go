@@ -16,6 +16,9 @@ const (
 	InternalError  = -32603
 	// RequestCancelled: ACP's "request cancellation uses -32800 from the range LSP reserves".
 	RequestCancelled = -32800
+	// ServerCancelled: LSP's "The server cancelled the request" (the LSP dialect's answer to a
+	// request cancelled on the receiver's own, not at the peer's demand).
+	ServerCancelled = -32802
 )
 
 // Error is a JSON-RPC error object: what a request fails with when the peer answers one, and
