@@ -2,6 +2,8 @@
 
 package acp
 
+// Layer: typed layer (the shapes of an edition's Behaviour data and the rules read from it).
+
 // Behaviour is what an edition's SDK does beyond its types, as data the runtime reads (each
 // edition's generated Behaviour, rendered from the IR's rules and checked against its schema):
 // no code asks which edition it speaks.

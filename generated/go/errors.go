@@ -2,6 +2,8 @@
 
 package acp
 
+// Layer: dispatcher (JSON-RPC error objects and the one failure → error mapping).
+
 import (
 	"encoding/json"
 	"errors"

@@ -2,6 +2,8 @@
 
 package acp
 
+// Layer: dispatcher (the frames a connection writes).
+
 import (
 	"bytes"
 	"encoding/json"

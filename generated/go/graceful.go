@@ -2,6 +2,8 @@
 
 package acp
 
+// Layer: dispatcher (the graceful wait of a cancelled caller).
+
 import "context"
 
 type gracefulKey struct{}

@@ -2,6 +2,8 @@
 
 package acp
 
+// Layer: dispatcher (what happens to running requests once the peer's input ends).
+
 import "time"
 
 // DefaultEOFGrace is how long, once the peer's input ends, the requests it sent before run on

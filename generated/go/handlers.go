@@ -2,6 +2,8 @@
 
 package acp
 
+// Layer: dispatcher (the Handler protocol between the dispatcher and the typed layer).
+
 import (
 	"context"
 	"encoding/json"

@@ -2,6 +2,8 @@
 
 package acp
 
+// Layer: transport (a spawned program, ended with its process group).
+
 import (
 	"context"
 	"os"

@@ -4,6 +4,8 @@
 
 package acp
 
+// Layer: transport (a spawned program where there are no process groups).
+
 import (
 	"os"
 	"os/exec"

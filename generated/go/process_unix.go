@@ -4,6 +4,8 @@
 
 package acp
 
+// Layer: transport (a spawned program's process group on Unix).
+
 import (
 	"errors"
 	"os/exec"

@@ -2,6 +2,8 @@
 
 package acp
 
+// Layer: typed layer (the turn rules: session/cancel ends the prompt it names).
+
 import (
 	"context"
 	"encoding/json"

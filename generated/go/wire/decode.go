@@ -2,6 +2,8 @@
 
 package wire
 
+// Layer: typed layer (the decoders the generated UnmarshalJSON methods are made of).
+
 import (
 	"bytes"
 	"encoding/json"

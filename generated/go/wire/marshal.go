@@ -2,6 +2,8 @@
 
 package wire
 
+// Layer: typed layer (MarshalObject: constants first, Extra last).
+
 import (
 	"bytes"
 	"encoding/json"

@@ -2,6 +2,8 @@
 
 package wire
 
+// Layer: typed layer (an object split once into its members).
+
 import (
 	"encoding/json"
 )

@@ -1,5 +1,7 @@
 package acp
 
+// Layer: dispatcher (how many of the peer's requests are handled at once).
+
 import "sync"
 
 // DefaultMaxInFlight is how many of the peer's requests a connection handles at once before it

@@ -1,5 +1,7 @@
 package acp
 
+// Layer: dispatcher (the frames a connection writes).
+
 import (
 	"bytes"
 	"encoding/json"

@@ -1,5 +1,7 @@
 package acp
 
+// Layer: dispatcher (the graceful wait of a cancelled caller).
+
 import "context"
 
 type gracefulKey struct{}

@@ -1,5 +1,7 @@
 package acp
 
+// Layer: dispatcher (the Handler protocol between the dispatcher and the typed layer).
+
 import (
 	"context"
 	"encoding/json"

@@ -3,6 +3,8 @@
 // ACP method; each edition's package lists its own (Methods, Roles, Behaviour).
 package acp
 
+// Layer: typed layer (the shapes of the generated method tables).
+
 import (
 	"acp-protocol-sdk/wire"
 )

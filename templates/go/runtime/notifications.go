@@ -1,5 +1,7 @@
 package acp
 
+// Layer: dispatcher (the peer's notifications, in order).
+
 import "context"
 
 // The peer's notifications are handled one at a time, in the order they came, by one loop of

@@ -1,5 +1,7 @@
 package acp
 
+// Layer: transport (a spawned program, ended with its process group).
+
 import (
 	"context"
 	"os"

@@ -2,6 +2,8 @@
 
 package acp
 
+// Layer: transport (a spawned program where there are no process groups).
+
 import (
 	"os"
 	"os/exec"

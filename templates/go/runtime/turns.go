@@ -1,5 +1,7 @@
 package acp
 
+// Layer: typed layer (the turn rules: session/cancel ends the prompt it names).
+
 import (
 	"context"
 	"encoding/json"

@@ -1,5 +1,7 @@
 package wire
 
+// Layer: typed layer (the decoders the generated UnmarshalJSON methods are made of).
+
 import (
 	"bytes"
 	"encoding/json"

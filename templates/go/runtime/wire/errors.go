@@ -1,5 +1,7 @@
 package wire
 
+// Layer: typed layer (DecodeError: where a value failed to decode, as a JSON pointer).
+
 import (
 	"errors"
 	"strconv"

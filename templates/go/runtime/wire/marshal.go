@@ -1,5 +1,7 @@
 package wire
 
+// Layer: typed layer (MarshalObject: constants first, Extra last).
+
 import (
 	"bytes"
 	"encoding/json"

@@ -1,5 +1,7 @@
 package wire
 
+// Layer: typed layer (an object split once into its members).
+
 import (
 	"encoding/json"
 )
