@@ -15,6 +15,7 @@ from acp_codegen.problems import GenerationError
 from acp_codegen.targets import Options
 from acp_codegen.targets.go import generate
 from acp_codegen.targets.go.names import doc_lines, go_name
+from tests.paths import ROOT
 
 SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 
@@ -177,3 +178,20 @@ def test_scaffold_go_v2_writes_the_starter_of_the_insertion_lifecycle(tmp_path: 
     assert 'v2 "acp-protocol-sdk/v2"' in text
     assert "SessionPrompt(ctx context.Context, params v2.PromptRequest) (string, error)" in text
     assert "`acp-codegen scaffold agent --lang go --protocol v2`" in text
+
+
+def test_the_client_keeps_session_views_only_where_the_prompt_is_answered_at_insertion() -> None:
+    """PromptResponse: "Processing and completion are reported through `state_update` session
+    updates": where the IR's lifecycle says so (v2), the client handler feeds the session views
+    (`acp.Observe`) and the agent's peer makes them (`Session`); v1 has neither."""
+    generated = ROOT / "generated" / "go"
+    observe = "acp.Observe(ctx, params, wire.Unmarshal[UpdateSessionNotification], h.handler"
+    session = (
+        "func (p AgentPeer) Session(id SessionID) *acp.SessionView[SessionUpdate, ContentBlock]"
+    )
+    for edition in ("v2", "v2/unstable"):
+        assert observe in (generated / edition / "client.go").read_text()
+        assert session in (generated / edition / "agent.go").read_text()
+    for edition in ("v1", "v1/unstable"):
+        assert "acp.Observe(" not in (generated / edition / "client.go").read_text()
+        assert "Session(id" not in (generated / edition / "agent.go").read_text()

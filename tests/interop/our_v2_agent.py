@@ -9,7 +9,8 @@ The SDK carries out the v2 lifecycle (answer at insertion, `running` / `idle`, `
   for the model's work (`ACP_V2_WORD_DELAY_MS`, default 30);
 - a prompt mentioning "permission" first asks the client, and stops if not allowed;
 - a prompt mentioning "title" sends two `session_info_update`s from the session store: a title
-  and `_meta: {keep: 1, nested: {a: 1}}`, then `_meta: {keep: null, nested: {b: 2}}`.
+  and `_meta: {keep: 1, nested: {a: 1}}`, then `_meta: {keep: null, nested: {b: 2}}`; one
+  mentioning "untitled" then a third, `title: null`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import itertools
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from acp_protocol.agents import run_agents
 from acp_protocol.runtime.session_store import SessionStore
@@ -76,10 +78,13 @@ class WordsAgent(Agent):
         if "title" in text:
             store = self.session_store
             assert store is not None
-            for change in (
+            changes: list[dict[str, Any]] = [
                 {"title": "Words", "meta": {"keep": 1, "nested": {"a": 1}}},
                 {"meta": {"keep": None, "nested": {"b": 2}}},
-            ):
+            ]
+            if "untitled" in text:  # SessionInfoUpdate.title: "Set to null to clear."
+                changes.append({"title": None})
+            for change in changes:
                 info = store.change(session_id, **change)
                 if info is not None:
                     body = {"sessionUpdate": "session_info_update", **info}

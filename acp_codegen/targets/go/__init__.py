@@ -7,6 +7,7 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
   wire/*.go                                absent/null/value, kept members, decoders (hand-written)
   <v>/{doc,types,codec,methods,behaviour,registry}.go   each stable edition (package v1, v2)
   <v>/{agent,client}.go                    the typed layer of each role: interface, handler, peer
+                                           (v2: the client's session views, `AgentPeer.Session`)
   <v>/unstable/…                           each unstable edition (package unstable)
 
 Every union is a sealed interface, every field that may be absent or null a `wire.Opt[T]`, and
@@ -27,7 +28,9 @@ import jinja2
 from acp_codegen import ir, resources, templating
 from acp_codegen.problems import GenerationError
 from acp_codegen.targets import Options, package_version
+from acp_codegen.targets.go.builders import builders_view
 from acp_codegen.targets.go.names import doc_lines, go_json_text, go_name, go_string, go_text
+from acp_codegen.targets.go.session_views import session_views
 from acp_codegen.targets.go.tables import TablesView
 from acp_codegen.targets.go.views import FieldView, PackageView
 
@@ -69,11 +72,13 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
     for edition in spec.editions:
         view = PackageView(edition)
         view.package_names()
+        tables = TablesView(edition, view)
         context: dict[str, Any] = {
             "edition": edition,
             "package": edition.protocol if edition.channel is ir.Stability.STABLE else "unstable",
             "view": view,
-            "tables": TablesView(edition, view),
+            "tables": tables,
+            "views": session_views(edition, tables.roles),
             "schema_version": spec.version,
             **project,
         }
@@ -83,6 +88,12 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
                 env.get_template(f"{kind}.go.jinja"),
                 **context,
             )
+        _write(
+            out_dir / edition.key / "builders.go",
+            env.get_template("builders.go.jinja"),
+            builders=builders_view(view, context["tables"]),
+            **context,
+        )
         for role in context["tables"].roles:
             _write(
                 out_dir / edition.key / f"{role.role.name}.go",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 
 from acp_codegen import ir
 from acp_codegen.problems import GenerationError
@@ -48,6 +49,21 @@ INITIALISMS = {
 }
 """Go's spelling of a word (by its lower-case form) where it is not just capitalised."""
 
+GO_KEYWORDS = frozenset(
+    {"break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough"}
+    | {"for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range"}
+    | {"return", "select", "struct", "switch", "type", "var"}
+)
+PREDECLARED = frozenset(
+    {"any", "bool", "byte", "comparable", "error", "rune", "string", "uintptr"}
+    | {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64"}
+    | {"float32", "float64", "complex64", "complex128", "true", "false", "iota", "nil"}
+    | {"append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make"}
+    | {"max", "min", "new", "panic", "print", "println", "real", "recover"}
+)
+"""Go's predeclared identifiers: legal parameter names, but one would hide the type or function
+in the body, so a parameter is never named so."""
+
 _GO_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _JSON_TAG_NAME = re.compile(r"^[A-Za-z0-9!#$%&()*+\-./:;<=>?@\[\]^_{|}~ ]+$")
 """The names encoding/json accepts in a struct tag (its isValidTag)."""
@@ -56,12 +72,31 @@ _JSON_TAG_NAME = re.compile(r"^[A-Za-z0-9!#$%&()*+\-./:;<=>?@\[\]^_{|}~ ]+$")
 def go_name(text: str) -> str:
     """An exported Go identifier for a schema name, wire name, tag or title."""
     words = [w for w in snake(text).split("_") if w]
-    name = "".join(INITIALISMS.get(w, w[:1].upper() + w[1:]) for w in words)
+    name = "".join(_exported_word(w) for w in words)
     if not name:
         raise GenerationError(f"no Go identifier can be made from {text!r}")
     if name[:1].isdigit():
         name = "N" + name
     return name
+
+
+def go_param(text: str, reserved: Collection[str] = ()) -> str:
+    """A parameter's name for a wire name: the field's Go name with its first word in lower case
+    (`sessionId` → `sessionID`, `mcpServers` → `mcpServers`, `id` → `id`, `1st` → `n1St`). A
+    name Go keeps (a keyword, a predeclared identifier) or one of `reserved` (the names of the
+    packages the file imports) gets `_` appended: no such name is made otherwise, since the
+    words are joined without `_`."""
+    words = [w for w in snake(text).split("_") if w]
+    if not words:
+        raise GenerationError(f"no Go identifier can be made from {text!r}")
+    name = words[0] + "".join(_exported_word(w) for w in words[1:])
+    if name[:1].isdigit():
+        name = "n" + name
+    return name + "_" if name in GO_KEYWORDS or name in PREDECLARED or name in reserved else name
+
+
+def _exported_word(word: str) -> str:
+    return INITIALISMS.get(word, word[:1].upper() + word[1:])
 
 
 def unexported(name: str) -> str:

@@ -78,11 +78,13 @@ def behaviour_rules(role: ir.Role, behaviour: ir.Behaviour) -> dict[str, RuleVie
 PROVIDED: Mapping[tuple[str, str], str] = {
     ("client", "fs/read_text_file"): "read_file",
     ("client", "fs/write_text_file"): "write_file",
+    ("agent", "session/list"): "list_sessions",
 }
 """(role, method) → what the SDK answers it from when the user sets it on the role's
 `Unimplemented` struct: `read_file` / `write_file` from its `Files *acp.FileService` (only under
-its roots). Keyed by meaning: the names are the protocol's, the same in every edition that has
-them."""
+its roots), `list_sessions` from its `Sessions *acp.SessionStore` (and advertised in the
+`initialize` answer, from the edition's `Behaviour.Capabilities`). Keyed by meaning: the names
+are the protocol's, the same in every edition that has them."""
 
 
 def provided(role: ir.Role) -> dict[str, str]:

@@ -134,7 +134,16 @@ type Agent interface {
 
 // UnimplementedAgent answers every request -32601 (method not found) and ignores every
 // notification, as the protocol lets a side do with what it does not handle.
-type UnimplementedAgent struct{}
+type UnimplementedAgent struct {
+	// Sessions, when set (&acp.SessionStore{}), answers session/list from it, with cursor
+	// pagination, and advertises that in the initialize answer; record sessions in it (NewSession
+	// or Create) when you answer session/new, and send what Change returns as an update.
+	Sessions *acp.SessionStore
+}
+
+// sessionStore is the store the SDK answers session/list from (promoted to the types that embed
+// UnimplementedAgent).
+func (u UnimplementedAgent) sessionStore() *acp.SessionStore { return u.Sessions }
 
 // AuthLogin answers -32601.
 func (UnimplementedAgent) AuthLogin(context.Context, LoginAuthRequest) (LoginAuthResponse, error) {
@@ -162,9 +171,22 @@ func (UnimplementedAgent) SessionDelete(context.Context, DeleteSessionRequest) (
 	return acp.NotImplemented[DeleteSessionResponse](MethodSessionDelete)
 }
 
-// SessionList answers -32601.
-func (UnimplementedAgent) SessionList(context.Context, ListSessionsRequest) (ListSessionsResponse, error) {
-	return acp.NotImplemented[ListSessionsResponse](MethodSessionList)
+// SessionList answers from Sessions (cursor pagination), -32601 when Sessions is nil.
+func (u UnimplementedAgent) SessionList(_ context.Context, params ListSessionsRequest) (ListSessionsResponse, error) {
+	if u.Sessions == nil {
+		return acp.NotImplemented[ListSessionsResponse](MethodSessionList)
+	}
+	cwd, _ := params.Cwd.Get()
+	cursor, _ := params.Cursor.Get()
+	page, err := u.Sessions.ListSessions(string(cwd), string(cursor))
+	if err != nil {
+		return ListSessionsResponse{}, err
+	}
+	encoded, err := json.Marshal(page)
+	if err != nil {
+		return ListSessionsResponse{}, err
+	}
+	return wire.Decode(encoded, wire.Unmarshal[ListSessionsResponse])
 }
 
 // SessionNew answers -32601.
@@ -217,7 +239,7 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodAuthLogout:
 		return acp.Answer(ctx, params, wire.Unmarshal[LogoutAuthRequest], h.handler.AuthLogout)
 	case MethodInitialize:
-		return acp.Negotiate(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize, &Behaviour.Negotiation)
+		return acp.Negotiate(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize, &Behaviour.Negotiation, h.advertised()...)
 	case MethodSessionClose:
 		return acp.CloseSession(ctx, params, wire.Unmarshal[CloseSessionRequest], h.handler.SessionClose, Behaviour.Lifecycle)
 	case MethodSessionDelete:
@@ -238,6 +260,15 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 		return acp.Answer(ctx, params, wire.Unmarshal[CancelToolCallRequest], h.handler.ToolCallCancel)
 	}
 	return nil, acp.MethodNotFoundError(method)
+}
+
+// advertised are the capabilities of the methods the SDK answers for this handler: session/list
+// when it embeds UnimplementedAgent with Sessions set.
+func (h handlerOfAgent) advertised() []acp.Capability {
+	if provider, ok := h.handler.(interface{ sessionStore() *acp.SessionStore }); ok && provider.sessionStore() != nil {
+		return acp.CapabilitiesOf(Behaviour, "session/list")
+	}
+	return nil
 }
 
 func (h handlerOfAgent) HandleNotification(ctx context.Context, method string, params json.RawMessage) {
@@ -319,6 +350,14 @@ func (p AgentPeer) SessionCancel(params CancelSessionNotification) error {
 	return p.Conn.Notify(MethodSessionCancel, params)
 }
 
+// Session is the view of session id on this connection: Prompt sends session/prompt and returns
+// the inserted message's messageId, Idle waits for the idle update that ends its work and returns
+// the stop reason, Updates, Stream and State follow the session. Made on first use, it sees the
+// session's updates from then on, as ClientHandler (ConnectClient) receives them.
+func (p AgentPeer) Session(id SessionID) *acp.SessionView[SessionUpdate, ContentBlock] {
+	return acp.ViewSession[SessionUpdate, ContentBlock](p.Conn, Behaviour.Lifecycle, string(id), decodeSessionUpdate, wire.Unmarshal[PromptResponse])
+}
+
 // AgentOf is the agent that sent the request or notification ctx belongs to (its Conn is nil
 // for any other ctx).
 func AgentOf(ctx context.Context) AgentPeer {
@@ -329,6 +368,10 @@ func AgentOf(ctx context.Context) AgentPeer {
 // Close the connection to end it: every goroutine it started ends before Close returns. Options
 // (acp.MaxInFlight) configure the connection.
 func ConnectAgent(t acp.Transport, handler Agent, options ...acp.Option) (*acp.Connection, ClientPeer) {
+	if provider, ok := handler.(interface{ sessionStore() *acp.SessionStore }); ok && provider.sessionStore() != nil {
+		// The store applies _meta by this edition's policy, unless it was given one.
+		provider.sessionStore().AdoptPolicy(acp.MetaPolicyOf(Behaviour, "SessionInfoUpdate"))
+	}
 	conn := acp.NewConnection(t, AgentHandler(handler), options...)
 	return conn, ClientPeer{Conn: conn}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"acp-protocol-sdk/wire"
 )
@@ -17,7 +18,11 @@ import (
 // version exists, initialization fails with error code -32022" (an edition without that code
 // answers its own version). The result's version is the SDK's to say, never the handler's echo
 // of the request.
-func Negotiate[P, R any](ctx context.Context, params json.RawMessage, decode wire.Decoder[P], method func(context.Context, P) (R, error), negotiation *Negotiation) (any, error) {
+//
+// Each of advertised (the capabilities of the methods the SDK answers for the handler, such as
+// session/list from a SessionStore) is set in the result where the handler left its path unset
+// (a value the handler wrote, false and null included, is kept).
+func Negotiate[P, R any](ctx context.Context, params json.RawMessage, decode wire.Decoder[P], method func(context.Context, P) (R, error), negotiation *Negotiation, advertised ...Capability) (any, error) {
 	var value P
 	if err := decode(params, &value); err != nil {
 		return nil, err
@@ -34,7 +39,50 @@ func Negotiate[P, R any](ctx context.Context, params json.RawMessage, decode wir
 	if err != nil {
 		return nil, err
 	}
-	return withMember(result, negotiation.Field, version)
+	answer, err := withMember(result, negotiation.Field, version)
+	for _, capability := range advertised {
+		if err == nil {
+			answer, err = withCapability(answer, capability.Path, capability.Value)
+		}
+	}
+	return answer, err
+}
+
+// CapabilitiesOf are b's capabilities that advertise one of methods.
+func CapabilitiesOf(b Behaviour, methods ...string) []Capability {
+	var found []Capability
+	for _, capability := range b.Capabilities {
+		if slices.Contains(methods, capability.Method) {
+			found = append(found, capability)
+		}
+	}
+	return found
+}
+
+// withCapability is object with value set at path, unless the path is already set or passes
+// through a member that is not an object (the handler's answer is kept as it wrote it).
+func withCapability(object json.RawMessage, path []string, value JSONText) (json.RawMessage, error) {
+	var members map[string]json.RawMessage
+	if len(path) == 0 || json.Unmarshal(object, &members) != nil || members == nil {
+		return object, nil
+	}
+	inner, set := members[path[0]]
+	switch {
+	case len(path) == 1 && set:
+		return object, nil
+	case len(path) == 1:
+		members[path[0]] = json.RawMessage(value)
+	default:
+		if !set {
+			inner = json.RawMessage("{}")
+		}
+		nested, err := withCapability(inner, path[1:], value)
+		if err != nil {
+			return nil, err
+		}
+		members[path[0]] = nested
+	}
+	return json.Marshal(members)
 }
 
 // negotiate is the version to answer a client that asked for asked (false: none fits). Anything

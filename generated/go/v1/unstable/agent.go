@@ -206,7 +206,16 @@ type Agent interface {
 
 // UnimplementedAgent answers every request -32601 (method not found) and ignores every
 // notification, as the protocol lets a side do with what it does not handle.
-type UnimplementedAgent struct{}
+type UnimplementedAgent struct {
+	// Sessions, when set (&acp.SessionStore{}), answers session/list from it, with cursor
+	// pagination, and advertises that in the initialize answer; record sessions in it (NewSession
+	// or Create) when you answer session/new, and send what Change returns as an update.
+	Sessions *acp.SessionStore
+}
+
+// sessionStore is the store the SDK answers session/list from (promoted to the types that embed
+// UnimplementedAgent).
+func (u UnimplementedAgent) sessionStore() *acp.SessionStore { return u.Sessions }
 
 // AuthStatus answers -32601.
 func (UnimplementedAgent) AuthStatus(context.Context, AuthStatusRequest) (AuthStatusResponse, error) {
@@ -263,9 +272,22 @@ func (UnimplementedAgent) SessionFork(context.Context, ForkSessionRequest) (Fork
 	return acp.NotImplemented[ForkSessionResponse](MethodSessionFork)
 }
 
-// SessionList answers -32601.
-func (UnimplementedAgent) SessionList(context.Context, ListSessionsRequest) (ListSessionsResponse, error) {
-	return acp.NotImplemented[ListSessionsResponse](MethodSessionList)
+// SessionList answers from Sessions (cursor pagination), -32601 when Sessions is nil.
+func (u UnimplementedAgent) SessionList(_ context.Context, params ListSessionsRequest) (ListSessionsResponse, error) {
+	if u.Sessions == nil {
+		return acp.NotImplemented[ListSessionsResponse](MethodSessionList)
+	}
+	cwd, _ := params.Cwd.Get()
+	cursor, _ := params.Cursor.Get()
+	page, err := u.Sessions.ListSessions(string(cwd), string(cursor))
+	if err != nil {
+		return ListSessionsResponse{}, err
+	}
+	encoded, err := json.Marshal(page)
+	if err != nil {
+		return ListSessionsResponse{}, err
+	}
+	return wire.Decode(encoded, wire.Unmarshal[ListSessionsResponse])
 }
 
 // SessionLoad answers -32601.
@@ -339,7 +361,7 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodAuthenticate:
 		return acp.Answer(ctx, params, wire.Unmarshal[AuthenticateRequest], h.handler.Authenticate)
 	case MethodInitialize:
-		return acp.Negotiate(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize, &Behaviour.Negotiation)
+		return acp.Negotiate(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize, &Behaviour.Negotiation, h.advertised()...)
 	case MethodLogout:
 		return acp.Answer(ctx, params, wire.Unmarshal[LogoutRequest], h.handler.Logout)
 	case MethodProvidersDisable:
@@ -378,6 +400,15 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 		return acp.Answer(ctx, params, wire.Unmarshal[UnarchiveSessionRequest], h.handler.SessionUnarchive)
 	}
 	return nil, acp.MethodNotFoundError(method)
+}
+
+// advertised are the capabilities of the methods the SDK answers for this handler: session/list
+// when it embeds UnimplementedAgent with Sessions set.
+func (h handlerOfAgent) advertised() []acp.Capability {
+	if provider, ok := h.handler.(interface{ sessionStore() *acp.SessionStore }); ok && provider.sessionStore() != nil {
+		return acp.CapabilitiesOf(Behaviour, "session/list")
+	}
+	return nil
 }
 
 func (h handlerOfAgent) HandleNotification(ctx context.Context, method string, params json.RawMessage) {
@@ -523,6 +554,10 @@ func AgentOf(ctx context.Context) AgentPeer {
 // Close the connection to end it: every goroutine it started ends before Close returns. Options
 // (acp.MaxInFlight) configure the connection.
 func ConnectAgent(t acp.Transport, handler Agent, options ...acp.Option) (*acp.Connection, ClientPeer) {
+	if provider, ok := handler.(interface{ sessionStore() *acp.SessionStore }); ok && provider.sessionStore() != nil {
+		// The store applies _meta by this edition's policy, unless it was given one.
+		provider.sessionStore().AdoptPolicy(acp.MetaPolicyOf(Behaviour, "SessionInfoUpdate"))
+	}
 	conn := acp.NewConnection(t, AgentHandler(handler), options...)
 	return conn, ClientPeer{Conn: conn}
 }

@@ -127,7 +127,7 @@ func (h handlerOfClient) HandleNotification(ctx context.Context, method string, 
 	case MethodElicitationComplete:
 		acp.Take(ctx, params, wire.Unmarshal[CompleteElicitationNotification], h.handler.ElicitationComplete)
 	case MethodSessionUpdate:
-		acp.Take(ctx, params, wire.Unmarshal[UpdateSessionNotification], h.handler.SessionUpdate)
+		acp.Observe(ctx, params, wire.Unmarshal[UpdateSessionNotification], h.handler.SessionUpdate, Behaviour.Lifecycle)
 	}
 }
 
