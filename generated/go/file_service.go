@@ -21,6 +21,7 @@ package acp
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -39,6 +40,8 @@ const ResourceNotFound = -32002
 const DefaultMaxBytes = 10 << 20
 
 const readChunk = 64 << 10
+
+var newline = []byte("\n")
 
 // FileService reads and writes text files for an agent, only under its roots. Safe for
 // concurrent use; the zero value serves nothing.
@@ -110,7 +113,7 @@ func (s *FileService) ReadTextFile(path string, line, limit wire.Opt[uint32]) (s
 func (s *FileService) readLines(reader *bufio.Reader, path string, first uint32, limit int64, bounded bool) ([]byte, error) {
 	for skipped := uint32(1); skipped < first; {
 		piece, err := reader.ReadSlice('\n')
-		if strings.HasSuffix(string(piece), "\n") {
+		if bytes.HasSuffix(piece, newline) {
 			skipped++
 		} else if err != nil && err != bufio.ErrBufferFull {
 			return nil, s.readFailed(path, err)
@@ -123,7 +126,7 @@ func (s *FileService) readLines(reader *bufio.Reader, path string, first uint32,
 			return nil, s.refuse(path, "the reply would exceed "+itoa(s.maxBytes())+" bytes; ask for fewer lines", InvalidParams)
 		}
 		text = append(text, piece...)
-		if strings.HasSuffix(string(piece), "\n") {
+		if bytes.HasSuffix(piece, newline) {
 			lines++
 		} else if err != nil && err != bufio.ErrBufferFull {
 			return text, s.readFailed(path, err)

@@ -217,6 +217,14 @@ type UnimplementedAgent struct {
 // UnimplementedAgent).
 func (u UnimplementedAgent) sessionStore() *acp.SessionStore { return u.Sessions }
 
+// sessionsOf is the store set on the UnimplementedAgent that handler embeds (nil: none).
+func sessionsOf(handler any) *acp.SessionStore {
+	if provider, ok := handler.(interface{ sessionStore() *acp.SessionStore }); ok {
+		return provider.sessionStore()
+	}
+	return nil
+}
+
 // AuthStatus answers -32601.
 func (UnimplementedAgent) AuthStatus(context.Context, AuthStatusRequest) (AuthStatusResponse, error) {
 	return acp.NotImplemented[AuthStatusResponse](MethodAuthStatus)
@@ -405,7 +413,7 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 // advertised are the capabilities of the methods the SDK answers for this handler: session/list
 // when it embeds UnimplementedAgent with Sessions set.
 func (h handlerOfAgent) advertised() []acp.Capability {
-	if provider, ok := h.handler.(interface{ sessionStore() *acp.SessionStore }); ok && provider.sessionStore() != nil {
+	if sessionsOf(h.handler) != nil {
 		return acp.CapabilitiesOf(Behaviour, "session/list")
 	}
 	return nil
@@ -554,9 +562,9 @@ func AgentOf(ctx context.Context) AgentPeer {
 // Close the connection to end it: every goroutine it started ends before Close returns. Options
 // (acp.MaxInFlight) configure the connection.
 func ConnectAgent(t acp.Transport, handler Agent, options ...acp.Option) (*acp.Connection, ClientPeer) {
-	if provider, ok := handler.(interface{ sessionStore() *acp.SessionStore }); ok && provider.sessionStore() != nil {
+	if store := sessionsOf(handler); store != nil {
 		// The store applies _meta by this edition's policy, unless it was given one.
-		provider.sessionStore().AdoptPolicy(acp.MetaPolicyOf(Behaviour, "SessionInfoUpdate"))
+		store.AdoptPolicy(acp.MetaPolicyOf(Behaviour, "SessionInfoUpdate"))
 	}
 	conn := acp.NewConnection(t, AgentHandler(handler), options...)
 	return conn, ClientPeer{Conn: conn}
