@@ -35,11 +35,12 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
             assert results["throughput"][kind][name]["median"] > 0
     assert results["latency"]["ours"]["cancel_p99_ms"] > 0
     assert results["latency"]["official"]["cancel_p50_ms"] is None  # unsupported
-    assert set(results["memory"]) == {"ours", "official", "floor"}
+    assert set(results["memory"]) == {"ours", "official", "floor", "ours-go", "coder-go"}
+    assert all(bytes_per_pending > 0 for bytes_per_pending in results["memory"].values())
     assert results["imports"]["official_acp"]["cost"] is not None
     assert results["generation"]["noop"]["median"] > 0
     goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
-    assert len(goals) == 32
+    assert len(goals) == 33
     pairs = {"ts-node", "ours-ts-node", "official-asyncio", "ours-go", "coder-go"} | {
         f"{name}-{loop}" for name in ("ours", "floor") for loop in ("asyncio", "uvloop")
     }
@@ -63,7 +64,7 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     report = (tmp_path / "benchmarks.md").read_text()
     assert "![ours vs official vs floor, per workload](benchmarks.png)" in report
     assert "| (d) cancel → holding the -32800 answer, p50 / p99 |" in report
-    assert report.count("| met |") + report.count("| **not met** |") == 32
+    assert report.count("| met |") + report.count("| **not met** |") == 33
     assert "## (j) Two processes over stdio" in report
     assert "## (k) Remote agents" in report
     assert (tmp_path / "benchmarks.png").read_bytes().startswith(PNG_SIGNATURE)
@@ -75,6 +76,7 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         "cancel",
         "cancel",
         "import",
+        "memory",
         "lines",
         "flood",
         *["2p"] * 16,
