@@ -18,12 +18,13 @@ const DefaultFrameLimit = 50 << 20
 // frameHead is how much of a dropped frame is kept, to answer it (its id and method).
 const frameHead = 4 << 10
 
-// Transport carries frames: one JSON-RPC message each, without its newline. Layer: transport.
+// Transport carries frames: one JSON-RPC message each, without its delimiting (an NDJSON line's
+// newline, a Content-Length message's header part). Layer: transport.
 type Transport interface {
 	// ReadFrame returns the next frame; io.EOF once the peer has closed its side. A frame over
 	// the limit is a *FrameTooLong, after which reading goes on.
 	ReadFrame() ([]byte, error)
-	// WriteFrame writes one frame and its newline in one write; safe for concurrent use.
+	// WriteFrame writes one frame and its delimiting in one write; safe for concurrent use.
 	WriteFrame(frame []byte) error
 	// Close closes both directions; a ReadFrame under way returns.
 	Close() error
@@ -41,23 +42,29 @@ func (e *FrameTooLong) Error() string {
 	return "a frame of " + itoa(int(e.Size)) + " bytes is over the limit of " + itoa(e.Limit)
 }
 
-// StreamTransport is NDJSON (one message per line) over any reader and writer: stdio, pipes,
-// sockets, a spawned program's stdin and stdout.
+// StreamTransport is NDJSON (one message per line; or another Framing: ContentLength) over any
+// reader and writer: stdio, pipes, sockets, a spawned program's stdin and stdout.
 type StreamTransport struct {
-	reader  *bufio.Reader
-	writer  io.Writer
-	closers []io.Closer
-	limit   int
+	reader    *bufio.Reader
+	writer    io.Writer
+	closers   []io.Closer
+	limit     int
+	framing   Framing
+	malformed func(reason string)
 
 	writeMu   sync.Mutex
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// NewStreamTransport reads frames from r and writes them to w. Close closes r and w when they
-// are io.Closers (closing r is what ends a ReadFrame under way).
-func NewStreamTransport(r io.Reader, w io.Writer) *StreamTransport {
+// NewStreamTransport reads frames from r and writes them to w, framed as NDJSON unless an
+// option says otherwise (ContentLength). Close closes r and w when they are io.Closers (closing
+// r is what ends a ReadFrame under way).
+func NewStreamTransport(r io.Reader, w io.Writer, options ...TransportOption) *StreamTransport {
 	t := &StreamTransport{reader: bufio.NewReaderSize(r, 64<<10), writer: w, limit: DefaultFrameLimit}
+	for _, option := range options {
+		option.applyTransport(t)
+	}
 	for _, side := range []any{w, r} {
 		if closer, ok := side.(io.Closer); ok {
 			t.closers = append(t.closers, closer)
@@ -67,8 +74,8 @@ func NewStreamTransport(r io.Reader, w io.Writer) *StreamTransport {
 }
 
 // Stdio is the transport of a program spoken to over its standard input and output.
-func Stdio() *StreamTransport {
-	return NewStreamTransport(os.Stdin, os.Stdout)
+func Stdio(options ...TransportOption) *StreamTransport {
+	return NewStreamTransport(os.Stdin, os.Stdout, options...)
 }
 
 // SetFrameLimit sets the longest frame read whole (DefaultFrameLimit unless set).
@@ -77,8 +84,11 @@ func (t *StreamTransport) SetFrameLimit(limit int) {
 }
 
 // ReadFrame returns the next non-empty line, without its newline (and a carriage return
-// before it).
+// before it); with ContentLength, the next message's content part.
 func (t *StreamTransport) ReadFrame() ([]byte, error) {
+	if t.framing == ContentLength {
+		return t.readMessage()
+	}
 	for {
 		line, err := t.readLine()
 		if err != nil {
@@ -122,13 +132,13 @@ func (t *StreamTransport) readLine() ([]byte, error) {
 	}
 }
 
-// WriteFrame writes frame and a newline in one write.
+// WriteFrame writes frame and a newline (with ContentLength, its header part first) in one
+// write.
 func (t *StreamTransport) WriteFrame(frame []byte) error {
-	line := make([]byte, 0, len(frame)+1)
-	line = append(append(line, frame...), '\n')
+	message := t.wrap(frame)
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()
-	_, err := t.writer.Write(line)
+	_, err := t.writer.Write(message)
 	return err
 }
 
@@ -144,9 +154,10 @@ func (t *StreamTransport) Close() error {
 	return t.closeErr
 }
 
-// Pipe is two transports connected in memory: what one writes, the other reads.
-func Pipe() (*StreamTransport, *StreamTransport) {
+// Pipe is two transports connected in memory: what one writes, the other reads (both with the
+// options given).
+func Pipe(options ...TransportOption) (*StreamTransport, *StreamTransport) {
 	aReads, bWrites := io.Pipe()
 	bReads, aWrites := io.Pipe()
-	return NewStreamTransport(aReads, aWrites), NewStreamTransport(bReads, bWrites)
+	return NewStreamTransport(aReads, aWrites, options...), NewStreamTransport(bReads, bWrites, options...)
 }

@@ -6,7 +6,8 @@ package tests
 // notifications to its handler, and still answer a probe afterwards. The Python and TypeScript
 // runtimes run the same file (tests/runtime/test_envelope_corpus.py,
 // tests/typescript/envelope_corpus.test.ts). A case in the MCP or LSP dialect runs on a
-// connection speaking it (acp.Speaking(acp.MCP), acp.Speaking(acp.LSP)).
+// connection speaking it (acp.Speaking(acp.MCP), acp.Speaking(acp.LSP)). Every case runs twice:
+// its lines as NDJSON lines, and as the bodies of LSP base protocol messages (acp.ContentLength).
 
 import (
 	"bytes"
@@ -188,11 +189,12 @@ func (h *ruleBookHandler) record() []string {
 	return out
 }
 
-// fed is what one connection answered to lines followed by the probe: answer keys counted.
-func fed(t *testing.T, lines [][]byte, expected int, wait time.Duration, options ...acp.Option) (map[string]int, *ruleBookHandler) {
+// fed is what one connection over framing answered to lines followed by the probe: answer keys
+// counted.
+func fed(t *testing.T, framing acp.Framing, lines [][]byte, expected int, wait time.Duration, options ...acp.Option) (map[string]int, *ruleBookHandler) {
 	t.Helper()
 	handler := &ruleBookHandler{}
-	ours, theirs := acp.Pipe()
+	ours, theirs := acp.Pipe(framing)
 	conn := acp.NewConnection(ours, handler, options...)
 	answers := map[string]int{}
 	probed := make(chan struct{})
@@ -272,6 +274,12 @@ var bookDialects = map[string]acp.Dialect{"": acp.ACP, "acp": acp.ACP, "lsp": ac
 
 func TestEnvelopeRuleBook(t *testing.T) {
 	book := readRuleBook(t)
+	for _, framing := range []acp.Framing{acp.NDJSON, acp.ContentLength} {
+		t.Run(framing.String(), func(t *testing.T) { runRuleBook(t, book, framing) })
+	}
+}
+
+func runRuleBook(t *testing.T, book ruleBook, framing acp.Framing) {
 	ran := map[string]int{}
 	for _, kase := range book.Cases {
 		dialect, known := bookDialects[kase.Dialect]
@@ -293,7 +301,7 @@ func TestEnvelopeRuleBook(t *testing.T) {
 			for _, n := range expected {
 				count += n
 			}
-			got, handler := fed(t, lines, count, 2*time.Second, acp.Speaking(dialect))
+			got, handler := fed(t, framing, lines, count, 2*time.Second, acp.Speaking(dialect))
 			if fmt.Sprint(got) != fmt.Sprint(expected) {
 				t.Errorf("answers %v, expected %v", got, expected)
 			}
@@ -348,7 +356,7 @@ func TestEnvelopeFuzz(t *testing.T) {
 		expected[answerKey([]byte(answer.ID), answer.Error, answer.Result)] += answer.Count
 		count += answer.Count
 	}
-	got, handler := fed(t, lines, count, 60*time.Second)
+	got, handler := fed(t, acp.NDJSON, lines, count, 60*time.Second)
 	if missing, unexpected := differences(expected, got), differences(got, expected); len(missing)+len(unexpected) > 0 {
 		t.Fatalf("%d frames: %d answers missing (%s), %d unexpected (%s)",
 			len(lines), len(missing), strings.Join(first(missing, 3), "; "), len(unexpected), strings.Join(first(unexpected, 3), "; "))

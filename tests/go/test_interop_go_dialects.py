@@ -7,8 +7,9 @@ scenarios tests/interop/test_interop_dialects.py runs on the TypeScript runtime.
   `notifications/cancelled {requestId, reason}`; the receiver SHOULD "Not send a response for the
   cancelled request"; "Both parties SHOULD log cancellation reasons".
 - LSP: `vscode-jsonrpc`'s `createMessageConnection` over stdio with Content-Length framing
-  (tests/interop/node/vscode_jsonrpc_*.mjs) and our Go runtime with `acp.Speaking(acp.LSP)` over a
-  Content-Length transport of the program's own (tests/go/interop/lsp). LSP 3.17:
+  (tests/interop/node/vscode_jsonrpc_*.mjs) and our Go runtime with `acp.Speaking(acp.LSP)` over
+  the runtime's Content-Length framing (`acp.Stdio(acp.ContentLength)`, `acp.SpawnCommand(…,
+  acp.ContentLength)`; tests/go/interop/lsp). LSP 3.17:
   `$/cancelRequest {id}`; "A request that got canceled still needs to return from the server and
   send a response back"; `initialize` is never cancelled.
 

@@ -35,7 +35,8 @@ type ProcessTransport struct {
 	done      chan struct{} // closed once the watcher has ended
 }
 
-// Spawn starts program with args as a transport; see SpawnCommand.
+// Spawn starts program with args as an NDJSON transport; see SpawnCommand (which takes a
+// Framing: acp.SpawnCommand(ctx, exec.Command("pylsp"), acp.ContentLength)).
 func Spawn(ctx context.Context, program string, args ...string) (*ProcessTransport, error) {
 	cmd := exec.Command(program, args...)
 	cmd.Stderr = os.Stderr
@@ -43,12 +44,13 @@ func Spawn(ctx context.Context, program string, args ...string) (*ProcessTranspo
 }
 
 // SpawnCommand starts cmd (its Stdin and Stdout must be unset; Dir, Env and Stderr are its own)
-// in a process group of its own, speaking NDJSON on its stdin and stdout. Close, or the end of
-// ctx, ends it: stdin is closed, the child has ExitTimeout to exit, then its group is sent
-// SIGTERM and, KillTimeout later, SIGKILL; what is left of the group after the child exits
-// (a grandchild that ignores EOF) is ended the same way. Once the child exits, its stdout is
-// read a moment more and then ended, even if a grandchild still holds it.
-func SpawnCommand(ctx context.Context, cmd *exec.Cmd) (*ProcessTransport, error) {
+// in a process group of its own, speaking NDJSON on its stdin and stdout unless the options say
+// otherwise (ContentLength for an LSP-framed program). Close, or the end of ctx, ends it: stdin
+// is closed, the child has ExitTimeout to exit, then its group is sent SIGTERM and, KillTimeout
+// later, SIGKILL; what is left of the group after the child exits (a grandchild that ignores
+// EOF) is ended the same way. Once the child exits, its stdout is read a moment more and then
+// ended, even if a grandchild still holds it.
+func SpawnCommand(ctx context.Context, cmd *exec.Cmd, options ...TransportOption) (*ProcessTransport, error) {
 	childIn, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -67,7 +69,7 @@ func SpawnCommand(ctx context.Context, cmd *exec.Cmd) (*ProcessTransport, error)
 		return nil, err
 	}
 	p := &ProcessTransport{
-		StreamTransport: NewStreamTransport(stdout, stdin),
+		StreamTransport: NewStreamTransport(stdout, stdin, options...),
 		cmd:             cmd,
 		stdin:           stdin,
 		stdout:          stdout,

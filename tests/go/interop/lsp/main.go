@@ -9,21 +9,16 @@
 // LSP 3.17: `$/cancelRequest {id}`; "A request that got canceled still needs to return from the
 // server and send a response back"; before the InitializeResult "the client must not send any
 // additional requests or notifications to the server", so `initialize` is never cancelled.
-// The framing is this program's (contentLength below): the Go runtime's transports are NDJSON.
+// The framing is the runtime's: acp.Stdio(acp.ContentLength), acp.SpawnCommand(…, acp.ContentLength).
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/textproto"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -45,61 +40,28 @@ func main() {
 	}
 }
 
-// contentLength is a transport of the LSP base protocol's framing: each message is a header
-// part ("Content-Length: <n>", other headers ignored) and an empty line, then n bytes.
-type contentLength struct {
-	reader  *bufio.Reader
-	writer  io.WriteCloser
-	closers []io.Closer
-	writeMu sync.Mutex
-	// methods are the methods of the messages read, in order (the server's "received").
+// recording is a transport that keeps the methods of the messages it reads, in order (the
+// server's "received").
+type recording struct {
+	acp.Transport
 	mu      sync.Mutex
 	methods []string
 }
 
-func newContentLength(r io.ReadCloser, w io.WriteCloser) *contentLength {
-	return &contentLength{reader: bufio.NewReader(r), writer: w, closers: []io.Closer{w, r}}
-}
-
-func (t *contentLength) ReadFrame() ([]byte, error) {
-	headers, err := textproto.NewReader(t.reader).ReadMIMEHeader()
-	if err != nil {
-		return nil, err
-	}
-	size, err := strconv.Atoi(strings.TrimSpace(headers.Get("Content-Length")))
-	if err != nil || size < 0 {
-		return nil, fmt.Errorf("a header without a usable Content-Length: %v", headers)
-	}
-	frame := make([]byte, size)
-	if _, err := io.ReadFull(t.reader, frame); err != nil {
-		return nil, err
-	}
+func (t *recording) ReadFrame() ([]byte, error) {
+	frame, err := t.Transport.ReadFrame()
 	var msg struct {
 		Method *string `json:"method"`
 	}
-	if json.Unmarshal(frame, &msg) == nil && msg.Method != nil {
+	if err == nil && json.Unmarshal(frame, &msg) == nil && msg.Method != nil {
 		t.mu.Lock()
 		t.methods = append(t.methods, *msg.Method)
 		t.mu.Unlock()
 	}
-	return frame, nil
+	return frame, err
 }
 
-func (t *contentLength) WriteFrame(frame []byte) error {
-	t.writeMu.Lock()
-	defer t.writeMu.Unlock()
-	_, err := t.writer.Write(append([]byte("Content-Length: "+strconv.Itoa(len(frame))+"\r\n\r\n"), frame...))
-	return err
-}
-
-func (t *contentLength) Close() error {
-	for _, closer := range t.closers {
-		_ = closer.Close()
-	}
-	return nil
-}
-
-func (t *contentLength) received() []string {
+func (t *recording) received() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]string{}, t.methods...)
@@ -110,7 +72,7 @@ func (t *contentLength) received() []string {
 // (-32800); "received" answers the methods of the messages read so far; "shutdown" answers
 // null; "exit" ends the process.
 func serve() {
-	transport := newContentLength(os.Stdin, os.Stdout)
+	transport := &recording{Transport: acp.Stdio(acp.ContentLength)}
 	exit := make(chan struct{})
 	var once sync.Once
 	handler := acp.MethodHandlers{
@@ -165,14 +127,14 @@ func outcome(result json.RawMessage, err error) map[string]any {
 
 // watched is a transport that tells when a frame naming method was written.
 type watched struct {
-	*contentLength
+	acp.Transport
 	method  string
 	written chan struct{}
 	once    sync.Once
 }
 
 func (w *watched) WriteFrame(frame []byte) error {
-	err := w.contentLength.WriteFrame(frame)
+	err := w.Transport.WriteFrame(frame)
 	var msg struct {
 		Method string `json:"method"`
 	}
@@ -188,18 +150,11 @@ func (w *watched) WriteFrame(frame []byte) error {
 func drive(program string, args []string) error {
 	cmd := exec.Command(program, args...)
 	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	process, err := acp.SpawnCommand(context.Background(), cmd, acp.ContentLength)
 	if err != nil {
 		return err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	transport := &watched{contentLength: newContentLength(stdout, stdin), method: "initialize", written: make(chan struct{})}
+	transport := &watched{Transport: process, method: "initialize", written: make(chan struct{})}
 	started := make(chan struct{})
 	var once sync.Once
 	handler := acp.MethodHandlers{Notifications: map[string]acp.NotificationFunc{
@@ -243,17 +198,13 @@ func drive(program string, args []string) error {
 	if err := conn.Notify("exit", nil); err != nil {
 		return err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	exitCode := -1
 	select {
-	case <-exited:
+	case <-process.Exited(): // waited for: its ProcessState is set
 		exitCode = cmd.ProcessState.ExitCode()
 	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-exited
 	}
-	_ = conn.Close()
+	_ = conn.Close() // ends the program (and its group) if it is still running
 	out, err := json.Marshal(map[string]any{
 		"initialize": initialized,
 		"cancelled":  cancelled,
