@@ -4,7 +4,8 @@ package acp
 
 // Layer: typed layer (an agent sets it on its UnimplementedAgent's Sessions; the generated agent
 // handler answers session/list from it and advertises that in initialize). The same store as the
-// Python and TypeScript runtimes' (session_store.py, session_store.ts), in memory.
+// Python and TypeScript runtimes' (session_store.py, session_store.ts), in memory; OpenSessionFile
+// (session_file.go) keeps one in a file, each change returning once it is on disk.
 //
 // Agent side: NewSession records a session under a fresh id (Create under the caller's); Change
 // applies a change and returns the session_info_update to send (only the changed fields, null
@@ -80,6 +81,8 @@ type SessionStore struct {
 	adopted MetaPolicy
 	order   []string // ids in the order recorded (a position is its index + 1)
 	records map[string]*SessionRecord
+	commit  func(storeFile) error // keeps each change for good (OpenSessionFile's); nil: memory only
+	failed  error                 // the commit that failed: every later change is refused (Err)
 }
 
 // UTCNow is now as RFC 3339 UTC with whole seconds (2026-11-21T12:00:00Z).
@@ -105,7 +108,8 @@ func (s *SessionStore) Get(id string) (SessionRecord, bool) {
 	return *record, true
 }
 
-// NewSession records a session under a new id (sess_ and 32 hex digits) this store never handed out.
+// NewSession records a session under a new id (sess_ and 32 hex digits) this store never handed
+// out. In a file: the zero SessionRecord when it could not be written (Err says why).
 func (s *SessionStore) NewSession(cwd string, title wire.Opt[string]) SessionRecord {
 	for {
 		var random [16]byte
@@ -117,12 +121,16 @@ func (s *SessionStore) NewSession(cwd string, title wire.Opt[string]) SessionRec
 	}
 }
 
-// Create records a new session (or returns the one recorded under that id).
+// Create records a new session (or returns the one recorded under that id). In a file: the zero
+// SessionRecord when it could not be written (Err says why), and nothing recorded.
 func (s *SessionStore) Create(id, cwd string, title wire.Opt[string]) SessionRecord {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if record, ok := s.records[id]; ok {
 		return *record
+	}
+	if s.failed != nil {
+		return SessionRecord{}
 	}
 	if s.records == nil {
 		s.records = map[string]*SessionRecord{}
@@ -136,14 +144,21 @@ func (s *SessionStore) Create(id, cwd string, title wire.Opt[string]) SessionRec
 	record.UpdatedAt = &now
 	s.records[id] = record
 	s.order = append(s.order, id)
+	if s.persist(func() { s.forget(id) }) != nil {
+		return SessionRecord{}
+	}
 	return *record
 }
 
 // Change applies change to session id and returns the session_info_update to send (its wire
-// form), or nil when nothing changed or the change was rejected; an error for an unknown session.
+// form), or nil when nothing changed or the change was rejected; an error for an unknown session,
+// and in a file for a change that could not be written (nothing changed).
 func (s *SessionStore) Change(id string, change SessionChange) (json.RawMessage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.failed != nil {
+		return nil, s.failed
+	}
 	record, ok := s.records[id]
 	if !ok {
 		return nil, errors.New("acp: unknown session " + quote(id) + ": Create it first")
@@ -181,14 +196,19 @@ func (s *SessionStore) Change(id string, change SessionChange) (json.RawMessage,
 	if err != nil {
 		return nil, err
 	}
+	before := record.SessionInfo
 	if !s.apply(record, wire) {
 		return nil, nil
+	}
+	if err := s.persist(func() { record.SessionInfo = before }); err != nil {
+		return nil, err
 	}
 	return wire, nil
 }
 
 // ApplyUpdate is the mirror of session id after a received session_info_update (its wire form,
-// or a struct that marshals to it); false when the update was rejected (state unchanged).
+// or a struct that marshals to it); false when the update was rejected, or in a file could not be
+// written (state unchanged).
 func (s *SessionStore) ApplyUpdate(id string, update any) (SessionRecord, bool) {
 	raw, err := paramsJSON(update)
 	if err != nil {
@@ -209,15 +229,21 @@ func (s *SessionStore) ApplyUpdate(id string, update any) (SessionRecord, bool) 
 	if !known {
 		record = &SessionRecord{SessionID: id}
 	}
-	if !s.apply(record, raw) {
+	before := record.SessionInfo
+	if s.failed != nil || !s.apply(record, raw) {
 		return SessionRecord{}, false
 	}
+	undo := func() { record.SessionInfo = before }
 	if !known {
 		if s.records == nil {
 			s.records = map[string]*SessionRecord{}
 		}
 		s.records[id] = record
 		s.order = append(s.order, id)
+		undo = func() { s.forget(id) }
+	}
+	if s.persist(undo) != nil {
+		return SessionRecord{}, false
 	}
 	return *record, true
 }

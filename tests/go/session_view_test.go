@@ -125,6 +125,8 @@ func TestAViewIsFedBeforeTheClientsOwnSessionUpdateSeesTheUpdate(t *testing.T) {
 	if _, err := view.Idle(within(t), id); err != nil {
 		t.Fatal(err)
 	}
+	// Idle returns as the view takes the idle update, which may be before SessionUpdate sees it.
+	waitFor(t, func() bool { client.mu.Lock(); defer client.mu.Unlock(); return len(client.seen) == 3 })
 	client.mu.Lock()
 	defer client.mu.Unlock()
 	if !slices.Equal(client.seen, []int{1, 2, 3}) {
