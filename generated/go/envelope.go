@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"unicode/utf8"
+
+	"acp-protocol-sdk/wire"
 )
 
 // What a line is, by JSON-RPC 2.0 §4 and §5: a request, a notification, a response, or not a
@@ -80,11 +82,12 @@ func readFrame(line []byte) frame {
 	if !utf8.Valid(line) {
 		return frame{kind: frameUnparsable, reason: "the line is not UTF-8 text"}
 	}
-	if !json.Valid(line) {
+	// One pass checks the line and finds its members (slices of a copy the frame owns).
+	members, err := wire.SplitObject(bytes.Clone(line))
+	if err != nil && !json.Valid(line) {
 		return frame{kind: frameUnparsable, reason: "the line is not JSON"}
 	}
-	var members map[string]json.RawMessage
-	if trimmed := bytes.TrimLeft(line, " \t\r\n"); trimmed[0] != '{' || json.Unmarshal(line, &members) != nil {
+	if err != nil {
 		return invalidFrame(nil, "a message must be a JSON object", true)
 	}
 	id, hasID := members["id"]

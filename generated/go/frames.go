@@ -48,12 +48,18 @@ func idKey(id json.RawMessage) (string, bool) {
 	return "n" + strconv.FormatInt(whole, 10), true
 }
 
+// The frames of our requests, notifications and results are written by hand around the
+// params or result's own JSON (encoding/json would check and compact those bytes once more),
+// their members in the order the message type gives them: jsonrpc, id, method, params, result.
+
 func requestFrame(id int64, method string, params any) ([]byte, error) {
 	raw, err := paramsJSON(params)
 	if err != nil {
 		return nil, err
 	}
-	return wire.Marshal(message{JSONRPC: "2.0", ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: &method, Params: raw})
+	frame := append(make([]byte, 0, len(raw)+len(method)+48), `{"jsonrpc":"2.0","id":`...)
+	frame = strconv.AppendInt(frame, id, 10)
+	return withParams(frame, method, raw)
 }
 
 func notificationFrame(method string, params any) ([]byte, error) {
@@ -61,25 +67,46 @@ func notificationFrame(method string, params any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wire.Marshal(message{JSONRPC: "2.0", Method: &method, Params: raw})
+	return withParams(append(make([]byte, 0, len(raw)+len(method)+40), `{"jsonrpc":"2.0"`...), method, raw)
 }
 
+// withParams ends a frame with its method and, unless there are none, its params.
+func withParams(frame []byte, method string, raw json.RawMessage) ([]byte, error) {
+	name, err := wire.Marshal(method)
+	if err != nil {
+		return nil, err
+	}
+	frame = append(append(frame, `,"method":`...), name...)
+	if len(raw) > 0 {
+		frame = append(append(frame, `,"params":`...), raw...)
+	}
+	return append(frame, '}'), nil
+}
+
+// paramsJSON is params as compact JSON: a json.RawMessage checked and compacted (a frame is one
+// line), anything else marshalled.
 func paramsJSON(params any) (json.RawMessage, error) {
 	if params == nil {
 		return nil, nil
 	}
 	if raw, ok := params.(json.RawMessage); ok {
-		return raw, nil
+		if raw == nil {
+			return nil, nil
+		}
+		return wire.MarshalRaw(raw)
 	}
 	return wire.Marshal(params)
 }
 
+// resultFrame answers the request id (echoed as it came) with result.
 func resultFrame(id json.RawMessage, result any) ([]byte, error) {
 	raw, err := wire.Marshal(result)
 	if err != nil {
 		return nil, err
 	}
-	return wire.Marshal(message{JSONRPC: "2.0", ID: id, Result: raw})
+	frame := append(make([]byte, 0, len(raw)+len(id)+32), `{"jsonrpc":"2.0","id":`...)
+	frame = append(append(append(frame, id...), `,"result":`...), raw...)
+	return append(frame, '}'), nil
 }
 
 func errorFrame(id json.RawMessage, failure *Error) []byte {

@@ -5,6 +5,7 @@ package wire
 // Layer: typed layer (an object split once into its members).
 
 import (
+	"bytes"
 	"encoding/json"
 )
 
@@ -40,9 +41,12 @@ func ParseObject(data []byte) *Object {
 		o.err = Fail("an object", data)
 		return o
 	}
-	if err := json.Unmarshal(data, &o.fields); err != nil {
+	// A copy: the members are slices of it and outlive the call (UnmarshalJSON's data does not).
+	fields, err := SplitObject(bytes.Clone(data))
+	if err != nil {
 		o.err = Fail("an object", data)
 	}
+	o.fields = fields
 	return o
 }
 

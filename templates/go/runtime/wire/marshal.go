@@ -5,12 +5,19 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"sort"
+	"strings"
 )
 
 // Marshal is encoding/json's Marshal without HTML escaping (`<`, `>` and `&` are written as
-// they are: what was read is written back).
+// they are: what was read is written back). A value of a type this module generates is asked
+// for its JSON directly: its MarshalJSON writes compact JSON (MarshalObject, MarshalRaw), which
+// encoding/json would only check and compact again, a full pass over the bytes per level.
 func Marshal(value any) ([]byte, error) {
+	if marshaler, ok := value.(json.Marshaler); ok && generated(value) {
+		return marshaler.MarshalJSON()
+	}
 	var buffer bytes.Buffer
 	encoder := json.NewEncoder(&buffer)
 	encoder.SetEscapeHTML(false)
@@ -20,12 +27,28 @@ func Marshal(value any) ([]byte, error) {
 	return bytes.TrimSuffix(buffer.Bytes(), []byte("\n")), nil
 }
 
-// MarshalRaw writes a kept JSON value as it is (null when there is none).
+// module is this module's path ("acp-protocol-sdk"), read from a type of this package.
+var module = strings.TrimSuffix(reflect.TypeOf(JSONNull{}).PkgPath(), "/wire")
+
+// generated says whether value is of a (non-pointer) type declared in this module: its
+// MarshalJSON is generated or this package's.
+func generated(value any) bool {
+	path := reflect.TypeOf(value).PkgPath()
+	return path == module || strings.HasPrefix(path, module+"/")
+}
+
+// MarshalRaw writes a kept JSON value compacted (null when there is none): a value read from a
+// Content-Length frame may hold newlines, which an NDJSON frame cannot.
 func MarshalRaw[T ~[]byte](value T) ([]byte, error) {
 	if value == nil {
 		return []byte("null"), nil
 	}
-	return json.RawMessage(value).MarshalJSON()
+	var out bytes.Buffer
+	out.Grow(len(value))
+	if err := json.Compact(&out, value); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
 // MarshalObject writes a generated struct: constants first (its tags, `"type":"text"`, already
