@@ -294,8 +294,14 @@ def main() -> None:
     results["generation"] = {name: stats(samples) for name, samples in regeneration.items()}
     rounds = 1 if args.smoke else min(args.runs, 3)
     results["settings"]["two_process_rounds"] = rounds
+    results["two_process_failures"] = {}
     results["two_process"] = two_process.measure(
-        str(sys.executable), str(args.official_python), args.n, rounds, runner.env
+        str(sys.executable),
+        str(args.official_python),
+        args.n,
+        rounds,
+        runner.env,
+        results["two_process_failures"],
     )
     results["two_process_versions"] = two_process.versions()
     results["memory"].update(two_process.pending_memory(args.pending, rounds))
