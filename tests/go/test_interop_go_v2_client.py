@@ -6,15 +6,13 @@ both agents and quotes the v2 schema rule it checks (schema/acp/v2/schema.json).
 
 from __future__ import annotations
 
-import asyncio
-import json
 import sys
 from typing import Any
 
 import pytest
 
 from tests.go.support import go_program
-from tests.interop.support import INTEROP, NODE_PEERS, PEER_TIMEOUT, node, of, states
+from tests.interop.support import INTEROP, NODE_PEERS, node, of, run_event_peer, states
 
 AGENTS = ("official_ts_v2_agent", "our_python_v2_agent")
 
@@ -27,24 +25,8 @@ def agent_command(agent: str) -> tuple[str, ...]:
 
 async def our_go_v2_client(scenario: str, agent: str) -> list[dict[str, Any]]:
     """The JSON lines of our Go v2 client running `scenario` against `agent`."""
-    process = await asyncio.create_subprocess_exec(
-        go_program("v2client"),
-        scenario,
-        *agent_command(agent),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        stdout, stderr = await asyncio.wait_for(process.communicate(), PEER_TIMEOUT)
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        pytest.fail(f"v2client {scenario} did not finish within {PEER_TIMEOUT} s")
-    if process.returncode != 0:
-        pytest.fail(f"v2client {scenario} exited {process.returncode}:\n{stderr.decode()}")
-    events = [json.loads(line) for line in stdout.decode().splitlines() if line.strip()]
-    assert events[-1] == {"event": "done"}
-    return events
+    command = (go_program("v2client"), scenario, *agent_command(agent))
+    return await run_event_peer(f"v2client {scenario}", *command)
 
 
 def words(updates: list[dict[str, Any]]) -> list[str]:

@@ -42,21 +42,37 @@ def our_ts_program(name: str) -> str:
     return str(program)
 
 
-async def run_json_peer(*command: str) -> dict[str, Any]:
-    """Run a peer program that prints one JSON report on stdout; fail on a non-zero exit."""
+async def _output(label: str, command: tuple[str, ...], env: dict[str, str] | None = None) -> str:
+    """The stdout of `command`; the test fails (naming `label`) on a timeout or a non-zero exit."""
     process = await asyncio.create_subprocess_exec(
-        *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        *command, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
     try:
         stdout, stderr = await asyncio.wait_for(process.communicate(), PEER_TIMEOUT)
     except TimeoutError:
         process.kill()
         await process.wait()
-        pytest.fail(f"{command[:2]} did not finish within {PEER_TIMEOUT} s")
+        pytest.fail(f"{label} did not finish within {PEER_TIMEOUT} s")
     if process.returncode != 0:
-        pytest.fail(f"{command} exited {process.returncode}:\n{stderr.decode(errors='replace')}")
-    report: dict[str, Any] = json.loads(stdout.decode().strip().splitlines()[-1])
+        pytest.fail(f"{label} exited {process.returncode}:\n{stderr.decode(errors='replace')}")
+    return stdout.decode()
+
+
+async def run_json_peer(*command: str) -> dict[str, Any]:
+    """Run a peer program that prints one JSON report on stdout; fail on a non-zero exit."""
+    stdout = await _output(str(command[:2]), command)
+    report: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
     return report
+
+
+async def run_event_peer(
+    label: str, *command: str, env: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """The JSON lines a peer program prints, the last of which must be `{"event": "done"}`."""
+    stdout = await _output(label, command, env)
+    events = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    assert events[-1] == {"event": "done"}
+    return events
 
 
 def read_events(path: Path) -> list[dict[str, Any]]:
@@ -70,25 +86,8 @@ async def run_their_v2_client(scenario: str, *agent: str) -> list[dict[str, Any]
     """The official TS SDK's v2 client's JSON lines (tests/interop/node/ts_v2_client.mjs) for
     `scenario` against the agent program `agent`."""
     environment = {**os.environ, "ACP_V2_SCENARIO": scenario}
-    process = await asyncio.create_subprocess_exec(
-        node(),
-        str(NODE_PEERS / "ts_v2_client.mjs"),
-        *agent,
-        env=environment,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        stdout, stderr = await asyncio.wait_for(process.communicate(), PEER_TIMEOUT)
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        pytest.fail(f"ts_v2_client.mjs {scenario} did not finish within {PEER_TIMEOUT} s")
-    if process.returncode != 0:
-        pytest.fail(f"ts_v2_client.mjs {scenario} exited {process.returncode}:\n{stderr.decode()}")
-    events = [json.loads(line) for line in stdout.decode().splitlines() if line.strip()]
-    assert events[-1] == {"event": "done"}
-    return events
+    command = (node(), str(NODE_PEERS / "ts_v2_client.mjs"), *agent)
+    return await run_event_peer(f"ts_v2_client.mjs {scenario}", *command, env=environment)
 
 
 def of(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
