@@ -237,8 +237,7 @@ func (v *SessionView[U, B]) receive(raw json.RawMessage) {
 		return
 	}
 	states := v.life.States
-	var members map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &members)
+	members, _ := wire.SplitObject(raw) // decoded just above: an object
 	var mark updateMark
 	_ = json.Unmarshal(members[states.UpdateTag], &mark.kind)
 	switch mark.kind {
@@ -307,17 +306,16 @@ func viewsOf(conn *Connection, life *PromptLifecycle) *sessionViews {
 
 // receive hands a notification's update to the view of its session.
 func (s *sessionViews) receive(params json.RawMessage) {
-	var note struct {
-		SessionID string          `json:"sessionId"`
-		Update    json.RawMessage `json:"update"`
-	}
-	if json.Unmarshal(params, &note) != nil {
+	// Observe decoded params just before: one pass to find the two members, no reflection.
+	members, err := wire.SplitObject(params)
+	var session string
+	if err != nil || json.Unmarshal(members["sessionId"], &session) != nil {
 		return
 	}
 	s.mu.Lock()
-	view := s.sessions[note.SessionID]
+	view := s.sessions[session]
 	s.mu.Unlock()
 	if view != nil {
-		view.receive(note.Update)
+		view.receive(members["update"])
 	}
 }
