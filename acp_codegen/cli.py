@@ -14,6 +14,7 @@ from pathlib import Path
 
 from acp_codegen import __version__, drift, pipeline, resources, schema_diff
 from acp_codegen.problems import GenerationError, MissingTool, SchemaProblems
+from acp_codegen.schema_crate import update_schema_from_crate
 from acp_codegen.schema_lock import update_schema
 from acp_codegen.targets import TARGETS, load_scaffold, write_scaffold
 
@@ -29,7 +30,7 @@ exit status:
   0  success (diff: no breaking change)
   1  generated code is stale (check), or diff found breaking changes
   2  bad schema or bad input (each problem is printed with its file and JSON pointer)
-  3  a tool the command needs is missing (npm)
+  3  a tool the command needs is missing (npm; cargo for update-schema --crate)
 
 examples:
   acp-codegen generate --out src --package myapp._acp   vendor the package as myapp._acp
@@ -38,7 +39,8 @@ examples:
   acp-codegen scaffold client --lang typescript --out client.ts   … or client, in TypeScript
   acp-codegen scaffold agent --protocol v2 --out agent.py   a starter that speaks ACP v2
   acp-codegen diff 2.3.0 2.4.0                         what changed, and whom it breaks
-  acp-codegen update-schema --version 2.4.0            pin another release (needs npm)"""
+  acp-codegen update-schema --version 2.4.0            pin another release (needs npm)
+  acp-codegen update-schema --crate 1.20.0             … built from the Rust crate (needs cargo)"""
 
 OK, STALE, BAD_INPUT, MISSING_TOOL = 0, 1, 2, 3
 
@@ -87,6 +89,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     _output_options(generate)
     generate.add_argument("--force", action="store_true", help="regenerate even if current")
+    generate.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail (exit 2, nothing written) on a review finding: a behaviour rule resting on "
+        "schema text that was reworded or removed (docs/schemas.md)",
+    )
     generate.set_defaults(run=_generate)
 
     check = commands.add_parser(
@@ -123,9 +131,22 @@ def _parser() -> argparse.ArgumentParser:
     compare.set_defaults(run=_diff)
 
     update = commands.add_parser(
-        "update-schema", help="pin the schemas of another @agentclientprotocol/sdk release"
+        "update-schema",
+        help="pin the schemas of another release (npm package or Rust crate)",
+        description="Pin every edition's schema of one upstream release in schema/, with "
+        "schema/lock.json (docs/schemas.md): the files npm's @agentclientprotocol/sdk ships "
+        "(--version, needs npm), or the files built from crates.io's "
+        "agent-client-protocol-schema by tools/crate-schema (--crate, needs cargo).",
     )
-    update.add_argument("--version", required=True, help="the release, such as 2.4.0")
+    source = update.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--version", help="an @agentclientprotocol/sdk release (npm), such as 2.4.0"
+    )
+    source.add_argument(
+        "--crate",
+        metavar="VERSION",
+        help="an agent-client-protocol-schema release (crates.io), such as 1.20.0",
+    )
     update.set_defaults(run=_update_schema)
     return parser
 
@@ -149,15 +170,18 @@ def _generate(args: argparse.Namespace) -> int:
     failed run leaves the previous output as it was."""
     started = time.perf_counter()
     if args.package is not None:
-        destination = pipeline.generate_package(
-            args.root, _out(args), args.package, _command("generate", args)
+        outcome = pipeline.generate_package(
+            args.root, _out(args), args.package, _command("generate", args), strict=args.strict
         )
         state = "written"
     else:
-        outcome = pipeline.generate(args.root, _generated(args), force=args.force)
-        destination = outcome.out_root
+        outcome = pipeline.generate(
+            args.root, _generated(args), force=args.force, strict=args.strict
+        )
         state = "regenerated" if outcome.changed else "up to date, nothing to do"
-    print(f"acp-codegen: {destination} {state} ({time.perf_counter() - started:.2f} s)")
+    for line in outcome.review:
+        print(f"acp-codegen: review: {line}", file=sys.stderr)
+    print(f"acp-codegen: {outcome.out_root} {state} ({time.perf_counter() - started:.2f} s)")
     return OK
 
 
@@ -200,7 +224,10 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _update_schema(args: argparse.Namespace) -> int:
-    lock = update_schema(args.root, args.version)
+    if args.crate is not None:
+        lock = update_schema_from_crate(args.root, args.crate)
+    else:
+        lock = update_schema(args.root, args.version)
     print(f"acp-codegen: pinned {lock.origin}; run `make generate` next")
     return OK
 

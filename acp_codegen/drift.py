@@ -32,7 +32,7 @@ def stale_package_report(root: Path, out: Path, package: str, command: str) -> s
     """The same for a package written with `generate --out out --package package`."""
     parts = package_parts(package)
     with tempfile.TemporaryDirectory(prefix="acp-codegen-check-") as tmp:
-        fresh = generate_package(root, Path(tmp), package, command)
+        fresh = generate_package(root, Path(tmp), package, command).out_root
         label = "/".join(parts) + "/"
         return compare_trees(out.joinpath(*parts), fresh, label, command)
 

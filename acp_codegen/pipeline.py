@@ -35,9 +35,10 @@ FINGERPRINT = ".fingerprint.json"
 OUTPUT_SHAPING_TOOLS = ("black", "jinja2")
 
 
-def load_specification(root: Path = ROOT) -> Specification:
+def load_specification(root: Path = ROOT, *, strict: bool = False) -> Specification:
     """Verify the lock, then load, validate and lower every pinned edition; every problem of
-    every edition and stage is reported at once (`SchemaProblems`)."""
+    every edition and stage is reported at once (`SchemaProblems`). Review findings
+    (`Specification.review`) are problems too when `strict`."""
     lock = read_lock(root)
     verify_lock(root, lock)
     paths = [root / locked.path for locked in lock.files]
@@ -70,6 +71,8 @@ def load_specification(root: Path = ROOT) -> Specification:
         if edition.channel is Stability.STABLE:
             stable[edition.protocol] = edition
         editions.append(edition)
+    if strict:
+        problems += [finding for edition in editions for finding in edition.review]
     if problems:
         raise SchemaProblems(problems)
     return Specification(lock.origin, lock.version, tuple(editions))
@@ -95,40 +98,59 @@ def render(spec: Specification, out_root: Path, targets: tuple[str, ...] = TARGE
 class Outcome:
     changed: bool
     out_root: Path
+    review: tuple[str, ...] = ()
+    """The review findings of the schemas generated from, one line each (kept in the
+    fingerprint, so a run with nothing to do reports them too)."""
 
 
-def generate(root: Path = ROOT, out_root: Path | None = None, *, force: bool = False) -> Outcome:
-    """Regenerate `out_root` (default root/generated) unless its fingerprint says it is current."""
+def generate(
+    root: Path = ROOT, out_root: Path | None = None, *, force: bool = False, strict: bool = False
+) -> Outcome:
+    """Regenerate `out_root` (default root/generated) unless its fingerprint says it is current.
+    `strict`: a review finding is a failure (`SchemaProblems`), and nothing is written."""
     out_root = out_root or root / "generated"
     verify_lock(root, read_lock(root))  # a missing or edited schema is named before anything
     inputs = input_fingerprint(root)
-    if not force and _recorded_fingerprint(out_root) == {
-        "inputs": inputs,
-        "outputs": tree_hash(out_root),
-    }:
-        return Outcome(False, out_root)
-    spec = load_specification(root)
+    recorded = _recorded_fingerprint(out_root)
+    if (
+        not force
+        and not strict
+        and recorded is not None
+        and recorded.get("inputs") == inputs
+        and recorded.get("outputs") == tree_hash(out_root)
+    ):
+        return Outcome(False, out_root, tuple(str(line) for line in recorded.get("review", [])))
+    spec = load_specification(root, strict=strict)
+    review = tuple(str(finding) for finding in spec.review)
     out_root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out_root.parent, prefix=".generated-staging-"))
     try:
         render(spec, staging)
-        fingerprint = {"inputs": inputs, "outputs": tree_hash(staging)}
+        fingerprint: dict[str, Any] = {"inputs": inputs, "outputs": tree_hash(staging)}
+        if review:
+            fingerprint["review"] = list(review)
         (staging / FINGERPRINT).write_text(json.dumps(fingerprint, indent=2) + "\n")
         _swap(staging, out_root)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return Outcome(True, out_root)
+    return Outcome(True, out_root, review)
 
 
 def generate_package(
-    root: Path, out: Path, package: str, command: str, target: str = "python"
-) -> Path:
+    root: Path,
+    out: Path,
+    package: str,
+    command: str,
+    target: str = "python",
+    *,
+    strict: bool = False,
+) -> Outcome:
     """Write `target`'s package under the import name `package` into `out` (vendoring: `out` is
     the folder its top-level package sits in). Only the package's own folder is replaced, and
-    only when rendering succeeded. Returns that folder."""
+    only when rendering succeeded. The outcome names that folder."""
     parts = package_parts(package)
     destination = out.joinpath(*parts)
-    spec = load_specification(root)
+    spec = load_specification(root, strict=strict)
     destination.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=destination.parent, prefix=".acp-codegen-staging-"))
     try:
@@ -136,7 +158,7 @@ def generate_package(
         _swap(staging.joinpath(*parts), destination)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return destination
+    return Outcome(True, destination, tuple(str(finding) for finding in spec.review))
 
 
 def package_parts(package: str) -> list[str]:
@@ -185,7 +207,7 @@ def _hash_files(digest: hashlib._Hash, base: Path, files: list[Path]) -> None:
         )
 
 
-def _recorded_fingerprint(out_root: Path) -> dict[str, str] | None:
+def _recorded_fingerprint(out_root: Path) -> dict[str, Any] | None:
     try:
         recorded = json.loads((out_root / FINGERPRINT).read_text())
     except (OSError, ValueError):

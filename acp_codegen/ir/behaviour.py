@@ -1,9 +1,11 @@
 """The IR's protocol behaviour: what an SDK must *do* per edition, beyond the types.
 
 Each rule is data a target renders (constants, tables), so no runtime asks which edition it
-speaks. The rules come from one small table keyed by meaning (`acp_codegen.lowering.behaviour`),
-checked against each edition's schema at generation: a rule whose method, type, field or quoted
-text is gone is a problem naming the rule.
+speaks. The rules come from one small table keyed by meaning (`acp_codegen.lowering.rules`),
+checked against each edition's schema at generation: a rule applies where the edition has every
+method, type, field and tag it is about, and is simply not part of an edition that lacks one.
+`Behaviour.rules` lists the rules an edition carries out and the schema text each rests on;
+`Behaviour.absent` the ones it does not, and why.
 """
 
 from __future__ import annotations
@@ -138,6 +140,34 @@ class Negotiation:
 
 
 @dataclass(frozen=True, slots=True)
+class Quote:
+    """A sentence of the schema a rule rests on: the definition it is expected under, the text,
+    and the JSON pointer of the description that says it (None: the schema no longer says it;
+    the rule applies, and awaits a person's review)."""
+
+    definition: str
+    text: str
+    pointer: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RuleRecord:
+    """One behaviour rule of an edition: its name (keyed by meaning), the spec it implements,
+    and the schema text it rests on (`quotes`) or, for a rule that does not apply, why (`reason`,
+    the first thing the edition lacks)."""
+
+    name: str
+    spec: str
+    quotes: tuple[Quote, ...] = ()
+    reason: str = ""
+
+    @property
+    def unconfirmed(self) -> tuple[Quote, ...]:
+        """The quotes the schema no longer says: the rule's review findings."""
+        return tuple(q for q in self.quotes if q.pointer is None)
+
+
+@dataclass(frozen=True, slots=True)
 class Behaviour:
     """Every behaviour rule of one edition (empty tuples where it has none)."""
 
@@ -148,6 +178,10 @@ class Behaviour:
     meta: tuple[MetaRule, ...] = ()
     cancel_outcomes: tuple[CancelOutcome, ...] = ()
     target_cancels: tuple[TargetCancel, ...] = ()
+    rules: tuple[RuleRecord, ...] = ()
+    """The rules this edition carries out, in the table's order, each with its quotes."""
+    absent: tuple[RuleRecord, ...] = ()
+    """The rules of the protocol that are not part of this edition, each with its reason."""
 
     def capability(self, method: str) -> Capability | None:
         return next((c for c in self.capabilities if c.method == method), None)

@@ -9,6 +9,7 @@ from typing import Any
 
 from acp_codegen.ir.behaviour import Behaviour
 from acp_codegen.ir.definitions import Definition, Stability
+from acp_codegen.problems import SchemaProblem
 
 
 class MethodKind(StrEnum):
@@ -93,6 +94,9 @@ class Edition:
     """What an SDK must do in this edition beyond the types (`ir.behaviour`)."""
     def_names: frozenset[str] = field(default_factory=frozenset)
     """The schema's own `$defs` names (every other definition was named by a rule)."""
+    review: tuple[SchemaProblem, ...] = ()
+    """Review findings: a behaviour rule that applies but rests on text the schema no longer
+    says, one per rule (`acp-codegen generate` prints them, `--strict` fails on them)."""
 
     @property
     def protocol_version(self) -> int:
@@ -129,6 +133,11 @@ class Specification:
     version: str
     """The upstream release's version alone (`2.4.0`)."""
     editions: tuple[Edition, ...]
+
+    @property
+    def review(self) -> tuple[SchemaProblem, ...]:
+        """Every edition's review findings, in edition order."""
+        return tuple(finding for e in self.editions for finding in e.review)
 
     def edition(self, protocol: str, channel: Stability) -> Edition | None:
         return next(

@@ -33,8 +33,9 @@ def lower_edition(
 ) -> Edition:
     """Lower one validated document. With `stable` (the stable edition of the same protocol),
     what only this edition has is marked `UNSTABLE`; without it everything gets `channel`.
-    `rules`: the behaviour rules to apply (`lowering.behaviour.RULES` for published schemas;
-    none for a partial schema), each checked against the document."""
+    `rules`: the behaviour rules to apply (`lowering.rules.RULES` for published schemas; none
+    for a partial schema): those the document supports become its behaviour, and a rule whose
+    quoted text the document no longer says becomes a review finding (`Edition.review`)."""
     defs: JsonObject = doc["$defs"]
     stability_of = _stability_rule(channel, stable)
     ctx = Lowering(defs=defs, source=source, stability_of=stability_of, overrides=overrides)
@@ -45,11 +46,9 @@ def lower_edition(
     if ctx.problems:
         raise SchemaProblems(ctx.problems)
     methods = lower_methods(defs, stability_of)
-    behaviour, turn_rules, problems = lower_behaviour(
+    behaviour, turn_rules, review = lower_behaviour(
         doc, protocol=protocol, methods=methods, source=source, rules=rules
     )
-    if problems:
-        raise SchemaProblems(problems)
     return Edition(
         protocol=protocol,
         channel=channel,
@@ -61,6 +60,7 @@ def lower_edition(
         error_codes=lower_error_codes(ctx.definitions),
         behaviour=behaviour,
         def_names=frozenset(defs),
+        review=review,
     )
 
 

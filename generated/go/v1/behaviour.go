@@ -4,10 +4,47 @@ package v1
 
 import acp "acp-protocol-sdk"
 
+// Rules carried out, each with the schema text it rests on (schema.json):
+//
+//   - initialize answers the agent's own version: initialization.mdx: the Agent MUST respond
+//     with the latest protocol version it supports.
+//
+//   - session/prompt is answered when the turn completes: prompt-turn § Cancellation: the Agent
+//     MUST respond to the original `session/prompt` request with the `cancelled` stop reason.
+//
+//   - session/cancel answers the agent's prompt turn `cancelled`: prompt-turn § Cancellation:
+//     the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop
+//     reason.
+//
+//   - session/cancel answers the client's pending permission requests `cancelled`: prompt-turn §
+//     Cancellation: the Client MUST respond to all pending `session/request_permission` requests
+//     with the `cancelled` outcome.
+//
+//   - session_info_update merges `_meta` (the RFD), or replaces it: session-info-update RFD
+//     (before PR #1573): merge semantics apply recursively; the stabilized v1 text leaves the
+//     object to clients and extensions to interpret.
+//
+//   - session/list is advertised by agentCapabilities.sessionCapabilities.list:
+//     InitializeResponse: agentCapabilities.sessionCapabilities.list
+//
+//   - session/load is advertised by agentCapabilities.loadSession: InitializeResponse:
+//     agentCapabilities.loadSession
+//
+//   - session/resume is advertised by agentCapabilities.sessionCapabilities.resume:
+//     InitializeResponse: agentCapabilities.sessionCapabilities.resume
+//
+//   - session/close is advertised by agentCapabilities.sessionCapabilities.close:
+//     InitializeResponse: agentCapabilities.sessionCapabilities.close
+//
+//   - session/delete is advertised by agentCapabilities.sessionCapabilities.delete:
+//     InitializeResponse: agentCapabilities.sessionCapabilities.delete
+
 // Behaviour is what this edition's SDK does beyond its types, as data the runtime reads:
 // version negotiation, the prompt lifecycle, the capabilities advertising optional methods, the
 // _meta policies, cancel outcomes and target cancels. Rendered from the IR's behaviour rules
-// (acp_codegen/lowering/behaviour.py), each checked against the schema at generation.
+// (acp_codegen/lowering/rules.py): a rule is part of this edition where the schema has every
+// method, type, field and tag it is about; the rules and the schema text each rests on are
+// listed above.
 var Behaviour = acp.Behaviour{
 	Negotiation: acp.Negotiation{Method: "initialize", Field: "protocolVersion", Version: 1, Unsupported: 0, Spec: "initialization.mdx: the Agent MUST respond with the latest protocol version it supports."},
 

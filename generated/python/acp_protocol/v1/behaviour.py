@@ -4,8 +4,44 @@
 
 """ACP v1 (stable schema): the protocol behaviour this edition's typed layer carries out.
 
-Rendered from the rule table of `acp_codegen.lowering.behaviour`, each rule checked against the
-schema at generation; the router reads these values (docs/typed-layer.md).
+Rendered from the rule table of `acp_codegen.lowering.rules`: a rule is part of this edition
+where the schema has every method, type, field and tag it is about. The router reads these values
+(docs/typed-layer.md).
+
+Rules carried out, each with the schema text it rests on (schema.json):
+
+- initialize answers the agent's own version: initialization.mdx: the Agent MUST respond with
+  the latest protocol version it supports.
+
+- session/prompt is answered when the turn completes: prompt-turn § Cancellation: the Agent
+  MUST respond to the original `session/prompt` request with the `cancelled` stop reason.
+
+- session/cancel answers the agent's prompt turn `cancelled`: prompt-turn § Cancellation: the
+  Agent MUST respond to the original `session/prompt` request with the `cancelled` stop
+  reason.
+
+- session/cancel answers the client's pending permission requests `cancelled`: prompt-turn §
+  Cancellation: the Client MUST respond to all pending `session/request_permission` requests
+  with the `cancelled` outcome.
+
+- session_info_update merges `_meta` (the RFD), or replaces it: session-info-update RFD
+  (before PR #1573): merge semantics apply recursively; the stabilized v1 text leaves the
+  object to clients and extensions to interpret.
+
+- session/list is advertised by agentCapabilities.sessionCapabilities.list:
+  InitializeResponse: agentCapabilities.sessionCapabilities.list
+
+- session/load is advertised by agentCapabilities.loadSession: InitializeResponse:
+  agentCapabilities.loadSession
+
+- session/resume is advertised by agentCapabilities.sessionCapabilities.resume:
+  InitializeResponse: agentCapabilities.sessionCapabilities.resume
+
+- session/close is advertised by agentCapabilities.sessionCapabilities.close:
+  InitializeResponse: agentCapabilities.sessionCapabilities.close
+
+- session/delete is advertised by agentCapabilities.sessionCapabilities.delete:
+  InitializeResponse: agentCapabilities.sessionCapabilities.delete
 """
 
 from __future__ import annotations

@@ -6,7 +6,69 @@
  * ACP v2 behaviour (unstable schema): what this edition's SDK does beyond its types, as data the
  * runtime branches on (version negotiation, the prompt lifecycle, capabilities, the `_meta`
  * policy, cancel outcomes, target cancels). Rendered from the IR's behaviour rules
- * (acp_codegen/lowering/behaviour.py), each checked against the schema at generation.
+ * (acp_codegen/lowering/rules.py): a rule is part of this edition where the schema has every
+ * method, type, field and tag it is about.
+ *
+ * Rules carried out, each with the schema text it rests on (schema.unstable.json):
+ *
+ * - initialize answers the highest version at or below the one asked:
+ *   InitializeResponse.protocolVersion: the highest protocol version supported by the agent
+ *   that is at or below the version requested by the client. If no such version exists,
+ *   initialization fails with error code -32022.
+ *   - "initialization fails with error code -32022"
+ *     (#/$defs/InitializeResponse/properties/protocolVersion/description)
+ *
+ * - session/prompt is answered at insertion; state updates report the work: StateUpdate: the
+ *   agent MUST report `running` when foreground work starts, or `requires_action` if it starts
+ *   blocked on user action, and `idle` when it ends.
+ *   - "Processing and completion are reported through `state_update`"
+ *     (#/$defs/PromptResponse/description)
+ *   - "the agent MUST report `running` when foreground work starts"
+ *     (#/$defs/StateUpdate/description)
+ *   - "A new session defaults to idle" (#/$defs/StateUpdate/description)
+ *   - "cancel a session's foreground work and its prompts"
+ *     (#/$defs/CancelSessionNotification/description)
+ *   - "before responding successfully to `session/close`"
+ *     (#/$defs/CloseSessionRequest/description)
+ *   - "the Agent MUST answer that request with `-32800`"
+ *     (#/$defs/CloseSessionRequest/description)
+ *   - "The agent SHOULD report `requires_action` when the foreground workflow as a whole
+ *     cannot progress without user action, including permissions or elicitations. Once
+ *     reported, it MUST report `running` when progress resumes"
+ *     (#/$defs/StateUpdate/description)
+ *
+ * - $/cancel_request answers a permission request `cancelled`: RequestPermissionOutcome: the
+ *   client answers a request the agent cancels with `$/cancel_request` with this outcome.
+ *   - "The client answers a request the agent cancels with `$/cancel_request` with this
+ *     outcome." (#/$defs/RequestPermissionOutcome/anyOf/0/description)
+ *
+ * - tool_call/cancel answers -32602 for an unknown, final or non-cancellable target:
+ *   CancelToolCallRequest: the Agent responds with `-32602` if the tool call is unknown,
+ *   already final, or not cancellable.
+ *   - "The Agent responds with `-32602` if the tool call is unknown"
+ *     (#/$defs/CancelToolCallRequest/description)
+ *
+ * - terminal/cancel answers -32602 for an unknown, final or non-cancellable target:
+ *   CancelTerminalRequest: the Agent responds with `-32602` if the terminal is unknown, has
+ *   already exited, or not cancellable.
+ *   - "The Agent responds with `-32602` if the terminal is unknown"
+ *     (#/$defs/CancelTerminalRequest/description)
+ *
+ * - session_info_update patches `_meta` by top-level key: SessionInfoUpdate._meta: an object
+ *   patches the stored metadata by top-level key: keys it omits are unchanged, a key set to
+ *   `null` is removed, and any other value replaces that key's stored value without merging
+ *   nested objects.
+ *   - "patches the stored metadata by top-level key" (#/$defs/SessionInfoUpdate/description)
+ *
+ * - the baseline session methods are advertised by capabilities.session:
+ *   AgentCapabilities.session: Supplying `{}` means the agent supports the baseline session
+ *   methods: `session/new`, `session/list`, `session/resume`, `session/close`,
+ *   `session/prompt`, `session/cancel`, and `session/update`.
+ *   - "Supplying `{}` means the agent supports the"
+ *     (#/$defs/AgentCapabilities/properties/session/description)
+ *
+ * - session/delete is advertised by capabilities.session.delete: SessionCapabilities.delete:
+ *   Supplying `{}` means the agent supports deleting sessions from `session/list`.
  */
 
 import type { Behaviour } from "../../runtime/behaviour.js";
