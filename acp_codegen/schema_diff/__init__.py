@@ -2,7 +2,8 @@
 
 OLD and NEW are schema files or published `@agentclientprotocol/sdk` versions (fetched with
 `npm pack`); `--edition` picks the file of a version (`v1`, `v1/unstable`, `v2`, …). Both are
-validated and lowered to the typed IR, and compared there (`changes.compare`). The report is
+validated and lowered to the typed IR, and compared there (`changes.compare`), behaviour rules
+included (`rules.rule_changes`). The report is
 Markdown (`templates/diff/report.md.jinja`) or JSON (`to_json`, shape in docs/diff.md).
 """
 
@@ -17,8 +18,10 @@ from typing import Any
 from acp_codegen import ir, resources, templating
 from acp_codegen.loader import load_schema
 from acp_codegen.lowering import lower_edition
+from acp_codegen.lowering.rules import RULES
 from acp_codegen.problems import GenerationError, SchemaProblems
 from acp_codegen.schema_diff.changes import Change, compare
+from acp_codegen.schema_diff.rules import rule_changes
 from acp_codegen.schema_lock import LAYOUTS, PACKAGE, unpack
 from acp_codegen.validation import validate_schema
 
@@ -48,7 +51,8 @@ def diff(old: str, new: str, edition: str = "v1") -> Report:
     with tempfile.TemporaryDirectory(prefix="acp-diff-") as tmp:
         before, old_label = _load(old, protocol, channel, Path(tmp) / "old")
         after, new_label = _load(new, protocol, channel, Path(tmp) / "new")
-    return Report(old_label, new_label, edition, compare(before, after))
+    changes = compare(before, after) + tuple(rule_changes(before, after))
+    return Report(old_label, new_label, edition, changes)
 
 
 def _load(arg: str, protocol: str, channel: ir.Stability, tmp: Path) -> tuple[ir.Edition, str]:
@@ -72,7 +76,9 @@ def _load(arg: str, protocol: str, channel: ir.Stability, tmp: Path) -> tuple[ir
     problems = validate_schema(doc, path.name)
     if problems:
         raise SchemaProblems(problems)
-    edition = lower_edition(doc, protocol=protocol, channel=channel, source=path.name, sha256="")
+    edition = lower_edition(
+        doc, protocol=protocol, channel=channel, source=path.name, sha256="", rules=RULES
+    )
     return edition, label
 
 
@@ -101,7 +107,9 @@ def to_json(report: Report) -> dict[str, Any]:
 def to_markdown(report: Report) -> str:
     env = templating.template_environment(TEMPLATES)
     methods = [c for c in report.changes if c.kind.startswith("method-")]
-    types = [c for c in report.changes if not c.kind.startswith("method-")]
+    rules = [c for c in report.changes if c.kind.startswith("rule-")]
+    types = [c for c in report.changes if c not in methods and c not in rules]
     return env.get_template("report.md.jinja").render(
-        report=report, sections=(("Methods", methods), ("Types", types))
+        report=report,
+        sections=(("Methods", methods), ("Types", types), ("Behaviour rules", rules)),
     )

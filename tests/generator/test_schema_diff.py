@@ -13,6 +13,7 @@ import pytest
 from acp_codegen import cli, ir
 from acp_codegen.lowering import lower_edition
 from acp_codegen.pipeline import ROOT
+from acp_codegen.schema_diff import diff, to_markdown
 from acp_codegen.schema_diff.changes import Change, compare
 from tests.generator.conftest import PINNED
 
@@ -133,3 +134,32 @@ def test_bad_input_exits_2_with_one_line(
     assert cli.main(["diff", str(broken), str(broken)]) == 2
     assert "$ref '#/$defs/Gone' does not resolve" in capsys.readouterr().err
     assert cli.main(["diff", "no-such-file", "also-not"]) == 2
+
+
+def test_diff_reports_the_behaviour_rules_that_start_applying_between_two_versions() -> None:
+    """2.0.2's v2 has no `terminal/cancel`, `tool_call/cancel` nor error code -32022; 2.4.0 has
+    all three: their rules start applying, and 2.0.2's negotiation rule gives way to the
+    -32022 one. Rules change no one's wire format: none is marked breaking."""
+    old = ROOT / "tests/fixtures/schemas/2.0.2/schema/acp/v2/schema.json"
+    report = diff(str(old), str(ROOT / "schema/acp/v2/schema.json"), "v2")
+    rules = {(c.kind, c.subject) for c in report.changes if c.kind.startswith("rule-")}
+    assert rules == {
+        ("rule-starts", "initialize answers the highest version at or below the one asked"),
+        (
+            "rule-starts",
+            "terminal/cancel answers -32602 for an unknown, final or non-cancellable target",
+        ),
+        (
+            "rule-starts",
+            "tool_call/cancel answers -32602 for an unknown, final or non-cancellable target",
+        ),
+        (
+            "rule-stops",
+            "initialize answers the version asked when supported, else the agent's latest",
+        ),
+    }
+    assert not any(c.breaks for c in report.changes if c.kind.startswith("rule-"))
+    back = diff(str(ROOT / "schema/acp/v2/schema.json"), str(old), "v2")
+    stops = [c for c in back.changes if c.kind == "rule-stops" and "terminal/cancel" in c.subject]
+    assert [c.detail for c in stops] == ["the schema has no request `terminal/cancel`"]
+    assert "## Behaviour rules" in to_markdown(report)
