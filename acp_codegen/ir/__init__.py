@@ -14,6 +14,8 @@ Three layers, one module each, all re-exported here (`from acp_codegen import ir
 - **the protocol surface**: `Method`s (name, kind, handling side, params and result types), `Role`s
   (which side handles which method, as data), `TurnRule`s (ACP's feature-level cancellation) and
   `ErrorCode`s;
+- **client-held state** (`StateAnnotation`, `ScopeAnnotation`, per edition): the schema's own
+  `x-state` / `x-scope` extensions, one typed node per annotation with its JSON pointer;
 - **behaviour** (`Behaviour`, per edition): version negotiation, the prompt lifecycle, the
   capabilities that advertise optional methods, `_meta` policies, the outcome of a cancelled
   request and the cancelling of one target, from a table checked against each schema.
@@ -70,6 +72,13 @@ from acp_codegen.ir.expressions import (
     UnionOf,
     referenced_names,
 )
+from acp_codegen.ir.state import (
+    Annotated,
+    ScopeAnnotation,
+    StateAction,
+    StateAnnotation,
+    StateEffect,
+)
 from acp_codegen.ir.surface import (
     Edition,
     ErrorCode,
@@ -87,6 +96,7 @@ __all__ = [
     "NO_DEFAULT",
     "NO_POLICY",
     "Alias",
+    "Annotated",
     "AnyValue",
     "Array",
     "Behaviour",
@@ -119,9 +129,13 @@ __all__ = [
     "Ref",
     "Role",
     "RuleRecord",
+    "ScopeAnnotation",
     "Side",
     "Specification",
     "Stability",
+    "StateAction",
+    "StateAnnotation",
+    "StateEffect",
     "StateUpdates",
     "Struct",
     "TaggedUnion",

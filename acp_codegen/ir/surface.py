@@ -9,6 +9,7 @@ from typing import Any
 
 from acp_codegen.ir.behaviour import Behaviour
 from acp_codegen.ir.definitions import Definition, Stability
+from acp_codegen.ir.state import ScopeAnnotation, StateAnnotation
 from acp_codegen.problems import SchemaProblem
 
 
@@ -94,6 +95,10 @@ class Edition:
     """What an SDK must do in this edition beyond the types (`ir.behaviour`)."""
     def_names: frozenset[str] = field(default_factory=frozenset)
     """The schema's own `$defs` names (every other definition was named by a rule)."""
+    state: tuple[StateAnnotation, ...] = ()
+    """The schema's `x-state` annotations, in document order (`ir.state`)."""
+    scopes: tuple[ScopeAnnotation, ...] = ()
+    """The schema's `x-scope` annotations, in document order."""
     review: tuple[SchemaProblem, ...] = ()
     """Review findings: a behaviour rule that applies but rests on text the schema no longer
     says, one per rule (`acp-codegen generate` prints them, `--strict` fails on them)."""

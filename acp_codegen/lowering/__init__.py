@@ -15,6 +15,7 @@ from acp_codegen.lowering.behaviour import Rule, lower_behaviour
 from acp_codegen.lowering.context import Lowering, def_pointer
 from acp_codegen.lowering.definitions import lower_definition
 from acp_codegen.lowering.naming import OVERRIDES, Overrides
+from acp_codegen.lowering.state import lower_state
 from acp_codegen.lowering.nodes import JsonObject
 from acp_codegen.lowering.surface import lower_error_codes, lower_methods, lower_roles
 from acp_codegen.problems import SchemaProblems
@@ -43,8 +44,9 @@ def lower_edition(
         ctx.claim(name, def_pointer(name))
     for name, node in defs.items():
         lower_definition(ctx, name, node, def_pointer(name))
-    if ctx.problems:
-        raise SchemaProblems(ctx.problems)
+    state, scopes, state_problems = lower_state(defs, source)
+    if ctx.problems or state_problems:
+        raise SchemaProblems(ctx.problems + state_problems)
     methods = lower_methods(defs, stability_of)
     behaviour, turn_rules, review = lower_behaviour(
         doc, protocol=protocol, methods=methods, source=source, rules=rules
@@ -60,6 +62,8 @@ def lower_edition(
         error_codes=lower_error_codes(ctx.definitions),
         behaviour=behaviour,
         def_names=frozenset(defs),
+        state=state,
+        scopes=scopes,
         review=review,
     )
 

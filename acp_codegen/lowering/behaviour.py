@@ -94,10 +94,16 @@ def _one(values: list[Any], kind: type[Any]) -> Any:
 
 
 def _quotes(doc: JsonObject, rule: Rule) -> tuple[Quote, ...]:
+    """Each quote of `rule` as `doc` says it: the first accepted wording found, with its
+    pointer; else the newest wording, unconfirmed."""
     defs: JsonObject = doc.get("$defs", {})
-    return tuple(
-        Quote(name, text, find_quote(defs, name, text)) for name, text in rule.needs.quotes
-    )
+    quotes = []
+    for name, text in rule.needs.quotes:
+        wordings = (text,) if isinstance(text, str) else text
+        found = ((w, find_quote(defs, name, w)) for w in wordings)
+        said = next(((w, p) for w, p in found if p is not None), (wordings[-1], None))
+        quotes.append(Quote(name, *said))
+    return tuple(quotes)
 
 
 def _finding(source: str, protocol: str, record: RuleRecord) -> SchemaProblem:

@@ -49,8 +49,10 @@ class Needs:
     """(definition, value): the definition accepts the value (the rule's answer)."""
     codes: tuple[int, ...] = ()
     """Named `ErrorCode` members."""
-    quotes: tuple[tuple[str, str], ...] = ()
-    """(definition, text): a description under the definition says it (whitespace folded)."""
+    quotes: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
+    """(definition, text): a description under the definition says it (whitespace and case
+    folded). A tuple gives the wordings the rule accepts, newest last: a person who reviewed a
+    rewording and found the rule still holds adds it (docs/schemas.md, review findings)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +206,16 @@ RULES: tuple[Rule, ...] = (
                 ("PromptResponse", "Processing and completion are reported through `state_update`"),
                 ("StateUpdate", "the agent MUST report `running` when foreground work starts"),
                 ("StateUpdate", "A new session defaults to idle"),
-                ("CancelSessionNotification", "cancel a session's foreground work and its prompts"),
+                (
+                    "CancelSessionNotification",
+                    (
+                        "cancel a session's foreground work and its prompts",
+                        # schema crate 1.20: reviewed, the rule holds (a cancel reaches the work
+                        # and the prompts pending when it arrives, not later ones).
+                        "Cancels the named session's active foreground work and earlier prompts "
+                        "not yet inserted.",
+                    ),
+                ),
                 ("CloseSessionRequest", "before responding successfully to `session/close`"),
                 ("CloseSessionRequest", "the Agent MUST answer that request with `-32800`"),
                 (

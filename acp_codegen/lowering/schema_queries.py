@@ -67,14 +67,15 @@ def accepts(doc: JsonObject, schema: Any, value: Any) -> bool:
 
 
 def fold(text: str) -> str:
-    """Whitespace folded, so a quote matches across the schema's line breaks."""
-    return re.sub(r"\s+", " ", text).strip()
+    """Whitespace folded and case ignored, so a quote matches across the schema's line breaks
+    and its capitalisation of role names ("the Agent MUST" in 1.20, "the agent MUST" before)."""
+    return re.sub(r"\s+", " ", text).strip().casefold()
 
 
 def find_quote(defs: JsonObject, def_name: str, text: str) -> str | None:
-    """The JSON pointer of the description under `def_name` that says `text` (whitespace
-    folded), the definition's own pointer when only its descriptions together say it, or None
-    when nothing under it does."""
+    """The JSON pointer of the description under `def_name` that says `text` (whitespace and
+    case folded), the definition's own pointer when only its descriptions together say it, or
+    None when nothing under it does."""
     node = defs.get(def_name)
     wanted = fold(text)
     found = list(_descriptions(node, def_pointer(def_name)))

@@ -1,0 +1,123 @@
+"""The schema's `x-state` / `x-scope` extensions reach the IR as data: one typed node per
+annotation with its JSON pointer (`acp_codegen.lowering.state`). Schema crate 1.20's v2 types say,
+e.g. on `SessionUpdate`'s `tool_call_update` branch, `{"session": [{"action": "upsert", "target":
+"toolCall", "id": "toolCallId"}]}`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_codegen import ir
+from acp_codegen.lowering import lower_edition
+from acp_codegen.pipeline import load_specification
+from acp_codegen.problems import SchemaProblems
+from tests.paths import ROOT
+
+CRATE_1_20 = ROOT / "tests/fixtures/schemas/crate-1.20.0"
+UPSERT_TOOL_CALL = {"session": [{"action": "upsert", "target": "toolCall", "id": "toolCallId"}]}
+
+
+def lower(defs: dict[str, Any]) -> ir.Edition:
+    doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
+    return lower_edition(
+        doc, protocol="v2", channel=ir.Stability.STABLE, source="inline.json", sha256="0"
+    )
+
+
+def branch(tag: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"sessionUpdate": {"type": "string", "const": tag}},
+        "required": ["sessionUpdate"],
+        **extra,
+    }
+
+
+UPDATE = {
+    "SessionUpdate": {
+        "anyOf": [
+            branch("tool_call_update", **{"x-state": UPSERT_TOOL_CALL}),
+            branch("notice", **{"x-state": {}}),
+            branch("plain"),
+        ]
+    },
+    "UpdateSessionNotification": {
+        "type": "object",
+        "properties": {"sessionId": {"type": "string"}},
+        "x-scope": {"session": ["sessionId"]},
+    },
+}
+
+
+def test_an_annotation_on_a_union_branch_names_its_variant_and_pointer() -> None:
+    edition = lower(UPDATE)
+    upsert, _ = edition.state
+    assert upsert.at == ir.Annotated(
+        "SessionUpdate", "tool_call_update", "/$defs/SessionUpdate/anyOf/0/x-state"
+    )
+    assert upsert.effects == (ir.StateEffect("session", "upsert", "toolCall", id="toolCallId"),)
+    assert upsert.effects[0].known
+
+
+def test_an_empty_x_state_says_the_message_changes_no_state() -> None:
+    _, notice = lower(UPDATE).state
+    assert (notice.at.variant, notice.effects) == ("notice", ())
+
+
+def test_x_scope_maps_each_scope_to_the_paths_of_its_key() -> None:
+    (scope,) = lower(UPDATE).scopes
+    assert scope.at == ir.Annotated(
+        "UpdateSessionNotification", None, "/$defs/UpdateSessionNotification/x-scope"
+    )
+    assert scope.keys == (("session", ("sessionId",)),)
+
+
+def test_an_action_this_generator_does_not_know_is_kept_not_refused() -> None:
+    defs = {"X": {"type": "object", "x-state": {"session": [{"action": "merge", "target": "t"}]}}}
+    (annotation,) = lower(defs).state
+    assert annotation.effects[0].action == "merge" and not annotation.effects[0].known
+
+
+def test_a_malformed_annotation_is_a_problem_naming_its_pointer() -> None:
+    defs = {
+        "X": {"type": "object", "x-state": {"session": [{"target": "t"}]}},
+        "Y": {"type": "object", "x-scope": {"session": "sessionId"}},
+    }
+    with pytest.raises(SchemaProblems) as caught:
+        lower(defs)
+    found = [str(p) for p in caught.value.problems]
+    assert found == [
+        "inline.json#/$defs/X/x-state: `x-state` session[0] needs string `action` and `target`",
+        "inline.json#/$defs/Y/x-scope: `x-scope` must map each scope to an array of dotted paths",
+    ]
+
+
+def count(node: Any, keyword: str) -> int:
+    if isinstance(node, dict):
+        return sum((key == keyword) + count(value, keyword) for key, value in node.items())
+    if isinstance(node, list):
+        return sum(count(item, keyword) for item in node)
+    return 0
+
+
+def test_the_ir_has_every_x_state_and_x_scope_annotation_of_the_crate_1_20_schemas() -> None:
+    """Counted against the schema files themselves: 34 `x-state` and 6 `x-scope` in v2
+    unstable, as many as the crate's source writes; v1 has none yet."""
+    spec = load_specification(CRATE_1_20)
+    counted = {}
+    for edition in spec.editions:
+        path = CRATE_1_20 / "schema/acp" / edition.protocol / edition.source
+        doc = json.loads(Path(path).read_text())
+        assert len(edition.state) == count(doc, "x-state"), edition.key
+        assert len(edition.scopes) == count(doc, "x-scope"), edition.key
+        counted[edition.key] = (len(edition.state), len(edition.scopes))
+    assert counted["v2/unstable"] == (34, 6)
+    assert counted["v1"] == counted["v1/unstable"] == (0, 0)
+    unstable = spec.edition("v2", ir.Stability.UNSTABLE)
+    assert unstable is not None
+    actions = {e.action for a in unstable.state for e in a.effects}
+    assert actions == {"upsert", "append", "replace", "remove"}
