@@ -22,12 +22,7 @@ from tests.generator.every_schema import TARGETS, Harness, SchemaRoot, schema_ro
 
 ROOTS = schema_roots()
 
-KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("1.5.1", "python"): (
-        "mypy: acp_protocol/v1/unstable/peers.py:150 and v2/unstable/peers.py:149: Redundant cast "
-        'to "Coroutine[Any, Any, Any]" (mcp/message\'s result MessageMcpResponse is any JSON value)'
-    ),
-}
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 """(root name, target) → what fails, for pairs that are known to fail."""
 
 

@@ -30,7 +30,7 @@ from acp_codegen.targets.python.builders import builders_view
 from acp_codegen.targets.python.format import format_source
 from acp_codegen.targets.python.helpers import helpers_view
 from acp_codegen.targets.python.models import models_view
-from acp_codegen.targets.python.roles import method_handler_names, role_views
+from acp_codegen.targets.python.roles import any_typed_results, method_handler_names, role_views
 from acp_codegen.targets.python.types import PRIMITIVES, attribute_name
 
 PACKAGE = "acp_protocol"
@@ -136,6 +136,7 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             "roles": roles,
             "handler_names": method_handler_names(edition),
             "provided_methods": PROVIDED_METHODS,
+            "any_typed_results": any_typed_results(edition),
         }
         init = env.get_template("edition_init.py.jinja")
         _write(
