@@ -15,6 +15,7 @@ TS_STAMP := $(TS_BUILD)/node_modules/.package-lock.json
 OFFICIAL_VENV := .venv-official
 OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
+CRATE ?=
 
 .PHONY: generate test test-matrix test-typescript test-go ts-build check lint bench update-schema clean
 
@@ -100,11 +101,13 @@ test-matrix: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) ts-build
 bench: $(STAMP) $(OFFICIAL_STAMP) $(BENCH_STAMP) ts-build
 	$(BIN)/python bench/run.py
 
-## update-schema VERSION=x.y.z: pin the schemas of another @agentclientprotocol/sdk version
+## update-schema VERSION=x.y.z: pin the schemas of another @agentclientprotocol/sdk version (npm);
+## update-schema CRATE=x.y.z: pin the schemas built from agent-client-protocol-schema x.y.z (crates.io, needs cargo)
 update-schema:
-	@test -n "$(VERSION)" || (echo "usage: make update-schema VERSION=x.y.z" >&2; exit 2)
+	@test -n "$(VERSION)$(CRATE)" || (printf '%s\n' "usage: make update-schema VERSION=x.y.z" "   or: make update-schema CRATE=x.y.z" >&2; exit 2)
+	@test -z "$(VERSION)" || test -z "$(CRATE)" || (echo "make update-schema: give VERSION= (npm) or CRATE= (crates.io), not both" >&2; exit 2)
 	@$(MAKE) --no-print-directory $(STAMP)
-	$(BIN)/acp-codegen update-schema --version $(VERSION)
+	$(BIN)/acp-codegen update-schema $(if $(CRATE),--crate $(CRATE),--version $(VERSION))
 
 clean:
 	rm -rf $(VENV) $(OFFICIAL_VENV) .venv-matrix .build $(NODE_PEERS)/node_modules $(PRODUCTION_PEERS)/node_modules $(BENCH_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -2,8 +2,18 @@
 where, with what hash.
 
 Each entry is one edition: protocol (`v1`, `v2`), channel (stable, unstable), its path here and in
-the npm package, and its sha256. Generation refuses a schema whose sha256 differs from its entry;
-`acp-codegen update-schema` (`make update-schema VERSION=x.y.z`) is the one way to change both.
+the upstream layout (`schema/v1/schema.json`…), and its sha256. Generation refuses a schema whose
+sha256 differs from its entry; `acp-codegen update-schema` is the one way to change both, from one
+of two registries (docs/schemas.md):
+
+- npm (`--version`, `make update-schema VERSION=x.y.z`): the files `@agentclientprotocol/sdk`
+  ships, copied as they are;
+- crates.io (`--crate`, `make update-schema CRATE=x.y.z`): the files built from the Rust crate
+  `agent-client-protocol-schema` by tools/crate-schema (`acp_codegen.schema_crate`). The lock
+  then also records the crate's checksum, the toolchain, the crates that shape the output and
+  each file's crate features (`CrateBuild`, `LockedFile.features`).
+
+A lock written before crates.io pins existed reads as an npm lock: every newer key is optional.
 
 Package layouts (`LAYOUTS`): from 2.0 the package ships `schema/v1/` and `schema/v2/`, each with a
 stable and an unstable file; before 2.0 it shipped one `schema/schema.json`, the unstable v1
@@ -15,11 +25,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import subprocess
 import tarfile
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +36,8 @@ from acp_codegen.ir import Stability
 from acp_codegen.problems import GenerationError, MissingTool
 
 PACKAGE = "@agentclientprotocol/sdk"
+NPM, CRATES_IO = "npm", "crates.io"
+"""The registries a lock's package comes from (`SchemaLock.registry`)."""
 # (path inside the npm package, protocol, channel), in the order editions are generated.
 LAYOUTS = (
     ("schema/v1/schema.json", "v1", Stability.STABLE),
@@ -44,6 +55,8 @@ class LockedFile:
     protocol: str
     channel: str
     sha256: str
+    features: tuple[str, ...] | None = None
+    """The crate features the file was built with (crates.io pins only)."""
 
     @property
     def stability(self) -> Stability:
@@ -51,14 +64,32 @@ class LockedFile:
 
 
 @dataclass(frozen=True, slots=True)
+class CrateBuild:
+    """How a crates.io pin was built, as its `Cargo.lock` and toolchain said."""
+
+    checksum: str
+    """The sha256 of the crate's `.crate` file (Cargo.lock's `checksum`)."""
+    rustc: str
+    """`rustc -V` of the toolchain that built it."""
+    dependencies: tuple[tuple[str, str], ...]
+    """(crate, version) of the crates that shape the output, such as schemars."""
+    program: str
+    """The sha256 of the program that wrote the files (tools/crate-schema's sources)."""
+
+
+@dataclass(frozen=True, slots=True)
 class SchemaLock:
     package: str
     version: str
     files: tuple[LockedFile, ...]
+    registry: str = NPM
+    build: CrateBuild | None = None
 
     @property
     def origin(self) -> str:
-        return f"{self.package}@{self.version}"
+        if self.registry == NPM:
+            return f"{self.package}@{self.version}"
+        return f"{self.package}@{self.version} ({self.registry})"
 
     def entry(self, path: str) -> LockedFile:
         for locked in self.files:
@@ -81,15 +112,37 @@ def read_lock(root: Path) -> SchemaLock:
     path = root / "schema" / "lock.json"
     try:
         raw = json.loads(path.read_text())
-        files = tuple(LockedFile(**entry) for entry in raw["files"])
-        lock = SchemaLock(raw["package"], raw["version"], files)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        files = tuple(_locked_file(entry) for entry in raw["files"])
+        registry = raw.get("registry", NPM)
+        if registry not in (NPM, CRATES_IO):
+            raise ValueError(f"unknown registry {registry!r}")
+        build = _crate_build(raw) if registry == CRATES_IO else None
+        lock = SchemaLock(raw["package"], raw["version"], files, registry, build)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise GenerationError(
-            f"{path} is missing or malformed ({exc}); run `make update-schema VERSION=x.y.z`"
+            f"{path} is missing or malformed ({exc}); run `make update-schema VERSION=x.y.z` "
+            "(or CRATE=x.y.z)"
         ) from exc
     if not files:
         raise GenerationError(f"{path} pins no schema file")
     return lock
+
+
+def _locked_file(entry: dict[str, Any]) -> LockedFile:
+    features = entry.get("features")
+    fields = {**entry, "features": None if features is None else tuple(map(str, features))}
+    return LockedFile(**fields)
+
+
+def _crate_build(raw: dict[str, Any]) -> CrateBuild:
+    """A crates.io lock's provenance; a key it lacks reads as empty."""
+    dependencies = raw.get("dependencies", {})
+    return CrateBuild(
+        str(raw.get("checksum", "")),
+        str(raw.get("rustc", "")),
+        tuple((str(name), str(version)) for name, version in dependencies.items()),
+        str(raw.get("program", "")),
+    )
 
 
 def verify_lock(root: Path, lock: SchemaLock) -> None:
@@ -107,17 +160,74 @@ def verify_lock(root: Path, lock: SchemaLock) -> None:
     if problems:
         raise GenerationError(
             "; ".join(problems) + f" (pinned by schema/lock.json for {lock.origin}): restore "
-            "the file or run `make update-schema VERSION=x.y.z`"
+            "the file or run `make update-schema VERSION=x.y.z` (or CRATE=x.y.z)"
         )
 
 
 def write_lock(root: Path, lock: SchemaLock) -> None:
-    data = {
-        "package": lock.package,
-        "version": lock.version,
-        "files": [asdict(f) for f in lock.files],
-    }
+    """Write `lock` as JSON; an npm lock has exactly the keys it had before crates.io pins."""
+    data: dict[str, Any] = {"package": lock.package, "version": lock.version}
+    if lock.registry != NPM:
+        data["registry"] = lock.registry
+    if lock.build is not None:
+        data["checksum"] = lock.build.checksum
+        data["rustc"] = lock.build.rustc
+        data["dependencies"] = dict(lock.build.dependencies)
+        data["program"] = lock.build.program
+    data["files"] = [_file_data(f) for f in lock.files]
     (root / "schema" / "lock.json").write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _file_data(locked: LockedFile) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "path": locked.path,
+        "package_path": locked.package_path,
+        "protocol": locked.protocol,
+        "channel": locked.channel,
+        "sha256": locked.sha256,
+    }
+    if locked.features is not None:
+        data["features"] = list(locked.features)
+    return data
+
+
+@dataclass(frozen=True, slots=True)
+class NewFile:
+    """One edition's schema, to be pinned: its bytes and where upstream publishes it."""
+
+    package_path: str
+    protocol: str
+    channel: Stability
+    content: bytes
+    features: tuple[str, ...] | None = None
+
+
+def pin(root: Path, lock: SchemaLock, new: list[NewFile]) -> SchemaLock:
+    """Write every file of `new` to its place under `root`, then the lock (`lock` with these
+    files); the previous pins that `new` does not replace are removed only then."""
+    old = read_lock(root) if (root / "schema" / "lock.json").exists() else None
+    files = []
+    for item in new:
+        destination = root / repo_path(item.protocol, item.channel)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        destination.write_bytes(item.content)
+        files.append(
+            LockedFile(
+                repo_path(item.protocol, item.channel),
+                item.package_path,
+                item.protocol,
+                item.channel.value,
+                hashlib.sha256(item.content).hexdigest(),
+                item.features,
+            )
+        )
+    pinned = replace(lock, files=tuple(files))
+    write_lock(root, pinned)
+    kept = {f.path for f in files}
+    for stale in old.files if old else ():
+        if stale.path not in kept:
+            (root / stale.path).unlink(missing_ok=True)
+    return pinned
 
 
 def update_schema(root: Path, version: str) -> SchemaLock:
@@ -134,28 +244,11 @@ def update_schema(root: Path, version: str) -> SchemaLock:
         if not found:
             known = ", ".join(p for p, _, _ in LAYOUTS)
             raise GenerationError(f"{PACKAGE}@{version} ships none of the known schemas ({known})")
-        old = read_lock(root) if (root / "schema" / "lock.json").exists() else None
-        files = []
-        for (protocol, channel), source in found.items():
-            destination = root / repo_path(protocol, channel)
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, destination)
-            files.append(
-                LockedFile(
-                    repo_path(protocol, channel),
-                    source.relative_to(package).as_posix(),
-                    protocol,
-                    channel.value,
-                    sha256_of(destination),
-                )
-            )
-    lock = SchemaLock(PACKAGE, version, tuple(files))
-    write_lock(root, lock)
-    kept = {f.path for f in files}
-    for stale in old.files if old else ():
-        if stale.path not in kept:
-            (root / stale.path).unlink(missing_ok=True)
-    return lock
+        new = [
+            NewFile(source.relative_to(package).as_posix(), protocol, channel, source.read_bytes())
+            for (protocol, channel), source in found.items()
+        ]
+    return pin(root, SchemaLock(PACKAGE, version, ()), new)
 
 
 def unpack(version: str, tmp: Path) -> Path:
