@@ -15,8 +15,8 @@ from acp_codegen.lowering.behaviour import Rule, lower_behaviour
 from acp_codegen.lowering.context import Lowering, def_pointer
 from acp_codegen.lowering.definitions import lower_definition
 from acp_codegen.lowering.naming import OVERRIDES, Overrides
-from acp_codegen.lowering.state import lower_state
 from acp_codegen.lowering.nodes import JsonObject
+from acp_codegen.lowering.state import lower_state
 from acp_codegen.lowering.surface import lower_error_codes, lower_methods, lower_roles
 from acp_codegen.problems import SchemaProblems
 

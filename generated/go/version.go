@@ -5,5 +5,5 @@ package acp
 // Version is this module's version: the schema release, then the generator's.
 const Version = "2.4.0+codegen.0.2.0"
 
-// SchemaVersion is the @agentclientprotocol/sdk release the schemas come from.
+// SchemaVersion is the release the schemas come from (@agentclientprotocol/sdk@2.4.0).
 const SchemaVersion = "2.4.0"

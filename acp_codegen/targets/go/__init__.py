@@ -62,6 +62,7 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         env.get_template("version.go.jinja"),
         version=package_version(spec),
         schema_version=spec.version,
+        origin=spec.origin,
         **project,
     )
     copy_header = env.get_template("runtime_copy_header.go.jinja")
@@ -80,6 +81,7 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             "tables": tables,
             "views": session_views(edition, tables.roles),
             "schema_version": spec.version,
+            "origin": spec.origin,
             **project,
         }
         for kind in EDITION_FILES:
