@@ -44,7 +44,7 @@ def harness(
     workspace = tmp_path_factory.mktemp("every-schema")
     running = Harness(workspace)
     selected = [
-        item.callspec.params["root"]
+        item.callspec.params.get("root")
         for item in request.session.items
         if isinstance(item, pytest.Function)
         and item.module is request.module
@@ -73,3 +73,29 @@ def test_the_schema_generates_a_target_that_compiles(
     for step in harness.steps(root, target):
         if not step.ok:
             pytest.fail(step.failure(root, target), pytrace=False)
+
+
+NEW_IN_CRATE_1_20 = ("plan_update", "plan_removed", "subagent_update", "session_message")
+"""v1 stable `session/update` variants of schema crate 1.20 that npm 2.4.0's schemas lack."""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_crate_1_20_types_the_new_v1_stable_surfaces_in_every_target(
+    harness: Harness, target: str
+) -> None:
+    """Crate 1.20's v1 stable schema adds `plan_update`, `plan_removed`, `subagent_update`,
+    `session_message(_chunk)` updates and a `systemPrompt` on `session/new|load|resume`: each
+    target types them in its v1 (stable) package."""
+    (root,) = [r for r in ROOTS if r.name == "crate-1.20.0"]
+    assert all(step.ok for step in harness.steps(root, target))
+    v1 = {
+        "python": "python/acp_protocol/v1/_models",
+        "typescript": "typescript/src/v1/types.ts",
+        "go": "go/v1/types.go",
+    }[target]
+    path = harness.workspace / root.name / "generated" / v1
+    text = "\n".join(p.read_text() for p in ([path] if path.is_file() else path.rglob("*.py")))
+    for tag in NEW_IN_CRATE_1_20:
+        variant = "SessionUpdate" + "".join(part.title() for part in tag.split("_"))
+        assert variant in text, (target, variant)
+    assert ("system_prompt" if target == "python" else "systemPrompt") in text
