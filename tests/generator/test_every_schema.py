@@ -61,7 +61,8 @@ def harness(
 def test_every_fixture_root_is_found() -> None:
     names = [root.name for root in ROOTS]
     assert names[0].startswith("pinned-")
-    assert {"0.4.5", "0.16.0", "1.5.1", "1.9.0", "2.0.2"} <= set(names[1:])
+    assert {"0.4.5", "0.16.0", "1.5.1", "1.9.0", "2.0.2", "2.4.0"} <= set(names[1:])
+    assert sum(root.version == "1.20.0" for root in ROOTS) == 1  # pinned: the fixture is left out
     for root in ROOTS[1:]:
         assert root.path.parent == Path(__file__).resolve().parents[1] / "fixtures" / "schemas"
 
@@ -86,7 +87,7 @@ def test_crate_1_20_types_the_new_v1_stable_surfaces_in_every_target(
     """Crate 1.20's v1 stable schema adds `plan_update`, `plan_removed`, `subagent_update`,
     `session_message(_chunk)` updates and a `systemPrompt` on `session/new|load|resume`: each
     target types them in its v1 (stable) package."""
-    (root,) = [r for r in ROOTS if r.name == "crate-1.20.0"]
+    (root,) = [r for r in ROOTS if r.version == "1.20.0"]  # pinned, or a fixture
     assert all(step.ok for step in harness.steps(root, target))
     v1 = {
         "python": "python/acp_protocol/v1/_models",

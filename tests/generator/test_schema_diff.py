@@ -141,7 +141,8 @@ def test_diff_reports_the_behaviour_rules_that_start_applying_between_two_versio
     all three: their rules start applying, and 2.0.2's negotiation rule gives way to the
     -32022 one. Rules change no one's wire format: none is marked breaking."""
     old = ROOT / "tests/fixtures/schemas/2.0.2/schema/acp/v2/schema.json"
-    report = diff(str(old), str(ROOT / "schema/acp/v2/schema.json"), "v2")
+    new = ROOT / "tests/fixtures/schemas/2.4.0/schema/acp/v2/schema.json"
+    report = diff(str(old), str(new), "v2")
     rules = {(c.kind, c.subject) for c in report.changes if c.kind.startswith("rule-")}
     assert rules == {
         ("rule-starts", "initialize answers the highest version at or below the one asked"),
@@ -159,7 +160,7 @@ def test_diff_reports_the_behaviour_rules_that_start_applying_between_two_versio
         ),
     }
     assert not any(c.breaks for c in report.changes if c.kind.startswith("rule-"))
-    back = diff(str(ROOT / "schema/acp/v2/schema.json"), str(old), "v2")
+    back = diff(str(new), str(old), "v2")
     stops = [c for c in back.changes if c.kind == "rule-stops" and "terminal/cancel" in c.subject]
     assert [c.detail for c in stops] == ["the schema has no request `terminal/cancel`"]
     assert "## Behaviour rules" in to_markdown(report)
