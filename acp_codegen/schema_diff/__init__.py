@@ -46,40 +46,55 @@ class Report:
 
 def diff(old: str, new: str, edition: str = "v1") -> Report:
     """Compare two schemas (files or versions); raises `SchemaProblems` or `GenerationError`."""
-    protocol, _, channel_name = edition.partition("/")
-    channel = ir.Stability(channel_name or "stable")
     with tempfile.TemporaryDirectory(prefix="acp-diff-") as tmp:
-        before, old_label = _load(old, protocol, channel, Path(tmp) / "old")
-        after, new_label = _load(new, protocol, channel, Path(tmp) / "new")
+        before, old_label = _load(old, edition, Path(tmp) / "old")
+        after, new_label = _load(new, edition, Path(tmp) / "new")
     changes = compare(before, after) + tuple(rule_changes(before, after))
     return Report(old_label, new_label, edition, changes)
 
 
-def _load(arg: str, protocol: str, channel: ir.Stability, tmp: Path) -> tuple[ir.Edition, str]:
+def _edition_name(protocol: str, channel: ir.Stability) -> str:
+    """How `--edition` names a file: `v1` (stable), `v1/unstable`."""
+    return protocol if channel is ir.Stability.STABLE else f"{protocol}/{channel.value}"
+
+
+def _load(arg: str, edition: str, tmp: Path) -> tuple[ir.Edition, str]:
+    protocol, _, channel_name = edition.partition("/")
+    asked = _edition_name(protocol, ir.Stability.STABLE) if channel_name == "stable" else edition
     path = Path(arg)
     if path.is_file():
         label = str(path)
     elif VERSION.match(arg):
         tmp.mkdir(parents=True)
         package = unpack(arg, tmp)
-        wanted = [p for p, proto, chan in LAYOUTS if proto == protocol and chan is channel]
-        found = next((package / p for p in wanted if (package / p).is_file()), None)
+        shipped = {
+            _edition_name(proto, chan): package / p
+            for p, proto, chan in reversed(LAYOUTS)  # the first layout naming an edition wins
+            if (package / p).is_file()
+        }
+        found = shipped.get(asked)
         if found is None:
+            editions = ", ".join(sorted(shipped)) or "none"
             raise GenerationError(
-                f"{PACKAGE}@{arg} ships no {channel.value} {protocol} schema (try --edition "
-                f"{protocol}/{'unstable' if channel is ir.Stability.STABLE else 'stable'})"
+                f"{PACKAGE}@{arg} has no edition {edition}; its editions: {editions}"
             )
         path, label = found, f"{PACKAGE}@{arg} {found.relative_to(package).as_posix()}"
     else:
         raise GenerationError(f"{arg!r} is neither a schema file nor a version like 2.4.0")
+    try:
+        channel = ir.Stability(channel_name or "stable")
+    except ValueError:
+        raise GenerationError(
+            f"--edition {edition}: an edition is a protocol and a channel, like v1 or v2/unstable"
+        ) from None
     doc = load_schema(path)
     problems = validate_schema(doc, path.name)
     if problems:
         raise SchemaProblems(problems)
-    edition = lower_edition(
+    edition_ir = lower_edition(
         doc, protocol=protocol, channel=channel, source=path.name, sha256="", rules=RULES
     )
-    return edition, label
+    return edition_ir, label
 
 
 def to_json(report: Report) -> dict[str, Any]:

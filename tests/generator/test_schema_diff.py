@@ -5,12 +5,13 @@ may now get)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from acp_codegen import cli, ir
+from acp_codegen import cli, ir, schema_diff
 from acp_codegen.lowering import lower_edition
 from acp_codegen.pipeline import ROOT
 from acp_codegen.schema_diff import diff, to_markdown
@@ -164,3 +165,53 @@ def test_diff_reports_the_behaviour_rules_that_start_applying_between_two_versio
     stops = [c for c in back.changes if c.kind == "rule-stops" and "terminal/cancel" in c.subject]
     assert [c.detail for c in stops] == ["the schema has no request `terminal/cancel`"]
     assert "## Behaviour rules" in to_markdown(report)
+
+
+def _package(tmp: Path, files: list[str]) -> Path:
+    """A version's unpacked package holding these schema files (what `npm pack` would give)."""
+    for name in files:
+        (tmp / "package" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / "package" / name).write_text("{}")
+    return tmp / "package"
+
+
+def test_an_edition_a_version_lacks_is_one_line_listing_the_editions_it_has(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = [
+        "schema/v1/schema.json",
+        "schema/v1/schema.unstable.json",
+        "schema/v2/schema.json",
+        "schema/v2/schema.unstable.json",
+    ]
+    monkeypatch.setattr(schema_diff, "unpack", lambda version, tmp: _package(tmp, files))
+    for asked in ("v3", "v3/unstable", "v1/experimental"):
+        assert cli.main(["diff", "2.4.0", "2.4.0", "--edition", asked]) == 2
+        err = capsys.readouterr().err
+        assert err.splitlines() == [
+            f"acp-codegen: @agentclientprotocol/sdk@2.4.0 has no edition {asked}; "
+            "its editions: v1, v1/unstable, v2, v2/unstable"
+        ]
+    # Before 2.0 a version shipped one file, the unstable v1 edition.
+    monkeypatch.setattr(
+        schema_diff, "unpack", lambda version, tmp: _package(tmp, ["schema/schema.json"])
+    )
+    assert cli.main(["diff", "0.4.0", "0.4.0", "--edition", "v1"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "acp-codegen: @agentclientprotocol/sdk@0.4.0 has no edition v1; its editions: v1/unstable"
+    ]
+
+
+def test_without_npm_a_version_exits_3_as_docs_diff_md_and_the_cli_epilog_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no npm on it
+    assert cli.main(["diff", "2.0.2", "2.4.0"]) == cli.MISSING_TOOL == 3
+    assert capsys.readouterr().err.startswith("acp-codegen: npm is not installed")
+    docs = (ROOT / "docs/diff.md").read_text()
+    statuses = re.search(r"Exit status: (.*?)\n\n", docs, re.S)
+    assert statuses is not None
+    said = " ".join(statuses.group(1).split())
+    assert "**3** npm is missing" in said
+    assert "no npm" not in said
+    assert "3  a tool the command needs is missing (npm)" in cli.EPILOG

@@ -164,3 +164,40 @@ async def test_an_unreachable_remote_agent_is_one_line_and_initialize_fails() ->
     assert bridge.returncode == 1
     (line,) = stderr.decode().splitlines()
     assert line.startswith("bridge connect: the connection to http://127.0.0.1:9/acp ended: ")
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+async def test_no_agent_outlives_a_closed_bridge_client(scheme: str) -> None:
+    """At the end of stdin the bridge ends its connection on the server (`DELETE` over HTTP, the
+    WebSocket's close) and exits well under a second after its last answer: a caller that stops
+    it after 2 s (the example client, the Go starter) never leaves the served agent running
+    until the server's idle timeout."""
+    app = http_app(InteropAgent)
+    async with serving(app) as base:
+        url = base.replace("http", scheme, 1) + "/acp"
+        process = await asyncio.create_subprocess_exec(
+            *BRIDGE,
+            "connect",
+            url,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        params = {"protocolVersion": 1}
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
+        process.stdin.write(json.dumps(initialize).encode() + b"\n")
+        answer = json.loads(await asyncio.wait_for(process.stdout.readline(), 20))
+        assert answer["result"]["protocolVersion"] == 1
+        assert app.connection_count == 1
+        process.stdin.close()
+        started = asyncio.get_running_loop().time()
+        status = await asyncio.wait_for(process.wait(), 20)
+        took = asyncio.get_running_loop().time() - started
+        assert status == 0, (await process.stderr.read()).decode()  # type: ignore[union-attr]
+        assert took < 1.0
+        for _ in range(100):  # the server ends the agent as the DELETE (or close) arrives
+            if app.connection_count == 0:
+                break
+            await asyncio.sleep(0.01)
+        assert app.connection_count == 0

@@ -420,3 +420,17 @@ def test_the_client_mirror_enforces_the_agent_side_guards(store: SessionStore) -
         node = node["x"]
     assert store.apply_update("s", {"sessionUpdate": "session_info_update", "_meta": deep}) is None
     assert store.get("s") == record
+
+
+def test_a_store_in_a_folder_that_does_not_exist_is_a_store_error_naming_the_folder(
+    tmp_path: Path,
+) -> None:
+    """Nothing is created (not even the folder): one `SessionStoreError` that names the missing
+    folder, not the temporary file the store would have been made in."""
+    folder = tmp_path / "missing"
+    with pytest.raises(SessionStoreError) as raised:
+        SessionStore(folder / "sessions.db")
+    assert str(raised.value) == (
+        f"{folder / 'sessions.db'}: cannot create the store: no folder {folder}"
+    )
+    assert not folder.exists()

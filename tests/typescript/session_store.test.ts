@@ -140,6 +140,12 @@ test("a file that is not a store of this format is refused with one line, untouc
   assert.equal(await readFile(path, "utf8"), '{"format":"something else"}');
 });
 
+test("a store in a folder that does not exist is refused with one line naming the folder", async () => {
+  const missing = join(await folder(), "missing");
+  const path = join(missing, "sessions.json");
+  await assert.rejects(FileSessionStore.open(path), { message: `${path}: cannot create the store: no folder ${missing}` });
+});
+
 test("a process killed at any moment loses no session it had acknowledged", async () => {
   const path = join(await folder(), "sessions.json");
   const runtime = new URL("../src/index.js", import.meta.url).href;

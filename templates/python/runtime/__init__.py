@@ -18,6 +18,7 @@ from .errors import (
     ParseError,
     RequestCancelled,
     RpcError,
+    UnsupportedVersion,
 )
 from .event_loop import run
 from .file_service import FileAccessError, FileService
@@ -82,6 +83,7 @@ __all__ = [
     "StreamTransport",
     "Transport",
     "TurnRule",
+    "UnsupportedVersion",
     "memory_pair",
     "open_fds",
     "open_stdio",

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from .behaviour import Behaviour, advertise
 from .connection import Connection
-from .errors import RpcError
+from .errors import UnsupportedVersion
 from .foreground import Foreground
 from .request_state import CancelSource, RequestContext
 from .session_turns import session_id_of
@@ -27,14 +27,6 @@ from .session_view import SessionViews
 
 Call = Callable[[RequestContext], Awaitable[Any]]
 """The user's handler bound to its params, given the request context to run with."""
-
-
-class UnsupportedVersion(RpcError):
-    """`-32022` "Unsupported protocol version": "No protocol version supported by the Agent is
-    at or below the requested version. The error data is an `UnsupportedProtocolVersionErrorData`"
-    (`{requested, supported}`)."""
-
-    default_message = "Unsupported protocol version"
 
 
 class EditionRules:
@@ -106,7 +98,10 @@ class EditionRules:
             raise LookupError(method)
         return await call(context)
 
-    async def _initialize(self, params: Any, context: RequestContext, call: Call | None) -> Any:
+    def negotiate(self, params: Any) -> int:
+        """The version to answer `initialize` with these (raw) params; `UnsupportedVersion` when
+        the edition has none for the version asked. The router asks before it validates the
+        params: a client of another version sends them in its version's shape."""
         negotiation = self.behaviour.negotiation
         asked = params.get(negotiation.field) if isinstance(params, dict) else None
         version = self.behaviour.negotiate(asked)
@@ -115,6 +110,11 @@ class EditionRules:
                 code=negotiation.unsupported,
                 data={"requested": asked, "supported": [negotiation.version]},
             )
+        return version
+
+    async def _initialize(self, params: Any, context: RequestContext, call: Call | None) -> Any:
+        negotiation = self.behaviour.negotiation
+        version = self.negotiate(params)
         if call is None:
             raise LookupError(self.initialize)
         result = await call(context)

@@ -9,6 +9,8 @@ LSP reserves):
 - `-32600` invalid request: JSON, but not a request, response or notification object.
 - `-32601` method not found, `-32602` invalid params, `-32603` internal error.
 - `-32800` request cancelled.
+- `-32022` unsupported protocol version (ACP v2's; `UnsupportedVersion` also reports an `initialize`
+  answered in a version the client does not speak).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 REQUEST_CANCELLED = -32800
+UNSUPPORTED_VERSION = -32022
 
 
 class RpcError(Exception):
@@ -135,6 +138,32 @@ class RequestCancelled(RpcError):
     default_message = "Request cancelled"
 
 
+class UnsupportedVersion(RpcError):
+    """`-32022` "Unsupported protocol version": a client and an agent of different protocol
+    versions, named both ways in one line.
+
+    An agent answers it to an `initialize` asking for a version below all it implements ("No
+    protocol version supported by the Agent is at or below the requested version. The error data
+    is an `UnsupportedProtocolVersionErrorData`": `{requested, supported}`), before reading the
+    rest of the params (they are in the client's version). A client raises it when the agent
+    answers a version other than the client's (`{requested, answered}`): ACP v1 has no such
+    code, and a v1 agent asked for 2 answers 1.
+    """
+
+    default_code = UNSUPPORTED_VERSION
+    default_message = "Unsupported protocol version"
+
+    def __str__(self) -> str:
+        data = self.data if isinstance(self.data, dict) else {}
+        asked = f"the client asked for version {data.get('requested')}"
+        if "answered" in data:
+            return f"{self.message} ({self.code}): {asked}, the agent answered {data['answered']}"
+        if isinstance(data.get("supported"), list):
+            supported = ", ".join(str(v) for v in data["supported"])
+            return f"{self.message} ({self.code}): {asked}, the agent supports {supported}"
+        return super().__str__()
+
+
 class ConnectionClosed(ConnectionError):
     """The connection is closed or the peer is gone; every pending caller gets this."""
 
@@ -145,6 +174,7 @@ _CLASS_BY_CODE: dict[int, type[RpcError]] = {
     METHOD_NOT_FOUND: MethodNotFound,
     INVALID_PARAMS: InvalidParams,
     REQUEST_CANCELLED: RequestCancelled,
+    UNSUPPORTED_VERSION: UnsupportedVersion,
 }
 
 

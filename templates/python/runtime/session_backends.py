@@ -302,7 +302,14 @@ def _create(path: str) -> None:
     """A new, empty store at `path`, made whole in a temporary file beside it and linked into
     place; if another process linked its own first, that one is kept."""
     folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".acp-store-", suffix=".tmp", dir=folder)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".acp-store-", suffix=".tmp", dir=folder)
+    except FileNotFoundError:
+        raise SessionStoreError(f"{path}: cannot create the store: no folder {folder}") from None
+    except OSError as error:  # a folder this process may not write in, or not a folder
+        raise SessionStoreError(
+            f"{path}: cannot create the store in {folder}: {error.strerror}"
+        ) from None
     os.close(handle)
     os.unlink(temporary)  # SQLite makes the file itself
     try:

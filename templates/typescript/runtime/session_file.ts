@@ -11,7 +11,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { open, readFile, rename, rm } from "node:fs/promises";
+import { open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { MemorySessionStore, type SessionRecord, type SessionStoreOptions, type StoreSnapshot } from "./session_store.js";
 
@@ -38,15 +38,21 @@ export class FileSessionStore extends MemorySessionStore {
   }
 
   /** The store kept in `path` (created on its first change when there is no such file). Rejects
-   * with one line for a file that is not a store of this format. */
+   * with one line for a file that is not a store of this format, or a folder that does not exist
+   * (not at the first change, naming a temporary file). */
   static async open(path: string, options: SessionStoreOptions = {}): Promise<FileSessionStore> {
     const store = new FileSessionStore(path, options);
     let text: string;
     try {
       text = await readFile(path, "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return store;
-      throw error;
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      const folder = dirname(path);
+      const found = await stat(folder).catch(() => null);
+      if (found === null || !found.isDirectory()) {
+        throw new Error(`${path}: cannot create the store: no folder ${folder}`);
+      }
+      return store;
     }
     store.restore(parseStore(path, text));
     return store;

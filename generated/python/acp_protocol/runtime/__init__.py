@@ -21,6 +21,7 @@ from .errors import (
     ParseError,
     RequestCancelled,
     RpcError,
+    UnsupportedVersion,
 )
 from .event_loop import run
 from .file_service import FileAccessError, FileService
@@ -85,6 +86,7 @@ __all__ = [
     "StreamTransport",
     "Transport",
     "TurnRule",
+    "UnsupportedVersion",
     "memory_pair",
     "open_fds",
     "open_stdio",

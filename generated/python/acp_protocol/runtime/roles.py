@@ -30,6 +30,7 @@ from .errors import (
     InvalidParams,
     InvalidResponse,
     MethodNotFound,
+    UnsupportedVersion,
     validation_details,
     validation_summary,
 )
@@ -70,6 +71,16 @@ def parse_result(spec: MethodSpec, value: Any) -> Any:
         return validator_for(spec.result_type)(value)
     except ValidationError as error:
         raise InvalidResponse(data={"method": spec.name, **validation_details(error)}) from None
+
+
+def parse_negotiated(spec: MethodSpec, field: str, version: int, value: Any) -> Any:
+    """The peer's answer to `initialize` (`spec`) as its result type, once its `field` says the
+    client's `version`: another version is `UnsupportedVersion` naming both, not a failure to
+    read the other version's answer as this one's."""
+    answered = value.get(field) if isinstance(value, dict) else None
+    if answered is not None and answered != version:
+        raise UnsupportedVersion(data={"requested": version, "answered": answered})
+    return parse_result(spec, value)
 
 
 class Peer:
@@ -272,6 +283,8 @@ class Router(Generic[PeerT]):
             if route is None and method.startswith("_") and self._extension_request is not None:
                 return await self._extension_request(method, params, self._context(context))
             raise MethodNotFound(data={"method": method})
+        if ruled and rules is not None and method == rules.initialize:
+            rules.negotiate(params)  # a client of another version: -32022, whatever its params
         try:
             typed = route.params(params)
         except ValidationError as error:

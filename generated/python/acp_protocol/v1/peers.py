@@ -21,17 +21,18 @@ from functools import partial
 from typing import Any, cast
 
 from ..runtime.cancellation import CancelSignal
-from ..runtime.roles import Peer, parse_result
+from ..runtime.roles import Peer, parse_negotiated, parse_result
 
 from . import models
 from .methods import REQUESTS
 
-# How each request's result is checked: as the result type of its method, bound once.
+# How each request's result is checked: as the result type of its method, bound once; the
+# answer to initialize first for its protocolVersion (another version: UnsupportedVersion).
 _PARSE_AUTHENTICATE = partial(parse_result, REQUESTS["authenticate"])
 _PARSE_ELICITATION_CREATE = partial(parse_result, REQUESTS["elicitation/create"])
 _PARSE_FS_READ_TEXT_FILE = partial(parse_result, REQUESTS["fs/read_text_file"])
 _PARSE_FS_WRITE_TEXT_FILE = partial(parse_result, REQUESTS["fs/write_text_file"])
-_PARSE_INITIALIZE = partial(parse_result, REQUESTS["initialize"])
+_PARSE_INITIALIZE = partial(parse_negotiated, REQUESTS["initialize"], "protocolVersion", 1)
 _PARSE_LOGOUT = partial(parse_result, REQUESTS["logout"])
 _PARSE_SESSION_CLOSE = partial(parse_result, REQUESTS["session/close"])
 _PARSE_SESSION_DELETE = partial(parse_result, REQUESTS["session/delete"])

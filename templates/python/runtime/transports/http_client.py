@@ -137,8 +137,12 @@ class StreamableHttpTransport:
         (DELETE)."""
         if self._closed:
             return
+        # Until everything written is POSTed, or the sender ended (the connection failed): the
+        # sender itself only ends on a failure, so waiting for both would always time out.
         idle = asyncio.get_running_loop().create_task(self._idle.wait())
-        await asyncio.wait({idle, self._sender}, timeout=_FLUSH_TIMEOUT)
+        await asyncio.wait(
+            {idle, self._sender}, timeout=_FLUSH_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
+        )
         idle.cancel()
         if self._closed:
             return

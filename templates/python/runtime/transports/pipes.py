@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 from ..event_loop import loop_name
-from .file_pumps import is_regular_file, reading_pipe, writing_pipe
+from .file_pumps import needs_pump, reading_pipe, writing_pipe
 from .transport import CoalescingWriter
 
 _CHUNK = 256 * 1024
@@ -206,11 +206,11 @@ async def connect_pipes(
 
 async def open_fds(read_fd: int, write_fd: int, *, push: bool | None = None) -> PipeTransport:
     """A transport over two pipe (or socket, or terminal) descriptors, e.g. from `os.pipe()`
-    (`push`: see `PipeTransport`); a regular file on either side is put behind a pipe
-    (`file_pumps`)."""
-    if is_regular_file(read_fd):
+    (`push`: see `PipeTransport`); a regular file or `/dev/null` on either side is put behind a
+    pipe (`file_pumps`)."""
+    if needs_pump(read_fd):
         read_fd = reading_pipe(read_fd)
-    if is_regular_file(write_fd):
+    if needs_pump(write_fd):
         write_fd = writing_pipe(write_fd)
     pipes = await connect_pipes(
         os.fdopen(read_fd, "rb", buffering=0), os.fdopen(write_fd, "wb", buffering=0)

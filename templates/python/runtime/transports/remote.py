@@ -10,13 +10,15 @@ still imports, and opening a remote agent fails with one line naming the extra.
 from __future__ import annotations
 
 import ssl
+import sys
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from .transport import DEFAULT_FRAME_LIMIT, Transport
 
 EXTRA = "pip install 'acp-protocol-sdk[http]'"
-_EXTRA_MODULES = frozenset({"httpx", "httpx_sse", "h2", "websockets"})
+_OURS = __name__.rsplit(".runtime.", 1)[0]
+"""This package's name (`acp_protocol`, or where it was vendored): its modules are no extra's."""
 
 
 class MissingExtra(ImportError):
@@ -56,10 +58,23 @@ async def open_remote(
 
             return await open_websocket(url, sent, frame_limit, verify=verify)
     except ImportError as error:
-        missing = (error.name or "").split(".")[0]
-        if missing not in _EXTRA_MODULES and "h2" not in str(error):
+        missing = _missing_library(error)
+        if missing is None:
             raise
         raise MissingExtra(
-            f"remote agents need the http extra ({missing or 'h2'} is missing): {EXTRA}"
+            f"remote agents need the http extra ({missing} is missing): {EXTRA}"
         ) from None
     raise ValueError(f"a remote agent's URL starts with http(s):// or ws(s)://, not {url!r}")
+
+
+def _missing_library(error: ImportError) -> str | None:
+    """The library an import failed for, when it is one the `http` extra brings: any module that
+    is neither the standard library's nor this package's (httpx, httpcore, httpx-sse, websockets,
+    and what they import in turn), or h2, which httpx asks for by message only."""
+    name = error.name or ""
+    if not name:
+        return "h2" if "h2" in str(error) else None
+    if name == _OURS or name.startswith(_OURS + "."):
+        return None
+    top = name.split(".")[0]
+    return None if top in sys.stdlib_module_names else top

@@ -1,15 +1,17 @@
 # Copied by acp-codegen from templates/python/runtime/transports/file_pumps.py. Do not edit here:
 # edit the source, then run `make generate`.
 
-"""Regular files as stdio: a thread that copies between the file and a pipe.
+"""Files as stdio: a thread that copies between the file and a pipe.
 
 Layer: transport. asyncio reads and writes pipes, sockets and terminals only ("Pipe transport is
 only for pipes, sockets and character devices"), but an agent is also run as `agent <
-requests.ndjson > answers.ndjson` (recorded sessions, scripted checks). A regular file given for
-stdin or stdout is put behind a pipe: a thread copies the file into the pipe (the reading side),
-or the pipe into the file (the writing side), and the transport reads or writes the pipe as
-usual. The writing side's thread is joined when the interpreter exits, so everything written is in
-the file by then.
+requests.ndjson > answers.ndjson` (recorded sessions, scripted checks), or with `/dev/null` for
+stdin or stdout (a daemon, cron, `nohup`): a character device that epoll refuses (`EPERM`; asyncio
+then never reads, uvloop aborts). A descriptor that is not a pipe, a socket or a terminal (a
+regular file, `/dev/null`) given for stdin or stdout is put behind a pipe: a thread copies the
+file into the pipe (the reading side), or the pipe into the file (the writing side), and the
+transport reads or writes the pipe as usual. The writing side's thread is joined when the
+interpreter exits, so everything written is in the file by then.
 """
 
 from __future__ import annotations
@@ -22,8 +24,12 @@ import threading
 _CHUNK = 256 * 1024
 
 
-def is_regular_file(fd: int) -> bool:
-    return stat.S_ISREG(os.fstat(fd).st_mode)
+def needs_pump(fd: int) -> bool:
+    """Whether `fd` is not one an event loop can watch (a pipe, a socket or a terminal)."""
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return False
+    return not (stat.S_ISCHR(mode) and os.isatty(fd))
 
 
 def reading_pipe(file_fd: int) -> int:

@@ -21,17 +21,18 @@ from functools import partial
 from typing import Any, cast
 
 from ...runtime.cancellation import CancelSignal
-from ...runtime.roles import Peer, parse_result
+from ...runtime.roles import Peer, parse_negotiated, parse_result
 
 from . import models
 from .methods import REQUESTS
 
-# How each request's result is checked: as the result type of its method, bound once.
+# How each request's result is checked: as the result type of its method, bound once; the
+# answer to initialize first for its protocolVersion (another version: UnsupportedVersion).
 _PARSE_AUTH_LOGIN = partial(parse_result, REQUESTS["auth/login"])
 _PARSE_AUTH_LOGOUT = partial(parse_result, REQUESTS["auth/logout"])
 _PARSE_AUTH_STATUS = partial(parse_result, REQUESTS["auth/status"])
 _PARSE_ELICITATION_CREATE = partial(parse_result, REQUESTS["elicitation/create"])
-_PARSE_INITIALIZE = partial(parse_result, REQUESTS["initialize"])
+_PARSE_INITIALIZE = partial(parse_negotiated, REQUESTS["initialize"], "protocolVersion", 2)
 _PARSE_MCP_MESSAGE = partial(parse_result, REQUESTS["mcp/message"])
 _PARSE_PROVIDERS_DISABLE = partial(parse_result, REQUESTS["providers/disable"])
 _PARSE_PROVIDERS_LIST = partial(parse_result, REQUESTS["providers/list"])
