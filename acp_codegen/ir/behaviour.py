@@ -42,12 +42,22 @@ class MetaRule:
 @dataclass(frozen=True, slots=True)
 class Capability:
     """Where an agent's `initialize` result advertises an optional method: the wire keys from
-    the result down, and the value that says "supported" (`{}`, or `true`)."""
+    the result down, and the value that says "supported" (`{}`, or `true`).
+
+    `requires` are the methods the agent must serve for the capability to be advertised (the
+    requests it answers, the notifications it acts on): `(method,)` for one optional method;
+    v2's `capabilities.session` promises the whole baseline, so it requires every baseline method
+    the agent receives. An SDK advertises the capability only when it serves all of them."""
 
     method: str
     path: tuple[str, ...]
     value: Any
     spec: str
+    requires: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.requires:
+            object.__setattr__(self, "requires", (self.method,))
 
 
 @dataclass(frozen=True, slots=True)

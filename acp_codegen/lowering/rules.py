@@ -67,6 +67,18 @@ class Rule:
 
 REQUEST, NOTIFICATION = MethodKind.REQUEST, MethodKind.NOTIFICATION
 
+V2_SESSION_BASELINE_KINDS = (
+    ("session/new", REQUEST),
+    ("session/list", REQUEST),
+    ("session/resume", REQUEST),
+    ("session/close", REQUEST),
+    ("session/prompt", REQUEST),
+    ("session/cancel", NOTIFICATION),
+)
+"""v2's baseline session methods that the agent receives (`AgentCapabilities.session`); the
+baseline's `session/update` is the agent's to send, so serving it asks nothing of the agent."""
+V2_SESSION_BASELINE = tuple(method for method, _ in V2_SESSION_BASELINE_KINDS)
+
 V1_PROMPT = "prompt-turn § Cancellation"
 V1_PROMPT_CANCELLED = (
     f"{V1_PROMPT}: the Agent MUST respond to the original `session/prompt` request with the "
@@ -368,9 +380,10 @@ RULES: tuple[Rule, ...] = (
             "AgentCapabilities.session: Supplying `{}` means the agent supports the baseline "
             "session methods: `session/new`, `session/list`, `session/resume`, `session/close`, "
             "`session/prompt`, `session/cancel`, and `session/update`.",
+            V2_SESSION_BASELINE,
         ),
         Needs(
-            methods=(("session/list", REQUEST),),
+            methods=tuple((m, kind) for m, kind in V2_SESSION_BASELINE_KINDS),
             paths=(("InitializeResponse", ("capabilities", "session")),),
             quotes=(("AgentCapabilities", "Supplying `{}` means the agent supports the"),),
         ),
@@ -384,6 +397,8 @@ RULES: tuple[Rule, ...] = (
             {},
             "SessionCapabilities.delete: Supplying `{}` means the agent supports deleting "
             "sessions from `session/list`.",
+            # Inside `capabilities.session`: advertising it advertises the baseline too.
+            (*V2_SESSION_BASELINE, "session/delete"),
         ),
         Needs(
             methods=(("session/delete", REQUEST),),

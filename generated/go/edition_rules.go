@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 
 	"acp-protocol-sdk/wire"
 )
@@ -21,8 +20,8 @@ import (
 // answers its own version). The result's version is the SDK's to say, never the handler's echo
 // of the request.
 //
-// Each of advertised (the capabilities of the methods the SDK answers for the handler, such as
-// session/list from a SessionStore) is set in the result where the handler left its path unset
+// Each of advertised (Advertised: the capabilities whose required methods the handler serves,
+// by its own methods or the SDK's, such as session/list from a SessionStore) is set in the result where the handler left its path unset
 // (a value the handler wrote, false and null included, is kept).
 func Negotiate[P, R any](ctx context.Context, params json.RawMessage, decode wire.Decoder[P], method func(context.Context, P) (R, error), negotiation *Negotiation, advertised ...Capability) (any, error) {
 	var value P
@@ -48,17 +47,6 @@ func Negotiate[P, R any](ctx context.Context, params json.RawMessage, decode wir
 		}
 	}
 	return answer, err
-}
-
-// CapabilitiesOf are b's capabilities that advertise one of methods.
-func CapabilitiesOf(b Behaviour, methods ...string) []Capability {
-	var found []Capability
-	for _, capability := range b.Capabilities {
-		if slices.Contains(methods, capability.Method) {
-			found = append(found, capability)
-		}
-	}
-	return found
 }
 
 // withCapability is object with value set at path, unless the path is already set or passes
@@ -137,4 +125,24 @@ func UnknownTarget[R any](code int, field string, target any) (R, error) {
 	var zero R
 	data, _ := json.Marshal(map[string]any{field: target})
 	return zero, &Error{Code: code, Message: "Unknown, final or not cancellable", Data: data}
+}
+
+// Advertised are b's capabilities whose required methods all pass serves: what an agent's
+// initialize answer advertises (never a method that answers -32601).
+func Advertised(b Behaviour, serves func(method string) bool) []Capability {
+	var found []Capability
+	for _, capability := range b.Capabilities {
+		required := capability.Requires
+		if len(required) == 0 {
+			required = []string{capability.Method}
+		}
+		all := true
+		for _, method := range required {
+			all = all && serves(method)
+		}
+		if all {
+			found = append(found, capability)
+		}
+	}
+	return found
 }

@@ -169,7 +169,12 @@ def test_a_capability_path_is_followed_through_refs_and_nullable_unions() -> Non
     """AgentCapabilities.session: "Supplying `{}` means the agent supports the baseline session
     methods"."""
     defs = {
+        "NewSessionRequest": method("session/new", "agent"),
         "ListSessionsRequest": method("session/list", "agent"),
+        "ResumeSessionRequest": method("session/resume", "agent"),
+        "CloseSessionRequest": method("session/close", "agent"),
+        "PromptRequest": method("session/prompt", "agent"),
+        "CancelNotification": method("session/cancel", "agent"),
         "InitializeResponse": method(
             "initialize", "agent", capabilities={"$ref": "#/$defs/AgentCapabilities"}
         ),
@@ -187,6 +192,15 @@ def test_a_capability_path_is_followed_through_refs_and_nullable_unions() -> Non
     edition = lower(defs, "v2", "the baseline session methods")
     capability = edition.behaviour.capability("session/list")
     assert capability is not None and capability.path == ("capabilities", "session")
+    # `{}` promises the whole baseline: advertised only when the agent serves all of it.
+    assert capability.requires == (
+        "session/new",
+        "session/list",
+        "session/resume",
+        "session/close",
+        "session/prompt",
+        "session/cancel",
+    )
     defs["AgentCapabilities"]["properties"] = {"sessions": {"type": "object"}}
     found = absent(defs, "v2", "the baseline session methods")
     assert any("`InitializeResponse` has no `capabilities.session`" in p for p in found)

@@ -113,12 +113,15 @@ def test_an_agent_program_that_cannot_be_started_is_reported_in_one_line(starter
     ]
 
 
-def test_the_starter_agent_implements_every_method_of_the_role_interface(starters: Path) -> None:
-    """Each handler is there with the real signature: `implements acp.Agent` is checked by tsc,
-    and every request name of the role appears as a method."""
+def test_the_starter_agent_has_exactly_the_methods_it_serves(starters: Path) -> None:
+    """Each handler it serves is there with the real signature (`implements acp.Agent` is
+    checked by tsc); no other request: `initialize` advertises each optional method an agent
+    has, so a stub answering -32601 would be advertised."""
     source = (starters / "agent.ts").read_text()
-    for handler in ("initialize", "sessionNew", "sessionPrompt", "sessionCancel", "authenticate"):
+    for handler in ("initialize", "sessionNew", "sessionPrompt", "sessionCancel"):
         assert f"  async {handler}(params: acp." in source
+    for handler in ("authenticate", "sessionLoad", "sessionList", "sessionResume", "sessionClose"):
+        assert f"  async {handler}(params: acp." not in source
 
 
 # -- --protocol v2 ---------------------------------------------------------------------------------
@@ -141,7 +144,10 @@ def test_a_v2_starter_has_every_handler_of_its_role_with_the_schema_doc_and_name
     acp.Agent` is checked by tsc) and its doc comment; the header names the command."""
     source = (v2_starters / f"{role}.ts").read_text()
     unstable = "--unstable" in source.splitlines()[0]
-    for handler in role_handlers("v2/unstable" if unstable else "v2", role):
+    handlers = role_handlers("v2/unstable" if unstable else "v2", role)
+    if role == "agent":  # what it serves (the SDK: session/list from its store, session/close)
+        handlers = ["initialize", "sessionNew", "sessionResume", "sessionPrompt", "sessionCancel"]
+    for handler in handlers:
         head = re.search(rf"\*/\n  async {handler}\(params: acp\.\w+, ctx: acp\.(\w+)\)", source)
         assert head is not None, handler
         work = role == "agent" and handler == "sessionPrompt"

@@ -57,6 +57,13 @@ class WordsAgent(Agent):
         self.session_store.create(session_id, params.cwd)
         return models.NewSessionResponse(session_id=session_id)
 
+    async def session_resume(
+        self, params: models.ResumeSessionRequest, ctx: AgentContext
+    ) -> models.ResumeSessionResponse:
+        """With session/new, session/prompt, session/list (the store) and session/close (the
+        SDK's): the whole baseline, so `capabilities.session` is advertised."""
+        return models.ResumeSessionResponse()
+
     async def session_prompt(self, params: models.PromptRequest, ctx: AgentContext) -> str | None:
         text = " ".join(b.text for b in params.prompt if isinstance(b, models.ContentBlockText))
         session_id = params.session_id

@@ -270,20 +270,50 @@ async def test_initialize_answers_the_agents_own_version_never_the_clients() -> 
         assert (await peer.receive())["result"]["protocolVersion"] == 1
 
 
-async def test_a_session_store_advertises_session_list_under_capabilities_session() -> None:
-    """AgentCapabilities.session: "Supplying `{}` means the agent supports the baseline session
-    methods: `session/new`, `session/list`, [...]"; never v1's `agentCapabilities` path."""
-    agent = WordsAgent()
-    agent.session_store = SessionStore()
-    agent.session_store.create(SESSION, "/work")
+class BaselineAgent(WordsAgent):
+    """WordsAgent (`session/prompt`) with `session/new` and `session/resume` too: with a store
+    answering `session/list` and the SDK's `session/close`, the whole session baseline."""
+
+    async def session_new(
+        self, params: models.NewSessionRequest, ctx: AgentContext
+    ) -> models.NewSessionResponse:
+        return models.NewSessionResponse(session_id=SESSION)
+
+    async def session_resume(
+        self, params: models.ResumeSessionRequest, ctx: AgentContext
+    ) -> models.ResumeSessionResponse:
+        return models.ResumeSessionResponse()
+
+
+async def initialize_and_list(agent: Agent) -> tuple[dict[str, Any], dict[str, Any]]:
     async with serving(agent) as peer:
         peer.request(1, "initialize", {"protocolVersion": 2, "info": {"name": "c", "version": "1"}})
         answer = (await peer.receive())["result"]
         peer.request(2, "session/list", {})
-        listed = (await peer.receive())["result"]
+        return answer, await peer.receive()
+
+
+async def test_capabilities_session_is_advertised_only_when_the_whole_baseline_is_served() -> None:
+    """AgentCapabilities.session: "Supplying `{}` means the agent supports the baseline session
+    methods: `session/new`, `session/list`, `session/resume`, `session/close`, `session/prompt`,
+    `session/cancel`, and `session/update`"; never v1's `agentCapabilities` path."""
+    agent = BaselineAgent()
+    agent.session_store = SessionStore()
+    agent.session_store.create(SESSION, "/work")
+    answer, listed = await initialize_and_list(agent)
     assert answer["capabilities"] == {"session": {}}
     assert "agentCapabilities" not in answer
-    assert [s["sessionId"] for s in listed["sessions"]] == [SESSION]
+    assert [s["sessionId"] for s in listed["result"]["sessions"]] == [SESSION]
+    # A store alone serves session/list, not session/new nor session/resume: no promise.
+    words = WordsAgent()
+    words.session_store = SessionStore()
+    answer, listed = await initialize_and_list(words)
+    assert "session" not in answer.get("capabilities", {})
+    assert "result" in listed
+    # The baseline without a store (nor a session_list of its own): session/list answers -32601.
+    answer, listed = await initialize_and_list(BaselineAgent())
+    assert "session" not in answer.get("capabilities", {})
+    assert listed["error"]["code"] == -32601
 
 
 async def test_a_v2_session_store_patches_meta_by_top_level_key() -> None:

@@ -50,13 +50,16 @@ function textOf(prompt: v2.ContentBlock[]): string {
 export const v2Agent: v2.Agent = {
   async initialize() {
     // The SDK sets the negotiated protocolVersion and advertises `capabilities.session` (this
-    // agent handles session/list).
+    // agent serves the whole session baseline: session/close and session/cancel are the SDK's).
     return { protocolVersion: v2.PROTOCOL_VERSION, info: { name: NAME, version: "0" } };
   },
   async sessionNew(params) {
     const sessionId = `ours-v2-${sessions.size + 1}`;
     sessions.set(sessionId, { cwd: params.cwd, info: EMPTY_SESSION_INFO });
     return { sessionId };
+  },
+  async sessionResume() {
+    return {};
   },
   async sessionList(params) {
     const listed = [...sessions.entries()].filter(([, s]) => params.cwd == null || s.cwd === params.cwd);

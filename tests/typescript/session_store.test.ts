@@ -97,12 +97,21 @@ test("v1: without a store session/list is -32601 and not advertised", async () =
   await clientSide.close();
 });
 
-test("v2: a store is advertised under capabilities.session, answers session/list, and takes v2's _meta policy (patch)", async () => {
+test("v2: a store serves session/list (with the rest of the baseline: capabilities.session) and takes v2's _meta policy (patch)", async () => {
   const store = new MemorySessionStore({ clock: () => NOW });
   const agent: v2.Agent = {
     sessionStore: store,
     async initialize(params) {
       return { protocolVersion: params.protocolVersion, info: { name: "stored", version: "0" } };
+    },
+    async sessionNew() {
+      return { sessionId: "s" };
+    },
+    async sessionResume() {
+      return {};
+    },
+    async sessionPrompt() {
+      return "end_turn";
     },
   };
   const { clientSide } = connectedV2(agent, {});

@@ -9,11 +9,13 @@ import * as v2 from "../src/v2/index.js";
 import { aborted, connected, until } from "./support.js";
 import { SESSION, connectedV2, text, wordAgent } from "./v2_support.js";
 
-test("initialize answers the edition's version, never the one asked, and advertises session/list under capabilities.session", async () => {
+test("initialize answers the edition's version, never the one asked, and advertises capabilities.session once the whole session baseline is served", async () => {
   // InitializeResponse.protocolVersion: "The highest protocol version supported by the agent that
   // is at or below the version requested by the client." AgentCapabilities.session: "Supplying
-  // `{}` means the agent supports the baseline session methods".
-  const agent: v2.Agent = {
+  // `{}` means the agent supports the baseline session methods: `session/new`, `session/list`,
+  // `session/resume`, `session/close`, `session/prompt`, `session/cancel`, and `session/update`"
+  // (session/close and session/cancel are the SDK's).
+  const lists: v2.Agent = {
     async initialize(params) {
       return { protocolVersion: params.protocolVersion, info: { name: "echoing", version: "0" } };
     },
@@ -21,11 +23,27 @@ test("initialize answers the edition's version, never the one asked, and adverti
       return { sessions: [] };
     },
   };
+  const agent: v2.Agent = {
+    ...lists,
+    async sessionNew() {
+      return { sessionId: SESSION };
+    },
+    async sessionResume() {
+      return {};
+    },
+    async sessionPrompt() {
+      return "end_turn";
+    },
+  };
   const { clientSide } = connectedV2(agent, {});
   const init = await clientSide.agent.initialize({ protocolVersion: 7, info: { name: "c", version: "0" } });
   assert.equal(init.protocolVersion, 2);
   assert.deepEqual(init.capabilities, { session: {} });
   assert.equal(JSON.stringify(init).includes("agentCapabilities"), false, "never a v1 path in a v2 answer");
+  // session/list alone promises nothing: session/new, session/resume and session/prompt answer -32601.
+  const partial = connectedV2(lists, {}).clientSide;
+  const answer = await partial.agent.initialize({ protocolVersion: 2, info: { name: "c", version: "0" } });
+  assert.equal(answer.capabilities?.session, undefined);
 });
 
 test("a v2 agent asked for a version below 2 fails initialization with -32022", async () => {

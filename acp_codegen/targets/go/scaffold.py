@@ -42,7 +42,8 @@ STARTERS = {
     PromptAnswer.INSERTION: (
         "scaffold_v2.go.jinja",
         {
-            "agent": STARTER_METHODS["agent"],
+            # The whole session baseline: session/list and session/close are the SDK's.
+            "agent": (*STARTER_METHODS["agent"], "session/resume"),
             "client": (  # v2 has no fs methods
                 "initialize",
                 "session/new",

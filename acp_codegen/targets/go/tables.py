@@ -96,6 +96,15 @@ def provided(role: ir.Role) -> dict[str, str]:
     }
 
 
+def optional_requests(role: ir.Role, behaviour: ir.Behaviour) -> tuple[str, ...]:
+    """The requests of `role` (the side answering the negotiation) that a capability requires."""
+    answered = {m.name for m in role.requests}
+    if behaviour.negotiation.method not in answered:
+        return ()
+    required = {m for c in behaviour.capabilities for m in c.requires}
+    return tuple(m.name for m in role.requests if m.name in required)
+
+
 def awaiting_user(role: ir.Role, behaviour: ir.Behaviour) -> frozenset[str]:
     """The requests `role` answers that a prompt's work awaits the user on."""
     life = behaviour.lifecycle
@@ -133,6 +142,11 @@ class RoleView:
     `session/cancel` ends its own pending permission requests)."""
     sent_rule_of: str = ""
     """The Go name of the role that `sent_rule` belongs to."""
+    optional: tuple[str, ...] = ()
+    """The requests a capability of the `initialize` answer advertises (`Capability.requires`):
+    not in the role's interface, each its own one-method interface (`AgentWithSessionLoad`), so
+    the SDK knows the handler serves one only when its type implements it, and advertises exactly
+    what is served."""
 
     @property
     def rule(self) -> ir.TurnRule | None:
@@ -142,11 +156,25 @@ class RoleView:
         """The behaviour rule around `method` in this role's handler (None: none)."""
         return self.rules.get(method)
 
+    def is_optional(self, method: str) -> bool:
+        return method in self.optional
+
     @property
     def names(self) -> tuple[str, ...]:
         """The package-level names the role's file declares."""
         n = self.name
-        return (n, "Unimplemented" + n, n + "Handler", n + "Peer", "Connect" + n, n + "Of")
+        optional = tuple(
+            f"{n}With{m.name}" for m in self.requests if m.method.name in self.optional
+        )
+        return (
+            n,
+            "Unimplemented" + n,
+            n + "Handler",
+            n + "Peer",
+            "Connect" + n,
+            n + "Of",
+            *optional,
+        )
 
 
 class TablesView:
@@ -182,6 +210,7 @@ class TablesView:
                 behaviour_rules(role, edition.behaviour),
                 awaiting_user(role, edition.behaviour),
                 provided(role),
+                optional=optional_requests(role, edition.behaviour),
             )
             for role in edition.roles
         ]

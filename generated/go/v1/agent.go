@@ -14,6 +14,11 @@ import (
 // notification the agent side handles. Embed UnimplementedAgent for the methods not implemented.
 // A request's ctx ends when the peer cancels it ($/cancel_request) or the connection closes;
 // requests made with it are cancelled with it. ClientOf(ctx) is the peer that sent it.
+//
+// The requests an initialize capability advertises are not in it: each has an interface of its
+// own (AgentWithSessionClose, AgentWithSessionDelete, AgentWithSessionList, AgentWithSessionLoad, AgentWithSessionResume),
+// and the SDK serves and advertises one only when the handler's type implements it (never a
+// method answering -32601).
 type Agent interface {
 	// Authenticate answers authenticate. Request parameters for the authenticate method.
 	//
@@ -32,32 +37,6 @@ type Agent interface {
 	// Terminates the current authenticated session.
 	Logout(ctx context.Context, params LogoutRequest) (LogoutResponse, error)
 
-	// SessionClose answers session/close. Request parameters for closing an active session.
-	//
-	// If supported, the agent **must** cancel any ongoing work related to the session
-	// (treat it as if `session/cancel` was called) and then free up any resources
-	// associated with the session.
-	//
-	// Only available if the Agent supports the `sessionCapabilities.close` capability.
-	SessionClose(ctx context.Context, params CloseSessionRequest) (CloseSessionResponse, error)
-
-	// SessionDelete answers session/delete. Request parameters for deleting an existing session from `session/list`.
-	//
-	// Only available if the Agent supports the `sessionCapabilities.delete` capability.
-	SessionDelete(ctx context.Context, params DeleteSessionRequest) (DeleteSessionResponse, error)
-
-	// SessionList answers session/list. Request parameters for listing existing sessions.
-	//
-	// Only available if the Agent supports the `sessionCapabilities.list` capability.
-	SessionList(ctx context.Context, params ListSessionsRequest) (ListSessionsResponse, error)
-
-	// SessionLoad answers session/load. Request parameters for loading an existing session.
-	//
-	// Only available if the Agent supports the `loadSession` capability.
-	//
-	// See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
-	SessionLoad(ctx context.Context, params LoadSessionRequest) (LoadSessionResponse, error)
-
 	// SessionNew answers session/new. Request parameters for creating a new session.
 	//
 	// See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
@@ -69,14 +48,6 @@ type Agent interface {
 	//
 	// See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
 	SessionPrompt(ctx context.Context, params PromptRequest) (PromptResponse, error)
-
-	// SessionResume answers session/resume. Request parameters for resuming an existing session.
-	//
-	// Resumes an existing session without returning previous messages (unlike `session/load`).
-	// This is useful for agents that can resume sessions but don't implement full session loading.
-	//
-	// Only available if the Agent supports the `sessionCapabilities.resume` capability.
-	SessionResume(ctx context.Context, params ResumeSessionRequest) (ResumeSessionResponse, error)
 
 	// SessionSetConfigOption answers session/set_config_option. Request parameters for setting a session configuration option.
 	SessionSetConfigOption(ctx context.Context, params SetSessionConfigOptionRequest) (SetSessionConfigOptionResponse, error)
@@ -90,12 +61,62 @@ type Agent interface {
 	SessionCancel(ctx context.Context, params CancelNotification)
 }
 
+// AgentWithSessionClose is an Agent that serves session/close.
+type AgentWithSessionClose interface {
+	// SessionClose answers session/close. Request parameters for closing an active session.
+	//
+	// If supported, the agent **must** cancel any ongoing work related to the session
+	// (treat it as if `session/cancel` was called) and then free up any resources
+	// associated with the session.
+	//
+	// Only available if the Agent supports the `sessionCapabilities.close` capability.
+	SessionClose(ctx context.Context, params CloseSessionRequest) (CloseSessionResponse, error)
+}
+
+// AgentWithSessionDelete is an Agent that serves session/delete.
+type AgentWithSessionDelete interface {
+	// SessionDelete answers session/delete. Request parameters for deleting an existing session from `session/list`.
+	//
+	// Only available if the Agent supports the `sessionCapabilities.delete` capability.
+	SessionDelete(ctx context.Context, params DeleteSessionRequest) (DeleteSessionResponse, error)
+}
+
+// AgentWithSessionList is an Agent that serves session/list (without it, the SDK answers from UnimplementedAgent.Sessions when set).
+type AgentWithSessionList interface {
+	// SessionList answers session/list. Request parameters for listing existing sessions.
+	//
+	// Only available if the Agent supports the `sessionCapabilities.list` capability.
+	SessionList(ctx context.Context, params ListSessionsRequest) (ListSessionsResponse, error)
+}
+
+// AgentWithSessionLoad is an Agent that serves session/load.
+type AgentWithSessionLoad interface {
+	// SessionLoad answers session/load. Request parameters for loading an existing session.
+	//
+	// Only available if the Agent supports the `loadSession` capability.
+	//
+	// See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
+	SessionLoad(ctx context.Context, params LoadSessionRequest) (LoadSessionResponse, error)
+}
+
+// AgentWithSessionResume is an Agent that serves session/resume.
+type AgentWithSessionResume interface {
+	// SessionResume answers session/resume. Request parameters for resuming an existing session.
+	//
+	// Resumes an existing session without returning previous messages (unlike `session/load`).
+	// This is useful for agents that can resume sessions but don't implement full session loading.
+	//
+	// Only available if the Agent supports the `sessionCapabilities.resume` capability.
+	SessionResume(ctx context.Context, params ResumeSessionRequest) (ResumeSessionResponse, error)
+}
+
 // UnimplementedAgent answers every request -32601 (method not found) and ignores every
 // notification, as the protocol lets a side do with what it does not handle.
 type UnimplementedAgent struct {
-	// Sessions, when set (&acp.SessionStore{}), answers session/list from it, with cursor
-	// pagination, and advertises that in the initialize answer; record sessions in it (NewSession
-	// or Create) when you answer session/new, and send what Change returns as an update.
+	// Sessions, when set (&acp.SessionStore{}), answers session/list from it (unless the handler
+	// implements it), with cursor pagination, and counts as serving it in the initialize answer;
+	// record sessions in it (NewSession or Create) when you answer session/new, and send what
+	// Change returns as an update.
 	Sessions *acp.SessionStore
 }
 
@@ -126,39 +147,6 @@ func (UnimplementedAgent) Logout(context.Context, LogoutRequest) (LogoutResponse
 	return acp.NotImplemented[LogoutResponse](MethodLogout)
 }
 
-// SessionClose answers -32601.
-func (UnimplementedAgent) SessionClose(context.Context, CloseSessionRequest) (CloseSessionResponse, error) {
-	return acp.NotImplemented[CloseSessionResponse](MethodSessionClose)
-}
-
-// SessionDelete answers -32601.
-func (UnimplementedAgent) SessionDelete(context.Context, DeleteSessionRequest) (DeleteSessionResponse, error) {
-	return acp.NotImplemented[DeleteSessionResponse](MethodSessionDelete)
-}
-
-// SessionList answers from Sessions (cursor pagination), -32601 when Sessions is nil.
-func (u UnimplementedAgent) SessionList(_ context.Context, params ListSessionsRequest) (ListSessionsResponse, error) {
-	if u.Sessions == nil {
-		return acp.NotImplemented[ListSessionsResponse](MethodSessionList)
-	}
-	cwd, _ := params.Cwd.Get()
-	cursor, _ := params.Cursor.Get()
-	page, err := u.Sessions.ListSessions(string(cwd), string(cursor))
-	if err != nil {
-		return ListSessionsResponse{}, err
-	}
-	encoded, err := json.Marshal(page)
-	if err != nil {
-		return ListSessionsResponse{}, err
-	}
-	return wire.Decode(encoded, wire.Unmarshal[ListSessionsResponse])
-}
-
-// SessionLoad answers -32601.
-func (UnimplementedAgent) SessionLoad(context.Context, LoadSessionRequest) (LoadSessionResponse, error) {
-	return acp.NotImplemented[LoadSessionResponse](MethodSessionLoad)
-}
-
 // SessionNew answers -32601.
 func (UnimplementedAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionResponse, error) {
 	return acp.NotImplemented[NewSessionResponse](MethodSessionNew)
@@ -167,11 +155,6 @@ func (UnimplementedAgent) SessionNew(context.Context, NewSessionRequest) (NewSes
 // SessionPrompt answers -32601.
 func (UnimplementedAgent) SessionPrompt(context.Context, PromptRequest) (PromptResponse, error) {
 	return acp.NotImplemented[PromptResponse](MethodSessionPrompt)
-}
-
-// SessionResume answers -32601.
-func (UnimplementedAgent) SessionResume(context.Context, ResumeSessionRequest) (ResumeSessionResponse, error) {
-	return acp.NotImplemented[ResumeSessionResponse](MethodSessionResume)
 }
 
 // SessionSetConfigOption answers -32601.
@@ -186,6 +169,23 @@ func (UnimplementedAgent) SessionSetMode(context.Context, SetSessionModeRequest)
 
 // SessionCancel ignores the notification.
 func (UnimplementedAgent) SessionCancel(context.Context, CancelNotification) {}
+
+// answerSessionListFrom answers session/list from store (cursor pagination).
+func answerSessionListFrom(store *acp.SessionStore) func(context.Context, ListSessionsRequest) (ListSessionsResponse, error) {
+	return func(_ context.Context, params ListSessionsRequest) (ListSessionsResponse, error) {
+		cwd, _ := params.Cwd.Get()
+		cursor, _ := params.Cursor.Get()
+		page, err := store.ListSessions(string(cwd), string(cursor))
+		if err != nil {
+			return ListSessionsResponse{}, err
+		}
+		encoded, err := json.Marshal(page)
+		if err != nil {
+			return ListSessionsResponse{}, err
+		}
+		return wire.Decode(encoded, wire.Unmarshal[ListSessionsResponse])
+	}
+}
 
 // turnRuleOfAgent: prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason.
 var turnRuleOfAgent = &acp.TurnRule{Method: "session/prompt", Cancel: "session/cancel", Received: true, Result: `{"stopReason":"cancelled"}`, Spec: "prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason."}
@@ -209,19 +209,37 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodLogout:
 		return acp.Answer(ctx, params, wire.Unmarshal[LogoutRequest], h.handler.Logout)
 	case MethodSessionClose:
-		return acp.Answer(ctx, params, wire.Unmarshal[CloseSessionRequest], h.handler.SessionClose)
+		if served, ok := h.handler.(AgentWithSessionClose); ok {
+			return acp.Answer(ctx, params, wire.Unmarshal[CloseSessionRequest], served.SessionClose)
+		}
+		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionDelete:
-		return acp.Answer(ctx, params, wire.Unmarshal[DeleteSessionRequest], h.handler.SessionDelete)
+		if served, ok := h.handler.(AgentWithSessionDelete); ok {
+			return acp.Answer(ctx, params, wire.Unmarshal[DeleteSessionRequest], served.SessionDelete)
+		}
+		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionList:
-		return acp.Answer(ctx, params, wire.Unmarshal[ListSessionsRequest], h.handler.SessionList)
+		if served, ok := h.handler.(AgentWithSessionList); ok {
+			return acp.Answer(ctx, params, wire.Unmarshal[ListSessionsRequest], served.SessionList)
+		}
+		if store := sessionsOf(h.handler); store != nil {
+			return acp.Answer(ctx, params, wire.Unmarshal[ListSessionsRequest], answerSessionListFrom(store))
+		}
+		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionLoad:
-		return acp.Answer(ctx, params, wire.Unmarshal[LoadSessionRequest], h.handler.SessionLoad)
+		if served, ok := h.handler.(AgentWithSessionLoad); ok {
+			return acp.Answer(ctx, params, wire.Unmarshal[LoadSessionRequest], served.SessionLoad)
+		}
+		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionNew:
 		return acp.Answer(ctx, params, wire.Unmarshal[NewSessionRequest], h.handler.SessionNew)
 	case MethodSessionPrompt:
 		return acp.AnswerTurn(ctx, params, wire.Unmarshal[PromptRequest], h.handler.SessionPrompt, turnRuleOfAgent)
 	case MethodSessionResume:
-		return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], h.handler.SessionResume)
+		if served, ok := h.handler.(AgentWithSessionResume); ok {
+			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], served.SessionResume)
+		}
+		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionSetConfigOption:
 		return acp.Answer(ctx, params, decodeSetSessionConfigOptionRequest, h.handler.SessionSetConfigOption)
 	case MethodSessionSetMode:
@@ -230,13 +248,35 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	return nil, acp.MethodNotFoundError(method)
 }
 
-// advertised are the capabilities of the methods the SDK answers for this handler: session/list
-// when it embeds UnimplementedAgent with Sessions set.
+// advertised are the capabilities of the initialize answer whose required methods this handler
+// serves: the handler's type implements AgentWith..., or the SDK answers the method itself.
 func (h handlerOfAgent) advertised() []acp.Capability {
-	if sessionsOf(h.handler) != nil {
-		return acp.CapabilitiesOf(Behaviour, "session/list")
+	return acp.Advertised(Behaviour, h.serves)
+}
+
+// serves is whether the handler serves method (a request: answered by the handler's own method
+// or by the SDK; a notification: received, the SDK acting on the ones its rules name).
+func (h handlerOfAgent) serves(method string) bool {
+	switch method {
+	case MethodSessionClose:
+		_, ok := h.handler.(AgentWithSessionClose)
+		return ok
+	case MethodSessionDelete:
+		_, ok := h.handler.(AgentWithSessionDelete)
+		return ok
+	case MethodSessionList:
+		_, ok := h.handler.(AgentWithSessionList)
+		return ok || sessionsOf(h.handler) != nil
+	case MethodSessionLoad:
+		_, ok := h.handler.(AgentWithSessionLoad)
+		return ok
+	case MethodSessionResume:
+		_, ok := h.handler.(AgentWithSessionResume)
+		return ok
+	case MethodSessionCancel:
+		return true
 	}
-	return nil
+	return false
 }
 
 func (h handlerOfAgent) HandleNotification(ctx context.Context, method string, params json.RawMessage) {

@@ -51,11 +51,11 @@ var Behaviour = acp.Behaviour{
 	Lifecycle: &acp.PromptLifecycle{Prompt: "session/prompt", Answer: acp.Completion, Cancel: "session/cancel", Close: "", MessageID: "", States: nil, EndTurn: "end_turn", Cancelled: "cancelled", Failed: "", Spec: "prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason."},
 
 	Capabilities: []acp.Capability{
-		{Method: "session/list", Path: []string{"agentCapabilities", "sessionCapabilities", "list"}, Value: `{}`, Spec: "InitializeResponse: agentCapabilities.sessionCapabilities.list"},
-		{Method: "session/load", Path: []string{"agentCapabilities", "loadSession"}, Value: `true`, Spec: "InitializeResponse: agentCapabilities.loadSession"},
-		{Method: "session/resume", Path: []string{"agentCapabilities", "sessionCapabilities", "resume"}, Value: `{}`, Spec: "InitializeResponse: agentCapabilities.sessionCapabilities.resume"},
-		{Method: "session/close", Path: []string{"agentCapabilities", "sessionCapabilities", "close"}, Value: `{}`, Spec: "InitializeResponse: agentCapabilities.sessionCapabilities.close"},
-		{Method: "session/delete", Path: []string{"agentCapabilities", "sessionCapabilities", "delete"}, Value: `{}`, Spec: "InitializeResponse: agentCapabilities.sessionCapabilities.delete"},
+		{Method: "session/list", Path: []string{"agentCapabilities", "sessionCapabilities", "list"}, Value: `{}`, Spec: "InitializeResponse: agentCapabilities.sessionCapabilities.list", Requires: []string{"session/list"}},
+		{Method: "session/load", Path: []string{"agentCapabilities", "loadSession"}, Value: `true`, Spec: "InitializeResponse: agentCapabilities.loadSession", Requires: []string{"session/load"}},
+		{Method: "session/resume", Path: []string{"agentCapabilities", "sessionCapabilities", "resume"}, Value: `{}`, Spec: "InitializeResponse: agentCapabilities.sessionCapabilities.resume", Requires: []string{"session/resume"}},
+		{Method: "session/close", Path: []string{"agentCapabilities", "sessionCapabilities", "close"}, Value: `{}`, Spec: "InitializeResponse: agentCapabilities.sessionCapabilities.close", Requires: []string{"session/close"}},
+		{Method: "session/delete", Path: []string{"agentCapabilities", "sessionCapabilities", "delete"}, Value: `{}`, Spec: "InitializeResponse: agentCapabilities.sessionCapabilities.delete", Requires: []string{"session/delete"}},
 	},
 
 	Meta: []acp.MetaRule{

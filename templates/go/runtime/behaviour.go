@@ -76,12 +76,15 @@ type StateUpdates struct {
 }
 
 // Capability is where an agent's initialize result advertises an optional method: the wire
-// keys from the result down, and the value that says "supported".
+// keys from the result down, and the value that says "supported". It is advertised only when the
+// agent serves every method of Requires (v2's capabilities.session promises the whole session
+// baseline; one optional method requires itself).
 type Capability struct {
-	Method string
-	Path   []string
-	Value  JSONText
-	Spec   string
+	Method   string
+	Path     []string
+	Value    JSONText
+	Spec     string
+	Requires []string
 }
 
 // MetaPolicy is how an update's _meta object applies to what is stored.

@@ -61,6 +61,9 @@ export interface Capability {
   readonly method: string;
   readonly path: readonly string[];
   readonly value: unknown;
+  /** The methods the agent must serve for this to be advertised (v2's `capabilities.session`
+   * promises the whole session baseline); `[method]` for one optional method. */
+  readonly requires: readonly string[];
 }
 
 /** The `_meta` policy of an update type (`SessionInfoUpdate`). */
@@ -133,8 +136,8 @@ function isObject(value: unknown): value is JsonObject {
 }
 
 /**
- * `result` (an `initialize` answer) with its negotiated version, and each capability whose method
- * `handles` advertised at the edition's own path where the answer leaves that path unset (a value
+ * `result` (an `initialize` answer) with its negotiated version, and each capability whose
+ * required methods `handles` all (it serves them) advertised at the edition's own path where the answer leaves that path unset (a value
  * the handler wrote, `false` and `null` included, is kept). Never changes `result`.
  */
 export function initializeAnswer(
@@ -146,7 +149,7 @@ export function initializeAnswer(
   const answer: JsonObject = isObject(result) ? structuredClone(result) : {};
   answer[negotiation.field] = negotiation.version;
   for (const capability of capabilities) {
-    if (!handles(capability.method)) continue;
+    if (!capability.requires.every(handles)) continue;
     let node = answer;
     const path = capability.path;
     for (const [index, key] of path.entries()) {

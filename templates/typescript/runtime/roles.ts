@@ -296,9 +296,11 @@ class RoleRouter<P> implements Router {
     return undefined;
   }
 
-  /** Whether this side answers `method` (a handler, the SDK from what the handlers hold, or the
-   * foreground for the lifecycle's close). */
+  /** Whether this side serves `method`: a request it answers (a handler, the SDK from what the
+   * handlers hold, or the foreground for the lifecycle's close), a notification it receives (the
+   * SDK acts on the cancel; any other is handled or ignored, as the protocol lets it). */
   private handles(method: string): boolean {
+    if (this.wiring.routes.notifications.has(method)) return true;
     const route = this.wiring.routes.requests.get(method);
     if (route !== undefined && this.handler(route.handler) !== undefined) return true;
     if (this.provided(method) !== undefined) return true;

@@ -14,6 +14,11 @@ import (
 // notification the agent side handles. Embed UnimplementedAgent for the methods not implemented.
 // A request's ctx ends when the peer cancels it ($/cancel_request) or the connection closes;
 // requests made with it are cancelled with it. ClientOf(ctx) is the peer that sent it.
+//
+// The requests an initialize capability advertises are not in it: each has an interface of its
+// own (AgentWithSessionClose, AgentWithSessionDelete, AgentWithSessionList, AgentWithSessionNew, AgentWithSessionPrompt, AgentWithSessionResume),
+// and the SDK serves and advertises one only when the handler's type implements it (never a
+// method answering -32601).
 type Agent interface {
 	// AuthLogin answers auth/login. Request parameters for the `auth/login` method.
 	//
@@ -89,34 +94,6 @@ type Agent interface {
 	// Archiving an archived session succeeds. A session that does not exist gets `-32002`.
 	SessionArchive(ctx context.Context, params ArchiveSessionRequest) (ArchiveSessionResponse, error)
 
-	// SessionClose answers session/close. Request parameters for closing an active session.
-	//
-	// The Agent MUST cancel any ongoing work related to the session as if `session/cancel`
-	// was called, then free the resources associated with the session. Unlike `session/cancel`,
-	// closing also stops the session's background work. After the close response, the Agent
-	// sends no notifications or requests for the session on that connection. It still
-	// answers `session/prompt` requests that were pending.
-	//
-	// Closing a session that does not exist or is not active SHOULD succeed, and Clients SHOULD
-	// treat a `-32002` response as a successful close.
-	//
-	// When closing cancels active foreground work, the Agent MUST send the final
-	// updates for that work and the idle `state_update` with `stopReason: "cancelled"`
-	// before responding successfully to `session/close`. Closing an idle session
-	// does not itself require another idle update.
-	//
-	// Closing also cancels pending `session/prompt` requests whose messages have not
-	// been inserted, including held prompts. If closing prevents a prompt's user message from being inserted, the
-	// Agent MUST answer that request with `-32800` (Request cancelled). If the message
-	// has already been inserted, the Agent MUST respond successfully with its
-	// `messageId`. Prompt responses need not precede the close response.
-	SessionClose(ctx context.Context, params CloseSessionRequest) (CloseSessionResponse, error)
-
-	// SessionDelete answers session/delete. Request parameters for deleting an existing session from `session/list`.
-	//
-	// Only available if the Agent supports the `session.delete` capability.
-	SessionDelete(ctx context.Context, params DeleteSessionRequest) (DeleteSessionResponse, error)
-
 	// SessionFork answers session/fork. **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -128,14 +105,6 @@ type Agent interface {
 	//
 	// Only available if the Agent supports the `session.fork` capability.
 	SessionFork(ctx context.Context, params ForkSessionRequest) (ForkSessionResponse, error)
-
-	// SessionList answers session/list. Request parameters for listing existing sessions.
-	SessionList(ctx context.Context, params ListSessionsRequest) (ListSessionsResponse, error)
-
-	// SessionNew answers session/new. Request parameters for creating a new session.
-	//
-	// See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
-	SessionNew(ctx context.Context, params NewSessionRequest) (NewSessionResponse, error)
 
 	// SessionOptions answers session/options. **UNSTABLE**
 	//
@@ -151,19 +120,6 @@ type Agent interface {
 	// SHOULD NOT connect to MCP servers to answer it. Agents MAY start their runtime to resolve
 	// the options. The rules above still hold for it.
 	SessionOptions(ctx context.Context, params SessionOptionsRequest) (SessionOptionsResponse, error)
-
-	// SessionPrompt is the foreground work of a prompt inserted by session/prompt; it returns the stop reason ("": end_turn). The SDK has answered the request with the inserted message's messageId and reported running; when this returns it reports idle with the stop reason (cancelled once ctx was ended by session/cancel or session/close, error with the error when it returns one). Request parameters for sending a user prompt to the Agent.
-	//
-	// Contains the user's message and any additional context.
-	//
-	// See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#1-user-message)
-	SessionPrompt(ctx context.Context, params PromptRequest) (string, error)
-
-	// SessionResume answers session/resume. Request parameters for resuming an existing session.
-	//
-	// Resumes an existing session and optionally replays retained conversation
-	// history according to `replayFrom`.
-	SessionResume(ctx context.Context, params ResumeSessionRequest) (ResumeSessionResponse, error)
 
 	// SessionSetConfigOption answers session/set_config_option. Request parameters for setting a session configuration option.
 	//
@@ -262,12 +218,80 @@ type Agent interface {
 	SessionCancel(ctx context.Context, params CancelSessionNotification)
 }
 
+// AgentWithSessionClose is an Agent that serves session/close (without it the SDK answers success: it has already cancelled the session's work and sent its idle update; implement it to free what you hold for the session).
+type AgentWithSessionClose interface {
+	// SessionClose answers session/close. Request parameters for closing an active session.
+	//
+	// The Agent MUST cancel any ongoing work related to the session as if `session/cancel`
+	// was called, then free the resources associated with the session. Unlike `session/cancel`,
+	// closing also stops the session's background work. After the close response, the Agent
+	// sends no notifications or requests for the session on that connection. It still
+	// answers `session/prompt` requests that were pending.
+	//
+	// Closing a session that does not exist or is not active SHOULD succeed, and Clients SHOULD
+	// treat a `-32002` response as a successful close.
+	//
+	// When closing cancels active foreground work, the Agent MUST send the final
+	// updates for that work and the idle `state_update` with `stopReason: "cancelled"`
+	// before responding successfully to `session/close`. Closing an idle session
+	// does not itself require another idle update.
+	//
+	// Closing also cancels pending `session/prompt` requests whose messages have not
+	// been inserted, including held prompts. If closing prevents a prompt's user message from being inserted, the
+	// Agent MUST answer that request with `-32800` (Request cancelled). If the message
+	// has already been inserted, the Agent MUST respond successfully with its
+	// `messageId`. Prompt responses need not precede the close response.
+	SessionClose(ctx context.Context, params CloseSessionRequest) (CloseSessionResponse, error)
+}
+
+// AgentWithSessionDelete is an Agent that serves session/delete.
+type AgentWithSessionDelete interface {
+	// SessionDelete answers session/delete. Request parameters for deleting an existing session from `session/list`.
+	//
+	// Only available if the Agent supports the `session.delete` capability.
+	SessionDelete(ctx context.Context, params DeleteSessionRequest) (DeleteSessionResponse, error)
+}
+
+// AgentWithSessionList is an Agent that serves session/list (without it, the SDK answers from UnimplementedAgent.Sessions when set).
+type AgentWithSessionList interface {
+	// SessionList answers session/list. Request parameters for listing existing sessions.
+	SessionList(ctx context.Context, params ListSessionsRequest) (ListSessionsResponse, error)
+}
+
+// AgentWithSessionNew is an Agent that serves session/new.
+type AgentWithSessionNew interface {
+	// SessionNew answers session/new. Request parameters for creating a new session.
+	//
+	// See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
+	SessionNew(ctx context.Context, params NewSessionRequest) (NewSessionResponse, error)
+}
+
+// AgentWithSessionPrompt is an Agent that serves session/prompt.
+type AgentWithSessionPrompt interface {
+	// SessionPrompt is the foreground work of a prompt inserted by session/prompt; it returns the stop reason ("": end_turn). The SDK has answered the request with the inserted message's messageId and reported running; when this returns it reports idle with the stop reason (cancelled once ctx was ended by session/cancel or session/close, error with the error when it returns one). Request parameters for sending a user prompt to the Agent.
+	//
+	// Contains the user's message and any additional context.
+	//
+	// See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#1-user-message)
+	SessionPrompt(ctx context.Context, params PromptRequest) (string, error)
+}
+
+// AgentWithSessionResume is an Agent that serves session/resume.
+type AgentWithSessionResume interface {
+	// SessionResume answers session/resume. Request parameters for resuming an existing session.
+	//
+	// Resumes an existing session and optionally replays retained conversation
+	// history according to `replayFrom`.
+	SessionResume(ctx context.Context, params ResumeSessionRequest) (ResumeSessionResponse, error)
+}
+
 // UnimplementedAgent answers every request -32601 (method not found) and ignores every
 // notification, as the protocol lets a side do with what it does not handle.
 type UnimplementedAgent struct {
-	// Sessions, when set (&acp.SessionStore{}), answers session/list from it, with cursor
-	// pagination, and advertises that in the initialize answer; record sessions in it (NewSession
-	// or Create) when you answer session/new, and send what Change returns as an update.
+	// Sessions, when set (&acp.SessionStore{}), answers session/list from it (unless the handler
+	// implements it), with cursor pagination, and counts as serving it in the initialize answer;
+	// record sessions in it (NewSession or Create) when you answer session/new, and send what
+	// Change returns as an update.
 	Sessions *acp.SessionStore
 }
 
@@ -323,58 +347,14 @@ func (UnimplementedAgent) SessionArchive(context.Context, ArchiveSessionRequest)
 	return acp.NotImplemented[ArchiveSessionResponse](MethodSessionArchive)
 }
 
-// SessionClose answers success: the SDK has already cancelled the session's work and sent its
-// idle update. Implement it to free what you hold for the session.
-func (UnimplementedAgent) SessionClose(context.Context, CloseSessionRequest) (CloseSessionResponse, error) {
-	return CloseSessionResponse{}, nil
-}
-
-// SessionDelete answers -32601.
-func (UnimplementedAgent) SessionDelete(context.Context, DeleteSessionRequest) (DeleteSessionResponse, error) {
-	return acp.NotImplemented[DeleteSessionResponse](MethodSessionDelete)
-}
-
 // SessionFork answers -32601.
 func (UnimplementedAgent) SessionFork(context.Context, ForkSessionRequest) (ForkSessionResponse, error) {
 	return acp.NotImplemented[ForkSessionResponse](MethodSessionFork)
 }
 
-// SessionList answers from Sessions (cursor pagination), -32601 when Sessions is nil.
-func (u UnimplementedAgent) SessionList(_ context.Context, params ListSessionsRequest) (ListSessionsResponse, error) {
-	if u.Sessions == nil {
-		return acp.NotImplemented[ListSessionsResponse](MethodSessionList)
-	}
-	cwd, _ := params.Cwd.Get()
-	cursor, _ := params.Cursor.Get()
-	page, err := u.Sessions.ListSessions(string(cwd), string(cursor))
-	if err != nil {
-		return ListSessionsResponse{}, err
-	}
-	encoded, err := json.Marshal(page)
-	if err != nil {
-		return ListSessionsResponse{}, err
-	}
-	return wire.Decode(encoded, wire.Unmarshal[ListSessionsResponse])
-}
-
-// SessionNew answers -32601.
-func (UnimplementedAgent) SessionNew(context.Context, NewSessionRequest) (NewSessionResponse, error) {
-	return acp.NotImplemented[NewSessionResponse](MethodSessionNew)
-}
-
 // SessionOptions answers -32601.
 func (UnimplementedAgent) SessionOptions(context.Context, SessionOptionsRequest) (SessionOptionsResponse, error) {
 	return acp.NotImplemented[SessionOptionsResponse](MethodSessionOptions)
-}
-
-// SessionPrompt fails the work -32601.
-func (UnimplementedAgent) SessionPrompt(context.Context, PromptRequest) (string, error) {
-	return acp.NotImplemented[string](MethodSessionPrompt)
-}
-
-// SessionResume answers -32601.
-func (UnimplementedAgent) SessionResume(context.Context, ResumeSessionRequest) (ResumeSessionResponse, error) {
-	return acp.NotImplemented[ResumeSessionResponse](MethodSessionResume)
 }
 
 // SessionSetConfigOption answers -32601.
@@ -413,6 +393,23 @@ func (UnimplementedAgent) MCPMessageNotification(context.Context, MessageMCPNoti
 // SessionCancel ignores the notification.
 func (UnimplementedAgent) SessionCancel(context.Context, CancelSessionNotification) {}
 
+// answerSessionListFrom answers session/list from store (cursor pagination).
+func answerSessionListFrom(store *acp.SessionStore) func(context.Context, ListSessionsRequest) (ListSessionsResponse, error) {
+	return func(_ context.Context, params ListSessionsRequest) (ListSessionsResponse, error) {
+		cwd, _ := params.Cwd.Get()
+		cursor, _ := params.Cursor.Get()
+		page, err := store.ListSessions(string(cwd), string(cursor))
+		if err != nil {
+			return ListSessionsResponse{}, err
+		}
+		encoded, err := json.Marshal(page)
+		if err != nil {
+			return ListSessionsResponse{}, err
+		}
+		return wire.Decode(encoded, wire.Unmarshal[ListSessionsResponse])
+	}
+}
+
 // AgentHandler is the acp.Handler of agent: params decoded with the schema's checks
 // (-32602 with a JSON pointer when they do not match), then the typed method called.
 func AgentHandler(handler Agent) acp.Handler {
@@ -442,21 +439,44 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodSessionArchive:
 		return acp.Answer(ctx, params, wire.Unmarshal[ArchiveSessionRequest], h.handler.SessionArchive)
 	case MethodSessionClose:
-		return acp.CloseSession(ctx, params, wire.Unmarshal[CloseSessionRequest], h.handler.SessionClose, Behaviour.Lifecycle)
+		if served, ok := h.handler.(AgentWithSessionClose); ok {
+			return acp.CloseSession(ctx, params, wire.Unmarshal[CloseSessionRequest], served.SessionClose, Behaviour.Lifecycle)
+		}
+		return acp.CloseSession(ctx, params, wire.Unmarshal[CloseSessionRequest], func(context.Context, CloseSessionRequest) (CloseSessionResponse, error) {
+			return CloseSessionResponse{}, nil
+		}, Behaviour.Lifecycle)
 	case MethodSessionDelete:
-		return acp.Answer(ctx, params, wire.Unmarshal[DeleteSessionRequest], h.handler.SessionDelete)
+		if served, ok := h.handler.(AgentWithSessionDelete); ok {
+			return acp.Answer(ctx, params, wire.Unmarshal[DeleteSessionRequest], served.SessionDelete)
+		}
+		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionFork:
 		return acp.Answer(ctx, params, wire.Unmarshal[ForkSessionRequest], h.handler.SessionFork)
 	case MethodSessionList:
-		return acp.Answer(ctx, params, wire.Unmarshal[ListSessionsRequest], h.handler.SessionList)
+		if served, ok := h.handler.(AgentWithSessionList); ok {
+			return acp.Answer(ctx, params, wire.Unmarshal[ListSessionsRequest], served.SessionList)
+		}
+		if store := sessionsOf(h.handler); store != nil {
+			return acp.Answer(ctx, params, wire.Unmarshal[ListSessionsRequest], answerSessionListFrom(store))
+		}
+		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionNew:
-		return acp.Answer(ctx, params, wire.Unmarshal[NewSessionRequest], h.handler.SessionNew)
+		if served, ok := h.handler.(AgentWithSessionNew); ok {
+			return acp.Answer(ctx, params, wire.Unmarshal[NewSessionRequest], served.SessionNew)
+		}
+		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionOptions:
 		return acp.Answer(ctx, params, wire.Unmarshal[SessionOptionsRequest], h.handler.SessionOptions)
 	case MethodSessionPrompt:
-		return acp.Insert(ctx, params, wire.Unmarshal[PromptRequest], h.handler.SessionPrompt, Behaviour.Lifecycle)
+		if served, ok := h.handler.(AgentWithSessionPrompt); ok {
+			return acp.Insert(ctx, params, wire.Unmarshal[PromptRequest], served.SessionPrompt, Behaviour.Lifecycle)
+		}
+		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionResume:
-		return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], h.handler.SessionResume)
+		if served, ok := h.handler.(AgentWithSessionResume); ok {
+			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], served.SessionResume)
+		}
+		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionSetConfigOption:
 		return acp.Answer(ctx, params, decodeSetSessionConfigOptionRequest, h.handler.SessionSetConfigOption)
 	case MethodSessionSetTitle:
@@ -473,13 +493,37 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	return nil, acp.MethodNotFoundError(method)
 }
 
-// advertised are the capabilities of the methods the SDK answers for this handler: session/list
-// when it embeds UnimplementedAgent with Sessions set.
+// advertised are the capabilities of the initialize answer whose required methods this handler
+// serves: the handler's type implements AgentWith..., or the SDK answers the method itself.
 func (h handlerOfAgent) advertised() []acp.Capability {
-	if sessionsOf(h.handler) != nil {
-		return acp.CapabilitiesOf(Behaviour, "session/list")
+	return acp.Advertised(Behaviour, h.serves)
+}
+
+// serves is whether the handler serves method (a request: answered by the handler's own method
+// or by the SDK; a notification: received, the SDK acting on the ones its rules name).
+func (h handlerOfAgent) serves(method string) bool {
+	switch method {
+	case MethodSessionClose:
+		return true
+	case MethodSessionDelete:
+		_, ok := h.handler.(AgentWithSessionDelete)
+		return ok
+	case MethodSessionList:
+		_, ok := h.handler.(AgentWithSessionList)
+		return ok || sessionsOf(h.handler) != nil
+	case MethodSessionNew:
+		_, ok := h.handler.(AgentWithSessionNew)
+		return ok
+	case MethodSessionPrompt:
+		_, ok := h.handler.(AgentWithSessionPrompt)
+		return ok
+	case MethodSessionResume:
+		_, ok := h.handler.(AgentWithSessionResume)
+		return ok
+	case MethodMCPMessageNotification, MethodSessionCancel:
+		return true
 	}
-	return nil
+	return false
 }
 
 func (h handlerOfAgent) HandleNotification(ctx context.Context, method string, params json.RawMessage) {

@@ -77,8 +77,8 @@ var Behaviour = acp.Behaviour{
 	Lifecycle: &acp.PromptLifecycle{Prompt: "session/prompt", Answer: acp.Insertion, Cancel: "session/cancel", Close: "session/close", MessageID: "messageId", States: &acp.StateUpdates{Notification: "session/update", UpdateTag: "sessionUpdate", UpdateValue: "state_update", StateTag: "state", Running: "running", Idle: "idle", RequiresAction: "requires_action", StopReason: "stopReason", UserMessage: "user_message", AgentChunk: "agent_message_chunk", UserAction: []string{"session/request_permission", "elicitation/create"}}, EndTurn: "end_turn", Cancelled: "cancelled", Failed: "error", Spec: "StateUpdate: the agent MUST report `running` when foreground work starts, or `requires_action` if it starts blocked on user action, and `idle` when it ends."},
 
 	Capabilities: []acp.Capability{
-		{Method: "session/list", Path: []string{"capabilities", "session"}, Value: `{}`, Spec: "AgentCapabilities.session: Supplying `{}` means the agent supports the baseline session methods: `session/new`, `session/list`, `session/resume`, `session/close`, `session/prompt`, `session/cancel`, and `session/update`."},
-		{Method: "session/delete", Path: []string{"capabilities", "session", "delete"}, Value: `{}`, Spec: "SessionCapabilities.delete: Supplying `{}` means the agent supports deleting sessions from `session/list`."},
+		{Method: "session/list", Path: []string{"capabilities", "session"}, Value: `{}`, Spec: "AgentCapabilities.session: Supplying `{}` means the agent supports the baseline session methods: `session/new`, `session/list`, `session/resume`, `session/close`, `session/prompt`, `session/cancel`, and `session/update`.", Requires: []string{"session/new", "session/list", "session/resume", "session/close", "session/prompt", "session/cancel"}},
+		{Method: "session/delete", Path: []string{"capabilities", "session", "delete"}, Value: `{}`, Spec: "SessionCapabilities.delete: Supplying `{}` means the agent supports deleting sessions from `session/list`.", Requires: []string{"session/new", "session/list", "session/resume", "session/close", "session/prompt", "session/cancel", "session/delete"}},
 	},
 
 	Meta: []acp.MetaRule{

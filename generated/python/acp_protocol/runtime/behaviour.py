@@ -13,7 +13,7 @@ name: a schema that moves a rule moves the behaviour with it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -69,11 +69,18 @@ class PromptLifecycle:
 
 @dataclass(frozen=True, slots=True)
 class Capability:
-    """The wire keys of the `initialize` result that advertise `method`, and the value set."""
+    """The wire keys of the `initialize` result that advertise `method`, and the value set;
+    advertised only when the agent serves every method of `requires` (v2's `capabilities.session`
+    promises the whole session baseline)."""
 
     method: str
     path: tuple[str, ...]
     value: Any
+    requires: tuple[str, ...] = ()
+
+    def served_by(self, served: Collection[str]) -> bool:
+        """Whether an agent serving `served` may advertise this capability."""
+        return all(m in served for m in self.requires or (self.method,))
 
 
 @dataclass(frozen=True, slots=True)

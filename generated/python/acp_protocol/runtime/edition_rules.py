@@ -33,7 +33,10 @@ Call = Callable[[RequestContext], Awaitable[Any]]
 
 
 class EditionRules:
-    """What one edition's behaviour adds to a router's handling (one per connection)."""
+    """What one edition's behaviour adds to a router's handling (one per connection).
+
+    `advertised()` names the methods served (see `Router`): `initialize` advertises each
+    capability whose required methods are all served, with the lifecycle's close (the SDK's)."""
 
     def __init__(
         self,
@@ -126,9 +129,11 @@ class EditionRules:
         # "The highest protocol version supported by the agent that is at or below the version
         # requested by the client": the SDK's to say, never the handler's echo of the request.
         wire[negotiation.field] = version
-        for method in self._advertised():
-            capability = self.behaviour.capability(method)
-            if capability is not None:
+        served = set(self._advertised())
+        if self._insertion is not None and self._insertion.close is not None:
+            served.add(self._insertion.close)  # the SDK's: it cancels the work, answers `{}`
+        for capability in self.behaviour.capabilities:
+            if capability.served_by(served):
                 advertise(wire, capability)
         return wire if model is None else type(model).model_validate(wire)
 

@@ -205,9 +205,10 @@ class Router(Generic[PeerT]):
       ignored", ACP `extensibility.mdx`). `$/` methods never get here: they are the runtime's.
     - The side's `TurnRule` (ACP `session/cancel`) is applied, see `session_turns`.
     - The edition's `Behaviour` (`edition_rules`): version negotiation and capabilities in
-      `initialize` (`advertised()` names the methods the SDK answers for the implementation, such
-      as `session/list` from a `session_store`), the prompt lifecycle, the result of a request the
-      peer cancels.
+      `initialize`, computed from what is served: the methods the implementation overrides, the
+      notifications received, the SDK's own (`advertised()`, such as `session/list` from a
+      `session_store`; the lifecycle's close); never a base method answering -32601. Then the
+      prompt lifecycle, the result of a request the peer cancels.
     """
 
     def __init__(
@@ -231,10 +232,26 @@ class Router(Generic[PeerT]):
             if spec.side in (side, "both"):
                 table = self._requests if spec.kind == "request" else self._notifications
                 table[spec.name] = Route(spec, _override(implementation, base, spec.handler_name))
+        # What the implementation serves by its own code (a `provided` base method answering
+        # -32601 without what it needs is not), and every notification received (the SDK acts on
+        # the cancel; any other is handled or ignored). `advertised()` adds what the SDK answers
+        # from what the implementation holds (`session/list` from a `session_store`).
+        implemented = frozenset(
+            [
+                name
+                for name, route in self._requests.items()
+                if _overrides(implementation, base, route.spec.handler_name)
+            ]
+            + list(self._notifications)
+        )
         self._rules = (
             None
             if behaviour is None
-            else EditionRules(behaviour, advertised=advertised, receives=self._notifications)
+            else EditionRules(
+                behaviour,
+                advertised=lambda: implemented.union(advertised()),
+                receives=self._notifications,
+            )
         )
         # The notifications a rule acts on before the handler (`session/cancel` in v2).
         self._rule_notifications = frozenset(
@@ -385,6 +402,12 @@ def provided(method: MethodT) -> MethodT:
     """Mark a base-class method that works without an override (`session/list` from a store)."""
     setattr(method, _PROVIDED, True)
     return method
+
+
+def _overrides(implementation: object, base: type, name: str) -> bool:
+    """Whether `implementation`'s class defines `name` itself (not the base class's method)."""
+    method = getattr(type(implementation), name, None)
+    return method is not None and method is not getattr(base, name, None)
 
 
 def _override(implementation: object, base: type, name: str) -> Any:

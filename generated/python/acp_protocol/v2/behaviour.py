@@ -129,6 +129,14 @@ CAPABILITIES = (
             "session",
         ),
         {},
+        (
+            "session/new",
+            "session/list",
+            "session/resume",
+            "session/close",
+            "session/prompt",
+            "session/cancel",
+        ),
     ),
     # SessionCapabilities.delete: Supplying `{}` means the agent supports deleting sessions...
     Capability(
@@ -139,6 +147,15 @@ CAPABILITIES = (
             "delete",
         ),
         {},
+        (
+            "session/new",
+            "session/list",
+            "session/resume",
+            "session/close",
+            "session/prompt",
+            "session/cancel",
+            "session/delete",
+        ),
     ),
 )
 """Where the `initialize` result advertises each optional method."""

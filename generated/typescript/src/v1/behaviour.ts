@@ -70,15 +70,15 @@ export const BEHAVIOUR: Behaviour = {
   },
   capabilities: [
     // InitializeResponse: agentCapabilities.sessionCapabilities.list
-    { method: "session/list", path: ["agentCapabilities", "sessionCapabilities", "list"], value: {} },
+    { method: "session/list", path: ["agentCapabilities", "sessionCapabilities", "list"], value: {}, requires: ["session/list"] },
     // InitializeResponse: agentCapabilities.loadSession
-    { method: "session/load", path: ["agentCapabilities", "loadSession"], value: true },
+    { method: "session/load", path: ["agentCapabilities", "loadSession"], value: true, requires: ["session/load"] },
     // InitializeResponse: agentCapabilities.sessionCapabilities.resume
-    { method: "session/resume", path: ["agentCapabilities", "sessionCapabilities", "resume"], value: {} },
+    { method: "session/resume", path: ["agentCapabilities", "sessionCapabilities", "resume"], value: {}, requires: ["session/resume"] },
     // InitializeResponse: agentCapabilities.sessionCapabilities.close
-    { method: "session/close", path: ["agentCapabilities", "sessionCapabilities", "close"], value: {} },
+    { method: "session/close", path: ["agentCapabilities", "sessionCapabilities", "close"], value: {}, requires: ["session/close"] },
     // InitializeResponse: agentCapabilities.sessionCapabilities.delete
-    { method: "session/delete", path: ["agentCapabilities", "sessionCapabilities", "delete"], value: {} },
+    { method: "session/delete", path: ["agentCapabilities", "sessionCapabilities", "delete"], value: {}, requires: ["session/delete"] },
   ],
   meta: [
     // session-info-update RFD (before PR #1573): merge semantics apply recursively; the stabilized v1 text leaves the object to clients and extensions to interpret.

@@ -90,6 +90,7 @@ CAPABILITIES = (
             "list",
         ),
         {},
+        ("session/list",),
     ),
     # InitializeResponse: agentCapabilities.loadSession
     Capability(
@@ -99,6 +100,7 @@ CAPABILITIES = (
             "loadSession",
         ),
         True,
+        ("session/load",),
     ),
     # InitializeResponse: agentCapabilities.sessionCapabilities.resume
     Capability(
@@ -109,6 +111,7 @@ CAPABILITIES = (
             "resume",
         ),
         {},
+        ("session/resume",),
     ),
     # InitializeResponse: agentCapabilities.sessionCapabilities.close
     Capability(
@@ -119,6 +122,7 @@ CAPABILITIES = (
             "close",
         ),
         {},
+        ("session/close",),
     ),
     # InitializeResponse: agentCapabilities.sessionCapabilities.delete
     Capability(
@@ -129,6 +133,7 @@ CAPABILITIES = (
             "delete",
         ),
         {},
+        ("session/delete",),
     ),
 )
 """Where the `initialize` result advertises each optional method."""

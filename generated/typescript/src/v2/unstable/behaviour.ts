@@ -108,9 +108,9 @@ export const BEHAVIOUR: Behaviour = {
   },
   capabilities: [
     // AgentCapabilities.session: Supplying `{}` means the agent supports the baseline session methods: `session/new`, `session/list`, `session/resume`, `session/close`, `session/prompt`, `session/cancel`, and `session/update`.
-    { method: "session/list", path: ["capabilities", "session"], value: {} },
+    { method: "session/list", path: ["capabilities", "session"], value: {}, requires: ["session/new", "session/list", "session/resume", "session/close", "session/prompt", "session/cancel"] },
     // SessionCapabilities.delete: Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    { method: "session/delete", path: ["capabilities", "session", "delete"], value: {} },
+    { method: "session/delete", path: ["capabilities", "session", "delete"], value: {}, requires: ["session/new", "session/list", "session/resume", "session/close", "session/prompt", "session/cancel", "session/delete"] },
   ],
   meta: [
     // SessionInfoUpdate._meta: an object patches the stored metadata by top-level key: keys it omits are unchanged, a key set to `null` is removed, and any other value replaces that key's stored value without merging nested objects.
