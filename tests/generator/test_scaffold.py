@@ -105,6 +105,29 @@ def test_scaffolded_client_and_agent_run_against_each_other(
         assert done.stdout.rstrip().endswith("[end_turn]")
 
 
+@pytest.mark.parametrize("attempt", range(5))  # repeated: a race would show
+def test_ctrl_c_in_the_v1_client_starter_sends_session_cancel_and_prints_cancelled(
+    starters: dict[tuple[str, bool], Path], tmp_path: Path, attempt: int
+) -> None:
+    """prompt-turn § Cancellation: the client sends `session/cancel` and "the Agent MUST respond
+    to the original `session/prompt` request with the `cancelled` stop reason". Ctrl-C in the
+    starter client waits for that answer, prints it and exits 0: no `KeyboardInterrupt`
+    traceback, no exit 130."""
+    agent, client = starters["agent", False], starters["client", False]
+    words = " ".join(str(n) for n in range(2000))  # 20 s at the starter agent's pace
+    command = [sys.executable, str(client), "--prompt", words, sys.executable, str(agent)]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    assert process.stdout is not None
+    assert process.stdout.read(len("You said: 0 ")) == "You said: 0 "  # the turn runs
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert "Traceback" not in err
+    assert out.rstrip().endswith("[cancelled]") and "1999" not in out
+
+
 def test_starters_pass_mypy_strict(
     starters: dict[tuple[str, bool], Path], v2_starters: dict[tuple[str, bool], Path]
 ) -> None:

@@ -147,6 +147,28 @@ def test_the_go_v2_starter_agent_asks_permission_and_goes_on_with_the_answer(
     assert result.stdout == f"{reply}\n[end_turn]\n"
 
 
+@pytest.mark.parametrize("attempt", range(5))  # repeated: a race between the cancel and stdin shows
+def test_ctrl_c_in_the_go_v1_starter_client_sends_session_cancel_and_prints_cancelled(
+    tmp_path: Path, attempt: int
+) -> None:
+    """prompt-turn § Cancellation: the client sends `session/cancel`; "the Agent MUST respond to
+    the original `session/prompt` request with the `cancelled` stop reason". Ctrl-C must not
+    close the agent's stdin before the cancel is read (the agent lives until the connection
+    closes), and the client waits for that answer and exits 0."""
+    bin_dir = starters()
+    words = " ".join(str(n) for n in range(200))  # 10 s at the starter agent's pace
+    command = [str(bin_dir / "client"), "-prompt", words, str(bin_dir / "agent")]
+    client = subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert client.stdout is not None
+    assert client.stdout.read(len("You said: 0 ")) == "You said: 0 "  # the turn runs
+    client.send_signal(signal.SIGINT)
+    out, err = client.communicate(timeout=30)
+    assert client.returncode == 0, err
+    assert out.endswith("\n[cancelled]\n") and "199" not in out
+
+
 def test_ctrl_c_in_the_go_v2_starter_client_cancels_the_work_and_waits_for_idle(
     tmp_path: Path,
 ) -> None:
