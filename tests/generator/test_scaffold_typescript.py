@@ -82,6 +82,27 @@ def test_the_starter_client_prompts_the_starter_agent_and_prints_the_stream(star
     assert done.stdout == "You said: hello there \n[end_turn]\n"
 
 
+@pytest.mark.parametrize("separator", [[], ["--"]], ids=["bare", "double-dash"])
+def test_the_starter_clients_pass_the_agents_own_options_through_as_given(
+    starters: Path, v2_starters: Path, separator: list[str]
+) -> None:
+    """The agent program and everything after it are the agent's: `node --no-warnings agent.js
+    --verbose` is spawned as given (`--` before the program is optional), in v1 and v2."""
+    for folder, ending in ((starters, "[end_turn]"), (v2_starters, "[end_turn]")):
+        agent = [node(), "--no-warnings", str(folder / "out" / "agent.js"), "--verbose"]
+        command = [node(), str(folder / "out" / "client.js"), "--prompt", "hi", *separator, *agent]
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            cwd=folder,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.rstrip().endswith(ending) and "You said: hi" in done.stdout
+
+
 def test_the_starter_client_serves_files_under_its_working_directory(starters: Path) -> None:
     (starters / "notes.txt").write_text("first line\nsecond line\n")
     done = run_client(starters, f"read {starters / 'notes.txt'}")
