@@ -138,7 +138,9 @@ def test_the_go_v2_starter_client_prints_the_work_until_the_agent_reports_idle(
     assert result.stdout == "You said: hello there \n[end_turn]\n"
 
 
-@pytest.mark.parametrize(("flags", "reply"), [((), "Allowed. "), (("-deny",), "Not allowed. ")])
+@pytest.mark.parametrize(
+    ("flags", "reply"), [(("-approve-all",), "Allowed. "), ((), "Not allowed. ")]
+)
 def test_the_go_v2_starter_agent_asks_permission_and_goes_on_with_the_answer(
     tmp_path: Path, flags: tuple[str, ...], reply: str
 ) -> None:
