@@ -152,6 +152,18 @@ func TestInitializeBelowEveryVersionFails32022(t *testing.T) {
 	}
 }
 
+func TestAV1ClientsInitializeIsAVersionErrorNotOneAboutItsParams(t *testing.T) {
+	// A v1 client sends v1's params (no `info`): the version is checked before their shape, so
+	// it learns which versions meet, not that a v2 field is missing.
+	peer := v2Peer(t)
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	answer, _ := peer.next()
+	code, data := errorCode(t, answer)
+	if code != -32022 || string(data) != `{"requested":1,"supported":[2]}` {
+		t.Fatalf("%d %s", code, data)
+	}
+}
+
 func TestAPromptIsAnsweredAtInsertionThenItsWorkReportsIdleWithItsStopReason(t *testing.T) {
 	// PromptResponse: "Response acknowledging that a user prompt was inserted into the ACP
 	// conversation. [...] Processing and completion are reported through `state_update`

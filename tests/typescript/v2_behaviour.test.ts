@@ -55,6 +55,16 @@ test("a v2 agent asked for a version below 2 fails initialization with -32022", 
   });
 });
 
+test("a v1 client's initialize (v1 params, no info) gets -32022 from a v2 agent, not a complaint about info", async () => {
+  const { clientSide } = connectedV2(wordAgent, {});
+  const v1Params = { protocolVersion: 1, clientCapabilities: {} } as unknown as Parameters<typeof clientSide.agent.initialize>[0];
+  await assert.rejects(clientSide.agent.initialize(v1Params), (error: { code: number; data: unknown }) => {
+    assert.equal(error.code, -32022);
+    assert.deepEqual(error.data, { requested: 1, supported: [2] });
+    return true;
+  });
+});
+
 test("a v1 agent answers version 1 whatever is asked, and advertises session/list at its v1 path", async () => {
   // initialization.mdx: the Agent "MUST respond with the latest protocol version it supports".
   const { clientSide } = connected(

@@ -22,10 +22,8 @@ import (
 // by its own methods or the SDK's, such as session/list from a SessionStore) is set in the result where the handler left its path unset
 // (a value the handler wrote, false and null included, is kept).
 func Negotiate[P, R any](ctx context.Context, params json.RawMessage, decode wire.Decoder[P], method func(context.Context, P) (R, error), negotiation *Negotiation, advertised ...Capability) (any, error) {
-	var value P
-	if err := decode(params, &value); err != nil {
-		return nil, err
-	}
+	// The version first: a client of another version sends its version's params, and should
+	// learn which versions meet, not which of our fields it lacks.
 	var named map[string]json.RawMessage
 	_ = json.Unmarshal(params, &named)
 	asked := named[negotiation.Field]
@@ -33,6 +31,10 @@ func Negotiate[P, R any](ctx context.Context, params json.RawMessage, decode wir
 	if !ok {
 		data, _ := json.Marshal(map[string]any{"requested": asked, "supported": []int{negotiation.Version}})
 		return nil, &Error{Code: negotiation.Unsupported, Message: "Unsupported protocol version", Data: data}
+	}
+	var value P
+	if err := decode(params, &value); err != nil {
+		return nil, err
 	}
 	result, err := method(ctx, value)
 	if err != nil {

@@ -248,6 +248,10 @@ class RoleRouter<P> implements Router {
         if (target !== undefined) throw targetNotCancellable(target, route.params(request.params));
         throw RequestError.methodNotFound(method);
       }
+      // A version asked is checked before the params' shape: a client of another version sends
+      // its version's params, and should learn which versions meet, not which fields it lacks.
+      const asked = (request.params as { [key: string]: unknown } | null | undefined)?.[negotiation.field];
+      if (method === negotiation.method && Number.isInteger(asked)) negotiate(asked, [negotiation]);
       const params = route.params(request.params);
       const context = this.context(request.id, method, request, null, request.params);
       if (method !== negotiation.method) return handler.call(this.handlers, params, context);
