@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 
@@ -19,6 +21,7 @@ from tests.interop.our_agent import InteropAgent
 from tests.paths import ROOT
 from tests.remote.agents import RecordingClient, initialize_request, new_session, prompt
 from tests.remote.support import serving
+from tests.runtime.test_stdio_dev_null import LOOPS
 
 BRIDGE = (sys.executable, "-m", "acp_protocol.bridge")
 
@@ -201,3 +204,22 @@ async def test_no_agent_outlives_a_closed_bridge_client(scheme: str) -> None:
                 break
             await asyncio.sleep(0.01)
         assert app.connection_count == 0
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_bridge_connect_with_dev_null_for_stdin_exits_0(loop: str) -> None:
+    """A bridge with `/dev/null` for stdin (tests/runtime/test_stdio_dev_null.py): nothing to
+    forward, so it ends at once (an `http://` agent is not even reached). Here, not under
+    tests/runtime: the bridge needs the `http` extra, which the runtime matrix leaves out."""
+    with open("/dev/null", "rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-m", "acp_protocol.bridge", "connect", "http://127.0.0.1:9/acp"],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            env={**os.environ, "ACP_EVENT_LOOP": loop},
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr

@@ -7,7 +7,6 @@ be. Under asyncio's loop and under uvloop (the `speed` extra), as `run()` picks 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -69,20 +68,3 @@ def test_an_agent_with_dev_null_for_stdout_answers_into_it_and_exits_0(loop: str
         )
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines() == ["agent done"]
-
-
-@pytest.mark.parametrize("loop", LOOPS)
-def test_bridge_connect_with_dev_null_for_stdin_exits_0(loop: str) -> None:
-    """Nothing to forward: the bridge ends at once (an `http://` agent is not even reached)."""
-    with open("/dev/null", "rb") as stdin:
-        done = subprocess.run(
-            [sys.executable, "-m", "acp_protocol.bridge", "connect", "http://127.0.0.1:9/acp"],
-            stdin=stdin,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            env={**os.environ, "ACP_EVENT_LOOP": loop},
-        )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == ""
-    assert "Traceback" not in done.stderr
