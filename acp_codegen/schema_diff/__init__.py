@@ -60,7 +60,7 @@ def _edition_name(protocol: str, channel: ir.Stability) -> str:
 
 def _load(arg: str, edition: str, tmp: Path) -> tuple[ir.Edition, str]:
     protocol, _, channel_name = edition.partition("/")
-    asked = _edition_name(protocol, ir.Stability.STABLE) if channel_name == "stable" else edition
+    asked = protocol if channel_name == "stable" else edition  # `v1/stable` is `v1`
     path = Path(arg)
     if path.is_file():
         label = str(path)
