@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from acp_codegen import __version__, drift, pipeline, resources, schema_diff
+from acp_codegen import __version__, changelog, drift, pipeline, resources, schema_diff
 from acp_codegen.problems import GenerationError, MissingTool, SchemaProblems
 from acp_codegen.schema_crate import update_schema_from_crate
 from acp_codegen.schema_lock import update_schema
@@ -40,7 +40,8 @@ examples:
   acp-codegen scaffold agent --protocol v2 --out agent.py   a starter that speaks ACP v2
   acp-codegen diff 2.3.0 2.4.0                         what changed, and whom it breaks
   acp-codegen update-schema --version 2.4.0            pin another release (needs npm)
-  acp-codegen update-schema --crate 1.20.0             … built from the Rust crate (needs cargo)"""
+  acp-codegen update-schema --crate 1.20.0             … built from the Rust crate (needs cargo)
+  acp-codegen release-notes Unreleased                 what changed since this version"""
 
 OK, STALE, BAD_INPUT, MISSING_TOOL = 0, 1, 2, 3
 
@@ -148,6 +149,20 @@ def _parser() -> argparse.ArgumentParser:
         help="an agent-client-protocol-schema release (crates.io), such as 1.20.0",
     )
     update.set_defaults(run=_update_schema)
+
+    notes = commands.add_parser(
+        "release-notes",
+        help="print one version's section of the changelog (exit 2: no such version)",
+        description=_release_notes.__doc__,
+    )
+    notes.add_argument(
+        "version",
+        nargs="?",
+        default=__version__,
+        metavar="VERSION",
+        help="a version such as 0.2.0, or Unreleased (default: this one, %(default)s)",
+    )
+    notes.set_defaults(run=_release_notes)
     return parser
 
 
@@ -229,6 +244,14 @@ def _update_schema(args: argparse.Namespace) -> int:
     else:
         lock = update_schema(args.root, args.version)
     print(f"acp-codegen: pinned {lock.origin}; run `make generate` next")
+    return OK
+
+
+def _release_notes(args: argparse.Namespace) -> int:
+    """Print the section of one version in acp-codegen's changelog, CHANGELOG.md (Keep a
+    Changelog: Added, Changed, Deprecated, Removed, Fixed, Security; a change that asks
+    something of you starts with **Breaking** and says how to migrate)."""
+    print(changelog.read().release(args.version).text, end="")
     return OK
 
 
