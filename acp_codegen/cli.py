@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -59,9 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     except GenerationError as exc:
         _fail(str(exc))
         return BAD_INPUT
+    except BrokenPipeError:
+        # The reader left (`acp-codegen diff … | head`): stop quietly, as `cat` would.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return OK
     except OSError as exc:
-        where = f" {exc.filename}" if exc.filename else ""
-        _fail(f"{args.command}:{where}: {exc.strerror or exc}")
+        where = f": {exc.filename}" if exc.filename else ""
+        _fail(f"{args.command}{where}: {exc.strerror or exc}")
         return BAD_INPUT
     except KeyboardInterrupt:
         _fail("interrupted")

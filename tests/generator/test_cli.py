@@ -119,3 +119,19 @@ def test_make_update_schema_without_version_prints_its_usage_before_any_set_up()
     assert done.returncode != 0
     assert done.stderr.strip().splitlines()[0] == "usage: make update-schema VERSION=x.y.z"
     assert done.stdout == ""  # nothing was built or installed first
+
+
+def test_a_reader_that_leaves_early_ends_the_output_quietly_exit_0() -> None:
+    fixtures = ROOT / "tests" / "fixtures" / "schemas"
+    old, new = (fixtures / v / "schema" / "acp" / "v1" / "schema.json" for v in ("2.0.2", "2.4.0"))
+    command = [sys.executable, "-m", "acp_codegen.cli", "diff", str(old), str(new), "--json"]
+    done = subprocess.run(
+        f"{' '.join(command)} | head -c 1; exit ${{PIPESTATUS[0]}}",
+        shell=True,
+        executable="bash",
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "{", "")
