@@ -17,7 +17,7 @@ OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
 CRATE ?=
 
-.PHONY: generate test test-matrix test-typescript test-go ts-build check lint bench update-schema clean
+.PHONY: generate test test-matrix test-typescript test-go ts-build check lint bench update-schema release-notes clean
 
 $(STAMP): pyproject.toml constraints/dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -108,6 +108,11 @@ update-schema:
 	@test -z "$(VERSION)" || test -z "$(CRATE)" || (echo "make update-schema: give VERSION= (npm) or CRATE= (crates.io), not both" >&2; exit 2)
 	@$(MAKE) --no-print-directory $(STAMP)
 	$(BIN)/acp-codegen update-schema $(if $(CRATE),--crate $(CRATE),--version $(VERSION))
+
+## release-notes [VERSION=x.y.z|Unreleased]: print a version's section of CHANGELOG.md (default: the
+## generator's own version, acp_codegen.__version__)
+release-notes: $(STAMP)
+	@$(BIN)/acp-codegen release-notes $(VERSION)
 
 clean:
 	rm -rf $(VENV) $(OFFICIAL_VENV) .venv-matrix .build $(NODE_PEERS)/node_modules $(PRODUCTION_PEERS)/node_modules $(BENCH_PEERS)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis
