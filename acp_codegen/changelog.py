@@ -195,13 +195,13 @@ def _subsection(name: str, entries: list[list[str]]) -> Subsection:
 def _check_order(releases: list[Release], at: list[int], source: str) -> None:
     seen: dict[str, int] = {}
     for index, (release, line) in enumerate(zip(releases, at, strict=True)):
+        if release.version == UNRELEASED and index != 0:
+            raise ChangelogError(f"{source}:{line}: [{UNRELEASED}] comes first, above the versions")
         if release.version in seen:
             raise ChangelogError(
                 f"{source}:{line}: version {release.version} has a section already "
                 f"(line {seen[release.version]})"
             )
-        if release.version == UNRELEASED and index != 0:
-            raise ChangelogError(f"{source}:{line}: [{UNRELEASED}] comes first, above the versions")
         seen[release.version] = line
     dated = [(r, n) for r, n in zip(releases, at, strict=True) if r.date is not None]
     for (newer, _), (older, line) in itertools.pairwise(dated):
