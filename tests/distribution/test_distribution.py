@@ -89,6 +89,9 @@ def test_the_generator_wheel_scaffolds_generates_and_checks_outside_the_checkout
     outside = subprocess.run([tool, "generate"], cwd=user, capture_output=True, text=True)
     assert outside.returncode == 2
     assert "outside a source checkout needs --out DIR --package NAME" in outside.stderr
+    # The wheel carries CHANGELOG.md: the release notes of the installed version.
+    version = wheel.name.split("-")[1]
+    assert run([tool, "release-notes"], cwd=user).stdout.startswith(f"## [{version}] - ")
 
     # The vendored copy imports under its own name, with relative imports only.
     probe = (
