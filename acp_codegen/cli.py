@@ -17,7 +17,7 @@ from acp_codegen import __version__, changelog, drift, pipeline, resources, sche
 from acp_codegen.problems import GenerationError, MissingTool, SchemaProblems
 from acp_codegen.schema_crate import update_schema_from_crate
 from acp_codegen.schema_lock import update_schema
-from acp_codegen.targets import TARGETS, load_scaffold, write_scaffold
+from acp_codegen.targets import TARGETS, load_scaffold, project, write_scaffold
 
 DESCRIPTION = """\
 Generate typed SDK code for the Agent Client Protocol (ACP) from its JSON schemas.
@@ -39,6 +39,7 @@ examples:
   acp-codegen scaffold agent --out my_agent.py         a runnable starter agent
   acp-codegen scaffold client --lang typescript --out client.ts   … or client, in TypeScript
   acp-codegen scaffold agent --protocol v2 --out agent.py   a starter that speaks ACP v2
+  acp-codegen scaffold agent --lang go --project my-agent   … in a folder that builds (go build)
   acp-codegen diff 2.3.0 2.4.0                         what changed, and whom it breaks
   acp-codegen update-schema --version 2.4.0            pin another release (needs npm)
   acp-codegen update-schema --crate 1.20.0             … built from the Rust crate (needs cargo)
@@ -109,9 +110,21 @@ def _parser() -> argparse.ArgumentParser:
     _output_options(check)
     check.set_defaults(run=_check)
 
-    scaffold = commands.add_parser("scaffold", help="write a runnable starter agent or client")
+    scaffold = commands.add_parser(
+        "scaffold",
+        help="write a runnable starter agent or client, alone or in a project that builds",
+        description="Write a runnable starter agent or client: the file alone (--out FILE), or "
+        "in a project folder (--project DIR) whose README.md has the commands that build it "
+        "(TypeScript: npm install, npm run build; Go: go build; Python: a venv and pip install).",
+    )
     scaffold.add_argument("role", choices=("agent", "client"))
-    scaffold.add_argument("--out", type=Path, required=True, help="the file to write")
+    scaffold.add_argument("--out", type=Path, help="the file to write")
+    scaffold.add_argument(
+        "--project",
+        type=Path,
+        metavar="DIR",
+        help="the folder to write a project into: the starter and what builds it",
+    )
     scaffold.add_argument("--unstable", action="store_true", help="use the unstable schema")
     scaffold.add_argument(
         "--lang", choices=TARGETS, default="python", help="the starter's language (python)"
@@ -122,7 +135,12 @@ def _parser() -> argparse.ArgumentParser:
         default="v1",
         help="the ACP edition the starter speaks (v1; v2 follows v2's prompt lifecycle)",
     )
-    scaffold.add_argument("--force", action="store_true", help="overwrite an existing file")
+    scaffold.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite an existing file (--out), or write into a folder that is not empty "
+        "(--project: the files it writes are overwritten, others kept)",
+    )
     scaffold.set_defaults(run=_scaffold)
 
     compare = commands.add_parser(
@@ -222,13 +240,51 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _scaffold(args: argparse.Namespace) -> int:
+    if (args.out is None) == (args.project is None):
+        raise GenerationError(
+            "scaffold takes one of --out FILE (the starter alone) and --project DIR (the starter "
+            "in a project that builds)"
+        )
+    if args.project is not None:
+        project.check_folder(args.project, force=args.force)  # before the schemas load
     spec = pipeline.load_specification(args.root)
     source = load_scaffold(args.lang)(
         spec, args.role, unstable=args.unstable, protocol=args.protocol
     )
-    write_scaffold(source, args.out, force=args.force)
-    print(f"acp-codegen: wrote a starter {args.protocol} {args.lang} {args.role} to {args.out}")
+    what = f"a starter {args.protocol} {args.lang} {args.role}"
+    if args.out is not None:
+        write_scaffold(source, args.out, force=args.force)
+        print(f"acp-codegen: wrote {what} to {args.out}")
+        return OK
+    request = project.Request(
+        role=args.role,
+        protocol=args.protocol,
+        unstable=args.unstable,
+        folder=args.project,
+        root=args.root,
+        starter=source,
+        command=_scaffold_command(args),
+    )
+    content = project.load_project(args.lang)(spec, request)
+    project.write_project(content, args.project, force=args.force)
+    readme = args.project / "README.md"
+    print(f"acp-codegen: wrote {what} project to {args.project}; {readme} says how to build it")
     return OK
+
+
+def _scaffold_command(args: argparse.Namespace) -> str:
+    """The command line that writes a scaffolded project again, for its files' headers."""
+    words = ["acp-codegen"]
+    if Path(args.root).resolve() != Path(pipeline.ROOT).resolve():
+        words += ["--root", Path(args.root).as_posix()]
+    words += ["scaffold", args.role]
+    if args.lang != "python":
+        words += ["--lang", args.lang]
+    if args.protocol != "v1":
+        words += ["--protocol", args.protocol]
+    if args.unstable:
+        words.append("--unstable")
+    return " ".join([*words, "--project", args.project.as_posix(), "--force"])
 
 
 def _diff(args: argparse.Namespace) -> int:

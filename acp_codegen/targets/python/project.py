@@ -1,0 +1,29 @@
+"""`acp-codegen scaffold agent|client --project DIR` (Python): the starter beside a README whose
+two commands make a venv and install the checkout's generated/python into it (by its path
+relative to the folder). Files: README.md, <role>.py (the starter, as `--out` writes it)."""
+
+from __future__ import annotations
+
+from acp_codegen.ir import Specification
+from acp_codegen.targets.project import SDK, Project, Request
+from acp_codegen.targets.python import PACKAGE, template_environment
+
+TEMPLATES = {"README.md": "project/README.md.jinja"}
+"""Each project file and the template it comes from."""
+
+
+def render_project(spec: Specification, request: Request) -> Project:
+    env = template_environment()
+    context = {
+        "command": request.command,
+        "name": request.name,
+        "role": request.role,
+        "protocol": request.protocol,
+        "unstable": request.unstable,
+        "sdk": SDK,
+        "package": PACKAGE,
+        "sdk_path": request.relative(request.generated("python")),
+    }
+    files = {path: env.get_template(name).render(context) for path, name in TEMPLATES.items()}
+    files[f"{request.role}.py"] = request.starter
+    return Project(files=files)
