@@ -40,11 +40,14 @@ TSCONFIG = {
         "declaration": False,
         "moduleDetection": "force",
         "noEmitOnError": False,
+        "skipLibCheck": True,
     },
     "include": ["*.ts"],
 }
 """The package's own options (NodeNext, ES2022, strict, exactOptionalPropertyTypes, …), each
-block a module even without an import, so that two blocks' names never meet."""
+block a module even without an import, so that two blocks' names never meet. The package's and
+node's declaration files are not checked again (`make ts-build` checked them; 7 s → 3 s): the
+blocks are checked in full against them."""
 
 GO_MOD = f"""module docblocks
 
