@@ -4,7 +4,12 @@
 //   "stream": three agent_message_chunk updates ("one ", "two ", "three"), then end_turn;
 //   "slow":   one chunk, then waits until the prompt is cancelled:
 //             by `$/cancel_request` (ctx.signal aborts): throws the abort reason, i.e. -32800;
-//             by `session/cancel`: answers stopReason "cancelled" (prompt-turn.mdx).
+//             by `session/cancel`: answers stopReason "cancelled" (prompt-turn.mdx);
+//   "ask ...":  asks the client's permission (session/request_permission), then streams
+//               "Allowed." or "Not allowed." (the `cancelled` outcome: stopReason "cancelled");
+//   "read PATH": reads the first line of PATH (relative: to the session's cwd) through the client
+//               (fs/read_text_file) and streams it back (what the starter agents do, for
+//               tests/starters).
 // What the agent observed (each `$/cancel_request`, how each slow prompt ended) is appended as JSON
 // lines to the file named by $ACP_INTEROP_EVENTS, for the test to read.
 // With `--listen` it serves over the SDK's own remote transport instead: `AcpServer`
@@ -12,6 +17,7 @@
 // 127.0.0.1 and a port the system picks; it prints its URL as one line and stops at the end of stdin.
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { isAbsolute, join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
@@ -22,6 +28,7 @@ function record(event) {
 }
 
 const sessionCancels = new Map(); // sessionId -> AbortController of its running prompt
+const sessionCwds = new Map(); // sessionId -> the cwd of session/new
 let nextSession = 1;
 
 function chunk(sessionId, text) {
@@ -38,13 +45,41 @@ const app = acp
     agentCapabilities: {},
     agentInfo: { name: "ts-interop-agent", version: "2.4.0" },
   }))
-  .onRequest(acp.methods.agent.session.new, async () => ({ sessionId: `ts-${nextSession++}` }))
+  .onRequest(acp.methods.agent.session.new, async (ctx) => {
+    const sessionId = `ts-${nextSession++}`;
+    sessionCwds.set(sessionId, ctx.params.cwd);
+    return { sessionId };
+  })
   .onRequest(acp.methods.agent.session.prompt, async (ctx) => {
     const { sessionId, prompt } = ctx.params;
     const text = prompt.map((block) => (block.type === "text" ? block.text : "")).join("");
     if (text === "stream") {
       for (const part of ["one ", "two ", "three"]) {
         await ctx.client.notify(acp.methods.client.session.update, chunk(sessionId, part));
+      }
+      return { stopReason: "end_turn" };
+    }
+    if (text.startsWith("ask ") || text.startsWith("read ")) {
+      let reply;
+      if (text.startsWith("ask ")) {
+        const { outcome } = await ctx.client.request(acp.methods.client.session.requestPermission, {
+          sessionId,
+          toolCall: { toolCallId: `ask-${ctx.requestId}`, title: text.slice("ask ".length) },
+          options: [
+            { optionId: "allow", name: "Allow", kind: "allow_once" },
+            { optionId: "reject", name: "Reject", kind: "reject_once" },
+          ],
+        });
+        if (outcome.outcome === "cancelled") return { stopReason: "cancelled" };
+        reply = outcome.optionId === "allow" ? "Allowed." : "Not allowed.";
+      } else {
+        const given = text.slice("read ".length).trim();
+        const path = isAbsolute(given) ? given : join(sessionCwds.get(sessionId) ?? "", given);
+        const read = { sessionId, path, limit: 1 };
+        reply = (await ctx.client.request(acp.methods.client.fs.readTextFile, read)).content;
+      }
+      for (const word of reply.split(/\s+/).filter(Boolean)) {
+        await ctx.client.notify(acp.methods.client.session.update, chunk(sessionId, `${word} `));
       }
       return { stopReason: "end_turn" };
     }
