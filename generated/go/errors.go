@@ -23,6 +23,10 @@ const (
 	// ServerCancelled: LSP's "The server cancelled the request" (the LSP dialect's answer to a
 	// request cancelled on the receiver's own, not at the peer's demand).
 	ServerCancelled = -32802
+	// UnsupportedVersion: ACP v2's "Unsupported protocol version"; a client also fails with it
+	// when the agent answers initialize with another version (ACP v1 has no such code, and a v1
+	// agent asked for 2 answers 1).
+	UnsupportedVersion = -32022
 )
 
 // Error is a JSON-RPC error object: what a request fails with when the peer answers one, and

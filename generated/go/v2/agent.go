@@ -352,9 +352,11 @@ func (p AgentPeer) AuthLogout(ctx context.Context, params LogoutAuthRequest) (Lo
 	return acp.Call(ctx, p.Conn, MethodAuthLogout, params, wire.Unmarshal[LogoutAuthResponse])
 }
 
-// Initialize sends initialize.
+// Initialize sends initialize; an answer of another protocol version than this edition's fails
+// with one acp.UnsupportedVersion error (-32022) naming both.
 func (p AgentPeer) Initialize(ctx context.Context, params InitializeRequest) (InitializeResponse, error) {
-	return acp.Call(ctx, p.Conn, MethodInitialize, params, wire.Unmarshal[InitializeResponse])
+	result, err := acp.Call(ctx, p.Conn, MethodInitialize, params, acp.NegotiatedAnswer(wire.Unmarshal[InitializeResponse], &Behaviour.Negotiation))
+	return result, acp.NamingVersions(err)
 }
 
 // SessionClose sends session/close.

@@ -49,6 +49,48 @@ func Negotiate[P, R any](ctx context.Context, params json.RawMessage, decode wir
 	return answer, err
 }
 
+// NegotiatedAnswer is decode for the answer to the negotiation request (initialize), once its
+// version field says the client's version: an agent of another version (a v1 agent asked for 2
+// answers 1, in v1's shape) fails with one UnsupportedVersion error naming both versions, not
+// with a field of this version's answer that the other version's lacks.
+func NegotiatedAnswer[R any](decode wire.Decoder[R], negotiation *Negotiation) wire.Decoder[R] {
+	return func(data []byte, out *R) error {
+		var named map[string]json.RawMessage
+		var answered int
+		if json.Unmarshal(data, &named) == nil && json.Unmarshal(named[negotiation.Field], &answered) == nil && answered != negotiation.Version {
+			message := "Unsupported protocol version: the client asked for version " + itoa(negotiation.Version) + ", the agent answered " + itoa(answered)
+			return &Error{Code: UnsupportedVersion, Message: message}
+		}
+		return decode(data, out)
+	}
+}
+
+// NamingVersions is err, or for an agent's UnsupportedVersion answer to initialize (data:
+// {requested, supported}) the same error with a message naming both versions, as
+// NegotiatedAnswer names them.
+func NamingVersions(err error) error {
+	var answer *Error
+	if !errors.As(err, &answer) || answer.Code != UnsupportedVersion {
+		return err
+	}
+	var data struct {
+		Requested *int  `json:"requested"`
+		Supported []int `json:"supported"`
+	}
+	if json.Unmarshal(answer.Data, &data) != nil || data.Requested == nil || len(data.Supported) == 0 {
+		return err
+	}
+	supported := ""
+	for i, version := range data.Supported {
+		if i > 0 {
+			supported += ", "
+		}
+		supported += itoa(version)
+	}
+	message := "Unsupported protocol version: the client asked for version " + itoa(*data.Requested) + ", the agent supports " + supported
+	return &Error{Code: answer.Code, Message: message}
+}
+
 // withCapability is object with value set at path, unless the path is already set or passes
 // through a member that is not an object (the handler's answer is kept as it wrote it).
 func withCapability(object json.RawMessage, path []string, value JSONText) (json.RawMessage, error) {

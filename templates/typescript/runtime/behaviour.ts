@@ -6,6 +6,7 @@
  * wire path, a cancel outcome's result).
  */
 
+import type { Decoder } from "./decoding.js";
 import { RequestError } from "./errors.js";
 import type { MetaPolicy } from "./session_info.js";
 
@@ -127,6 +128,43 @@ export function negotiate<N extends Negotiation>(asked: unknown, offered: readon
     requested: asked,
     supported: sorted.map((n) => n.version),
   });
+}
+
+/** ACP v2's "Unsupported protocol version" code; a client also rejects with it when the agent
+ * answers `initialize` with another version (ACP v1 has no such code, and a v1 agent asked for 2
+ * answers 1). */
+export const UNSUPPORTED_VERSION = -32022;
+
+/**
+ * `decode` for the answer to the negotiation request (`initialize`), once its version field says
+ * the client's `version`: an agent of another version fails with one `RequestError` -32022 naming
+ * both versions (`data`: `{requested, answered}`), not with a field of this version's answer that
+ * the other version's lacks.
+ */
+export function negotiatedAnswer(decode: Decoder, field: string, version: number): Decoder {
+  return (value) => {
+    const answered = isObject(value) ? value[field] : undefined;
+    if (typeof answered === "number" && answered !== version) {
+      const message = `Unsupported protocol version: the client asked for version ${version}, the agent answered ${answered}`;
+      throw new RequestError(UNSUPPORTED_VERSION, message, { requested: version, answered });
+    }
+    return decode(value);
+  };
+}
+
+/**
+ * Rethrows `error`; an agent's -32022 answer to `initialize` (`data`: `{requested, supported}`)
+ * with a message naming both, as `negotiatedAnswer` names them.
+ */
+export function namingVersions(error: unknown): never {
+  if (error instanceof RequestError && error.code === UNSUPPORTED_VERSION && isObject(error.data)) {
+    const { requested, supported } = error.data;
+    if (Array.isArray(supported)) {
+      const message = `Unsupported protocol version: the client asked for version ${String(requested)}, the agent supports ${supported.join(", ")}`;
+      throw new RequestError(error.code, message, error.data);
+    }
+  }
+  throw error;
 }
 
 type JsonObject = { [key: string]: unknown };

@@ -34,6 +34,9 @@ export {
 export {
   initializeAnswer,
   negotiate,
+  negotiatedAnswer,
+  namingVersions,
+  UNSUPPORTED_VERSION,
   type Behaviour,
   type CancelOutcome,
   type Capability,

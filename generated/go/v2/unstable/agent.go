@@ -557,9 +557,11 @@ func (p AgentPeer) AuthStatus(ctx context.Context, params AuthStatusRequest) (Au
 	return acp.Call(ctx, p.Conn, MethodAuthStatus, params, wire.Unmarshal[AuthStatusResponse])
 }
 
-// Initialize sends initialize.
+// Initialize sends initialize; an answer of another protocol version than this edition's fails
+// with one acp.UnsupportedVersion error (-32022) naming both.
 func (p AgentPeer) Initialize(ctx context.Context, params InitializeRequest) (InitializeResponse, error) {
-	return acp.Call(ctx, p.Conn, MethodInitialize, params, wire.Unmarshal[InitializeResponse])
+	result, err := acp.Call(ctx, p.Conn, MethodInitialize, params, acp.NegotiatedAnswer(wire.Unmarshal[InitializeResponse], &Behaviour.Negotiation))
+	return result, acp.NamingVersions(err)
 }
 
 // ProvidersDisable sends providers/disable.

@@ -36,6 +36,9 @@ export {
 export {
   initializeAnswer,
   negotiate,
+  negotiatedAnswer,
+  namingVersions,
+  UNSUPPORTED_VERSION,
   type Behaviour,
   type CancelOutcome,
   type Capability,

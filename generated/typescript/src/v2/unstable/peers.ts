@@ -10,6 +10,7 @@
  * request cancels the requests it made.
  */
 
+import { namingVersions, negotiatedAnswer } from "../../runtime/behaviour.js";
 import type { RequestOptions } from "../../runtime/connection.js";
 import { any } from "../../runtime/decoding.js";
 import type { PeerLink } from "../../runtime/roles.js";
@@ -70,7 +71,9 @@ export class AgentPeer {
    * See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)
    */
   initialize(params: T.InitializeRequest, options?: RequestOptions): Promise<T.InitializeResponse> {
-    return this.link.request("initialize", params, decode.InitializeResponse, options) as Promise<T.InitializeResponse>;
+    // An agent of another protocol version: one RequestError -32022 naming both versions.
+    const checked = negotiatedAnswer(decode.InitializeResponse, "protocolVersion", 2);
+    return this.link.request("initialize", params, checked, options).catch(namingVersions) as Promise<T.InitializeResponse>;
   }
 
   /**
