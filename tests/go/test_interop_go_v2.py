@@ -7,8 +7,11 @@ close and the permission outcome are the generated layer's and the runtime's, fr
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+from tests.generator.test_advertised_served import Peer, check
 from tests.go.support import go_program
 from tests.interop.support import of, run_their_v2_client, states
 
@@ -98,3 +101,30 @@ async def test_their_client_patches_meta_by_top_level_key_and_lists_the_session(
     [session] = of(events, "session")
     assert [s["sessionId"] for s in listed["sessions"]] == [session["sessionId"]]
     assert listed["sessions"][0]["title"] == "set title"
+
+
+def test_the_go_v2_agent_serves_what_it_advertises_session_resume_included(tmp_path: Path) -> None:
+    """Advertised ⇔ served (tests/generator/test_advertised_served.py): the agent advertises
+    `capabilities.session`, whose baseline includes session/resume; each of its methods answers
+    (none -32601). A resumed session gets its current state before the answer ("The agent MUST
+    send a current `state_update` ... before this response"); an unknown one -32002."""
+    agent = [go_program("v2agent")]
+    assert check("v2", agent, tmp_path)[("capabilities", "session")] is True
+    peer = Peer(agent, tmp_path)
+    try:
+        peer.call("initialize", {"protocolVersion": 2, "info": {"name": "test", "version": "0"}})
+        new = peer.call("session/new", {"cwd": str(tmp_path)})["result"]
+        assert peer.process.stdin is not None and peer.process.stdout is not None
+        resume = {"sessionId": new["sessionId"], "cwd": str(tmp_path)}
+        request = {"jsonrpc": "2.0", "id": 99, "method": "session/resume", "params": resume}
+        peer.process.stdin.write(json.dumps(request) + "\n")
+        peer.process.stdin.flush()
+        first, answer = (json.loads(peer.process.stdout.readline()) for _ in range(2))
+        assert first["method"] == "session/update"
+        assert first["params"]["update"]["sessionUpdate"] == "state_update"
+        assert first["params"]["update"]["state"] == "idle"
+        assert answer == {"jsonrpc": "2.0", "id": 99, "result": {}}
+        unknown = peer.call("session/resume", {"sessionId": "nope", "cwd": str(tmp_path)})
+        assert unknown["error"]["code"] == -32002
+    finally:
+        peer.close()

@@ -11,6 +11,10 @@
 //     cancelled outcome ends the work cancelled, anything else ends it;
 //   - "title" in the prompt: two session_info_updates whose _meta patches leave
 //     {"nested": {"b": 2}} under v2's top-level patch rule (session/list shows the result).
+//
+// It advertises capabilities.session and serves the whole session baseline it stands for:
+// session/new, session/list and session/resume here, session/prompt, session/cancel and
+// session/close by the SDK.
 package main
 
 import (
@@ -33,6 +37,9 @@ const name = "acp-codegen-go-v2-interop-agent"
 type stored struct {
 	cwd  v2.AbsolutePath
 	info acp.SessionInfo
+
+	running  bool   // work runs in the session
+	lastStop string // the stop reason of the last work that ended ("": none yet)
 }
 
 type agent struct {
@@ -45,8 +52,10 @@ type agent struct {
 }
 
 func (a *agent) Initialize(context.Context, v2.InitializeRequest) (v2.InitializeResponse, error) {
-	// The SDK answers the negotiated protocolVersion; this agent handles session/list, so it
-	// says so: "Supplying `{}` means the agent supports the baseline session methods".
+	// The SDK answers the negotiated protocolVersion; this agent serves session/new,
+	// session/list and session/resume (the SDK: session/prompt, session/cancel and
+	// session/close), so it says so: "Supplying `{}` means the agent supports the baseline
+	// session methods".
 	capabilities := v2.AgentCapabilities{Session: wire.Some(v2.SessionCapabilities{})}
 	return v2.InitializeResponse{Info: v2.Implementation{Name: name, Version: "0"}, Capabilities: wire.Some(capabilities)}, nil
 }
@@ -78,12 +87,71 @@ func (a *agent) SessionList(_ context.Context, params v2.ListSessionsRequest) (v
 	return v2.ListSessionsResponse{Sessions: listed}, nil
 }
 
+// SessionResume resumes a session of this agent; it keeps no history, so a replay replays
+// nothing. ResumeSessionResponse: "The agent MUST send a current `state_update` after any
+// requested history replay and before this response, even without replay": running while work
+// runs, else idle with the last stop reason ("Repeated or resume snapshots may carry the last
+// stop reason for context").
+func (a *agent) SessionResume(ctx context.Context, params v2.ResumeSessionRequest) (v2.ResumeSessionResponse, error) {
+	a.mu.Lock()
+	s := a.sessions[params.SessionID]
+	var running bool
+	var lastStop string
+	if s != nil {
+		running, lastStop = s.running, s.lastStop
+	}
+	a.mu.Unlock()
+	if s == nil {
+		data, _ := json.Marshal(map[string]any{"sessionId": params.SessionID})
+		return v2.ResumeSessionResponse{}, &acp.Error{Code: acp.ResourceNotFound, Message: "Session not found", Data: data}
+	}
+	var state v2.SessionUpdate = v2.SessionUpdateStateUpdateIdleNone{}
+	switch {
+	case running:
+		state = v2.SessionUpdateStateUpdateRunning{}
+	case lastStop == "end_turn":
+		state = v2.SessionUpdateStateUpdateIdleEndTurn{}
+	case lastStop == "cancelled":
+		state = v2.SessionUpdateStateUpdateIdleCancelled{}
+	}
+	update := v2.UpdateSessionNotification{SessionID: params.SessionID, Update: state}
+	if err := v2.ClientOf(ctx).SessionUpdate(update); err != nil {
+		return v2.ResumeSessionResponse{}, err
+	}
+	return v2.ResumeSessionResponse{}, nil
+}
+
+// track marks session's work running until the returned function is called with its end.
+func (a *agent) track(session v2.SessionID) func(ctx context.Context, stop string, err error) {
+	a.mu.Lock()
+	if s := a.sessions[session]; s != nil {
+		s.running = true
+	}
+	a.mu.Unlock()
+	return func(ctx context.Context, stop string, err error) {
+		switch {
+		case ctx.Err() != nil:
+			stop = "cancelled" // what the SDK reports for work that ends cancelled
+		case err != nil:
+			stop = "error"
+		case stop == "":
+			stop = "end_turn"
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if s := a.sessions[session]; s != nil {
+			s.running, s.lastStop = false, stop
+		}
+	}
+}
+
 var (
 	titleWord      = regexp.MustCompile(`(?i)\btitle\b`)
 	permissionWord = regexp.MustCompile(`(?i)\bpermission\b`)
 )
 
-func (a *agent) SessionPrompt(ctx context.Context, params v2.PromptRequest) (string, error) {
+func (a *agent) SessionPrompt(ctx context.Context, params v2.PromptRequest) (stop string, err error) {
+	defer func(end func(context.Context, string, error)) { end(ctx, stop, err) }(a.track(params.SessionID))
 	client := v2.ClientOf(ctx)
 	session := params.SessionID
 	send := func(update v2.SessionUpdate) error {
