@@ -4,27 +4,21 @@
 from __future__ import annotations
 
 import subprocess
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from acp_codegen.cli import main as scaffold
 from tests.docs import compiled, running
 from tests.docs.blocks import LANGUAGES, Block, all_blocks
-from tests.paths import ROOT
 
 BLOCKS = all_blocks()
 RUN = [block for block in BLOCKS if not block.illustrative]
+COMPILERS = threading.Lock()
 COUNTS = {"run": 0, "illustrative": sum(block.illustrative for block in BLOCKS)}
-
-
-@pytest.fixture(scope="module")
-def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Path]:
-    """One working folder per page, shared by its blocks in page order."""
-    return {
-        page: running.prepare_folder(tmp_path_factory.mktemp(page.stem))
-        for page in {block.page for block in BLOCKS}
-    }
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +28,7 @@ def starters(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pat
     clients: dict[str, Path] = {}
     for version in ("v1", "v2"):
         out = folder / f"client_{version}.py"
-        command = [str(ROOT / ".venv" / "bin" / "acp-codegen"), "scaffold", "client"]
-        subprocess.run([*command, "--protocol", version, "--out", str(out)], check=True)
+        assert scaffold(["scaffold", "client", "--protocol", version, "--out", str(out)]) == 0
         clients[version] = out
     yield clients
 
@@ -60,21 +53,59 @@ def test_every_fence_says_its_language_and_how_it_is_run() -> None:
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("block", RUN, ids=[block.id for block in RUN])
-def test_the_doc_block_runs_as_written(
-    block: Block, folders: dict[Path, Path], starters: dict[str, Path]
-) -> None:
-    folder = folders[block.page]
+def run_block(block: Block, folder: Path, starters: dict[str, Path]) -> None:
     if block.language == "sh":
         running.run_sh(block, folder)
     elif block.language == "python":
         running.run_python(block, folder, starters)
     elif block.language == "json":
         running.run_json(block)
-    elif block.language == "ts":
-        compiled.run_ts(block, folder, starters)
-    elif block.language == "go":
-        compiled.run_go(block, folder, starters)
+    elif block.language in ("ts", "go"):
+        run = compiled.run_ts if block.language == "ts" else compiled.run_go
+        with COMPILERS:  # one tsc run and one Go module, shared by all pages
+            run(block, folder, starters)
     else:
-        pytest.fail(f"{block.where}: no runner for {block.language!r}")
+        raise AssertionError(f"{block.where}: no runner for {block.language!r}")
+
+
+def run_page(blocks: list[Block], folder: Path, starters: dict[str, Path]) -> dict[str, str]:
+    """A page's blocks in page order, in its working folder: each block's failure, if any (a
+    failed block does not stop the next ones)."""
+    failures: dict[str, str] = {}
+    for block in blocks:
+        try:
+            run_block(block, folder, starters)
+        except (AssertionError, OSError, subprocess.SubprocessError) as error:
+            failures[block.id] = str(error)
+        except pytest.fail.Exception as error:
+            failures[block.id] = str(error.msg)
+    return failures
+
+
+@pytest.fixture(scope="module")
+def failures(tmp_path_factory: pytest.TempPathFactory, starters: dict[str, Path]) -> dict[str, str]:
+    """Every page run at once, each in a working folder of its own (a copy of the checkout)."""
+    pages: dict[Path, list[Block]] = {}
+    for block in RUN:
+        pages.setdefault(block.page, []).append(block)
+    with ThreadPoolExecutor(max_workers=len(pages)) as pool:
+        runs = [
+            pool.submit(
+                run_page,
+                blocks,
+                running.prepare_folder(tmp_path_factory.mktemp(page.stem)),
+                starters,
+            )
+            for page, blocks in pages.items()
+        ]
+        found: dict[str, str] = {}
+        for run in runs:
+            found.update(run.result())
+    return found
+
+
+@pytest.mark.parametrize("block", RUN, ids=[block.id for block in RUN])
+def test_the_doc_block_runs_as_written(block: Block, failures: dict[str, str]) -> None:
+    if block.id in failures:
+        pytest.fail(failures[block.id], pytrace=False)
     COUNTS["run"] += 1
