@@ -4,9 +4,10 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
   pyproject.toml                         the distribution `acp-protocol-sdk` (not with --package)
   acp_protocol/__init__.py, py.typed     (under `options.package`'s path with --package)
   acp_protocol/runtime/…                 hand-written, copied from templates/python/runtime/
+  acp_protocol/conformance/…             the conformance suite, from templates/python/conformance/
   acp_protocol/agents.py                 every protocol version on one connection, both sides
   acp_protocol/bridge.py                 `python -m acp_protocol.bridge` (runtime/bridge/cli.py)
-  acp_protocol/<v>/{__init__,behaviour,models,methods,peers,agent,client}.py  each edition
+  acp_protocol/<v>/{__init__,behaviour,conformance,models,methods,peers,agent,client}.py
   acp_protocol/<v>/{helpers,builders}.py  constructors of the unions' variants
   acp_protocol/<v>/_models/{__init__,<group>}.py   the classes behind `models`, built on first use
   acp_protocol/<v>/unstable/…                                        each unstable edition
@@ -27,6 +28,7 @@ import jinja2
 from acp_codegen import __version__, ir, resources, templating
 from acp_codegen.targets import Options, package_version
 from acp_codegen.targets.python.builders import builders_view
+from acp_codegen.targets.python.conformance import conformance_view
 from acp_codegen.targets.python.format import format_source
 from acp_codegen.targets.python.helpers import helpers_view
 from acp_codegen.targets.python.models import models_view
@@ -42,6 +44,10 @@ PYDANTIC = ">=2.10,<3"
 (`SchemaError: definition ... was never filled`); the lowest is tested by `make test-matrix`."""
 TEMPLATES = resources.TEMPLATES / "python"
 RUNTIME_SOURCES = TEMPLATES / "runtime"
+# Hand-written subpackages copied verbatim (each file with a header naming its source): the
+# runtime, and the conformance suite (`python -m acp_protocol.conformance`, its data files too).
+COPIED_SUBPACKAGES = ("runtime", "conformance")
+COPIED_DATA = (".json",)
 # (role, method) → the base-class method answers it from a runtime helper when the user sets one
 # (`Agent.session_store`, `Client.file_service`); see templates/python/role.py.jinja.
 PROVIDED_METHODS = frozenset(
@@ -95,12 +101,8 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         header=header,
         package=package,
     )
-    for source in sorted(RUNTIME_SOURCES.rglob("*.py")):
-        relative = source.relative_to(RUNTIME_SOURCES).as_posix()  # subpackages: `transports/`
-        copy_header = env.get_template("runtime_copy_header.py.jinja").render(
-            file_name=relative, command=options.command
-        )
-        _write_text(package_dir / "runtime" / relative, copy_header + "\n" + source.read_text())
+    for subpackage in COPIED_SUBPACKAGES:
+        _copy_subpackage(env, subpackage, package_dir, options.command)
 
     for protocol in spec.protocols:
         if spec.edition(protocol, ir.Stability.STABLE) is None:
@@ -123,7 +125,7 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         roles = role_views(edition)
         helpers = helpers_view(edition)
         builders = builders_view(edition)
-        modules = ["behaviour", "methods", "models", "peers"]
+        modules = ["behaviour", "conformance", "methods", "models", "peers"]
         modules += ["helpers"] if helpers.helpers else []
         modules += ["builders"] if builders.roots else []
         submodules = sorted([*modules, *(role.name for role in roles)])
@@ -133,6 +135,7 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             "protocol": edition.protocol,
             "edition": edition,
             "runtime_import": runtime_import,
+            "conformance_import": runtime_import.removesuffix("runtime") + "conformance",
             "roles": roles,
             "handler_names": method_handler_names(edition),
             "provided_methods": PROVIDED_METHODS,
@@ -149,6 +152,12 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         for relative, text in model_files.items():
             _write_text(directory / relative, text, formatted=True)
         _write(directory / "behaviour.py", env.get_template("behaviour.py.jinja"), **context)
+        _write(
+            directory / "conformance.py",
+            env.get_template("conformance.py.jinja"),
+            view=conformance_view(edition),
+            **context,
+        )
         _write(directory / "methods.py", env.get_template("methods.py.jinja"), **context)
         _write(directory / "peers.py", env.get_template("peers.py.jinja"), **context)
         if helpers.helpers:
@@ -172,6 +181,27 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
                 role=role,
                 **context,
             )
+
+
+def _copy_subpackage(env: jinja2.Environment, name: str, package_dir: Path, command: str) -> None:
+    """Copy templates/python/<name>/ into the package's <name>/: each Python file under a header
+    naming its source and the command that regenerates it; each JSON data file with that
+    sentence as its first member, `"generated"` (JSON has no comments)."""
+    sources = TEMPLATES / name
+    for source in sorted(sources.rglob("*")):
+        if "__pycache__" in source.parts or not source.is_file():
+            continue
+        relative = source.relative_to(sources).as_posix()  # subpackages: `transports/`
+        copy_header = env.get_template("runtime_copy_header.py.jinja").render(
+            file_name=f"{name}/{relative}", command=command
+        )
+        if source.suffix == ".py":
+            _write_text(package_dir / name / relative, copy_header + "\n" + source.read_text())
+        elif source.suffix in COPIED_DATA:
+            said = " ".join(line.removeprefix("# ") for line in copy_header.splitlines())
+            data = {"generated": said, **json.loads(source.read_text(encoding="utf-8"))}
+            text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+            _write_text(package_dir / name / relative, text)
 
 
 def template_environment() -> jinja2.Environment:

@@ -190,16 +190,19 @@ class _WritePipeProtocol(asyncio.streams.FlowControlMixin):
 
 
 async def connect_pipes(
-    read_file: Any, write_file: Any
+    read_file: Any, write_file: Any, *, keep_reading: Callable[[], bool] = lambda: False
 ) -> tuple[PipeReader, asyncio.StreamWriter, asyncio.ReadTransport]:
     """The two ends over two pipe files (anything with `fileno()`), and the read pipe's transport
-    (closing it ends the reader: `process.py` does so when a child exits)."""
+    (closing it ends the reader: `process.py` does so when a child exits). `keep_reading` is
+    asked when the write pipe closes: True keeps the read side open (a half-close of our own)."""
     loop = asyncio.get_running_loop()
     read_transport, reader = await loop.connect_read_pipe(PipeReader, read_file)
     write_transport, write_protocol = await loop.connect_write_pipe(_WritePipeProtocol, write_file)
     # A peer that stops reading (our stdout closed: EPIPE) is gone: end the reading side too, so
     # the connection closes at once instead of running on, unheard.
-    write_protocol.closed.add_done_callback(lambda _: read_transport.close())
+    write_protocol.closed.add_done_callback(
+        lambda _: None if keep_reading() else read_transport.close()
+    )
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
     return reader, writer, read_transport
 

@@ -26,6 +26,7 @@ import os
 import signal
 import subprocess
 from collections.abc import Callable
+from typing import IO, Any
 
 from .pipes import PipeReader, PipeTransport, connect_pipes
 
@@ -47,6 +48,8 @@ class ProcessTransport(PipeTransport):
         push: bool | None = None,
     ) -> None:
         super().__init__(pipes, self._end_process_group, push=push)
+        self.input_closed = False
+        """Set by `close_input`: our end of stdin was closed on purpose, stdout is still read."""
         self._stdout_transport = pipes[2]
         self.process = process
         self._exit_timeout = exit_timeout
@@ -57,6 +60,14 @@ class ProcessTransport(PipeTransport):
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    async def close_input(self) -> None:
+        """Half-close: close the child's stdin (it reads EOF) and go on reading its stdout until
+        it exits; then, as `close`, its group is ended if it has not exited `exit_timeout`
+        seconds later. What the child still writes after EOF (answers to requests it read
+        before) is read as usual."""
+        self.input_closed = True
+        await self.close()
 
     def _after_exit(self, _: asyncio.Future[int | None]) -> None:
         # The child's last output is already in the pipe; read it, then end stdout even if a
@@ -116,8 +127,10 @@ async def spawn_process(
     exit_timeout: float = 2.0,
     kill_timeout: float = 1.0,
     push: bool | None = None,
+    stderr: int | IO[Any] | None = None,
 ) -> ProcessTransport:
-    """Start `program` and talk to it over its stdin/stdout; its stderr stays this process's.
+    """Start `program` and talk to it over its stdin/stdout; its stderr stays this process's
+    unless `stderr` says where it goes (a file, `subprocess.DEVNULL`).
 
     `exit_timeout`: how long the child may take to exit once its stdin is closed before its group
     is terminated; `kill_timeout`: how long SIGTERM is given before SIGKILL; `push`: see
@@ -128,18 +141,25 @@ async def spawn_process(
         [program, *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
+        stderr=stderr,
         env=env,
         cwd=cwd,
         start_new_session=True,
     )
     assert process.stdin is not None and process.stdout is not None
+    transport: ProcessTransport | None = None
     try:
-        pipes = await connect_pipes(process.stdout, process.stdin)
+        pipes = await connect_pipes(
+            process.stdout,
+            process.stdin,
+            keep_reading=lambda: transport is not None and transport.input_closed,
+        )
     except BaseException:
         process.kill()
         process.wait()
         raise
-    return ProcessTransport(process, pipes, exit_timeout, kill_timeout, push=push)
+    transport = ProcessTransport(process, pipes, exit_timeout, kill_timeout, push=push)
+    return transport
 
 
 def _living_group_members(pgid: int) -> list[int] | None:

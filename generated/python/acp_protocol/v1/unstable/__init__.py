@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from . import behaviour as behaviour
     from . import builders as builders
     from . import client as client
+    from . import conformance as conformance
     from . import helpers as helpers
     from . import methods as methods
     from . import models as models
@@ -35,6 +36,7 @@ _SUBMODULES = frozenset(
         "behaviour",
         "builders",
         "client",
+        "conformance",
         "helpers",
         "methods",
         "models",

@@ -1,0 +1,253 @@
+"""The conformance data of an edition (`acp_protocol.<edition>.conformance`), from the IR only.
+
+The suite (`python -m acp_protocol.conformance`, hand-written in templates/python/conformance/)
+makes its cases from this data, never from a hand list: the methods each side handles, the
+capability that advertises each optional agent method (quoted from the schema's description of
+the capability's field), the behaviour rules with their quotes and levels, the negotiation, the
+prompt turn and the named error codes. A level is read from the words a rule rests on: "MUST" or
+"MUST NOT" → MUST, "SHOULD" → SHOULD, anything else informative.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from acp_codegen import ir
+from acp_codegen.ir.behaviour import Capability, Negotiation, PromptLifecycle, RuleRecord
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteView:
+    """Schema text and the JSON pointer of the description that says it (None: not found)."""
+
+    text: str
+    pointer: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RuleView:
+    name: str
+    level: str
+    spec: str
+    quotes: tuple[QuoteView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CapabilityView:
+    method: str
+    path: tuple[str, ...]
+    value: object
+    requires: tuple[str, ...]
+    quote: QuoteView
+
+
+@dataclass(frozen=True, slots=True)
+class PromptView:
+    method: str
+    answer: str
+    cancel: str
+    update: str
+    end_turn: str
+    cancelled: str
+    stop_reasons: tuple[str, ...]
+    level: str
+    stop_reason_quote: QuoteView | None
+    cancelled_quote: QuoteView | None
+
+
+@dataclass(frozen=True, slots=True)
+class ConformanceView:
+    negotiation: Negotiation
+    negotiation_rule: RuleView | None
+    version_quote: QuoteView | None
+    capabilities: tuple[CapabilityView, ...]
+    rules: tuple[RuleView, ...]
+    prompt: PromptView | None
+    error_codes: tuple[tuple[int, str, QuoteView], ...]
+
+
+_MUST = re.compile(r"\bMUST\b")
+_SHOULD = re.compile(r"\bSHOULD\b")
+
+
+def level(*texts: str) -> str:
+    """MUST when the text says MUST (or MUST NOT), else SHOULD when it says SHOULD, else
+    informative (the schema's own capitals, as RFC 2119 writes them)."""
+    joined = " ".join(texts).replace("*", "")
+    if _MUST.search(joined):
+        return "MUST"
+    if _SHOULD.search(joined):
+        return "SHOULD"
+    return "informative"
+
+
+def conformance_view(edition: ir.Edition) -> ConformanceView:
+    behaviour = edition.behaviour
+    rules = tuple(_rule(r) for r in behaviour.rules)
+    negotiation = behaviour.negotiation
+    negotiation_rule = next(
+        (r for r in rules if _is_rule_of(r, behaviour.rules, negotiation.spec)), None
+    )
+    initialize = _method(edition, negotiation.method, ir.MethodKind.REQUEST)
+    version_quote = None
+    if initialize is not None and initialize.result is not None:
+        version_quote = _field_quote(edition, initialize.result, (negotiation.field,))
+    return ConformanceView(
+        negotiation=negotiation,
+        negotiation_rule=negotiation_rule,
+        version_quote=version_quote,
+        capabilities=tuple(_capability(edition, c) for c in behaviour.capabilities),
+        rules=rules,
+        prompt=_prompt(edition, rules),
+        error_codes=tuple(
+            (c.code, c.name, QuoteView(" ".join(c.doc.split()), _pointer(edition, "ErrorCode")))
+            for c in edition.error_codes
+        ),
+    )
+
+
+def _rule(record: RuleRecord) -> RuleView:
+    quotes = tuple(QuoteView(q.text, _hash(q.pointer)) for q in record.quotes)
+    said = [q.text for q in quotes] or [record.spec]
+    return RuleView(record.name, level(*said), record.spec, quotes)
+
+
+def _is_rule_of(view: RuleView, records: tuple[RuleRecord, ...], spec: str) -> bool:
+    return any(r.name == view.name and r.spec == spec for r in records)
+
+
+def _capability(edition: ir.Edition, capability: Capability) -> CapabilityView:
+    initialize = _method(edition, "initialize", ir.MethodKind.REQUEST)
+    quote = None
+    if initialize is not None and initialize.result is not None:
+        quote = _field_quote(edition, initialize.result, capability.path)
+    return CapabilityView(
+        capability.method,
+        capability.path,
+        capability.value,
+        capability.requires,
+        quote or QuoteView(capability.spec, None),
+    )
+
+
+def _prompt(edition: ir.Edition, rules: tuple[RuleView, ...]) -> PromptView | None:
+    lifecycle = edition.behaviour.lifecycle
+    if lifecycle is None:
+        return None
+    prompt = _method(edition, lifecycle.prompt, ir.MethodKind.REQUEST)
+    reasons: tuple[str, ...] = ()
+    cancelled = stop_reason = None
+    if prompt is not None and prompt.result is not None:
+        reasons, cancelled = _stop_reasons(edition, prompt.result, lifecycle.cancelled)
+        stop_reason = _field_quote(edition, prompt.result, ("stopReason",))
+    return PromptView(
+        lifecycle.prompt,
+        lifecycle.answer.value,
+        lifecycle.cancel,
+        _update_notification(edition, lifecycle),
+        lifecycle.end_turn,
+        lifecycle.cancelled,
+        reasons,
+        next((r.level for r in rules if r.spec == lifecycle.spec), "informative"),
+        stop_reason,
+        cancelled,
+    )
+
+
+def _update_notification(edition: ir.Edition, lifecycle: PromptLifecycle) -> str:
+    """The notification that streams a turn's updates to the client: the lifecycle's own (v2),
+    else the client's notification in the prompt's namespace (v1's `session/update`)."""
+    if lifecycle.states is not None:
+        return lifecycle.states.notification
+    namespace = lifecycle.prompt.split("/")[0] + "/"
+    client = edition.role("client").notifications
+    return next((m.name for m in client if m.name.startswith(namespace)), "")
+
+
+def _stop_reasons(
+    edition: ir.Edition, result: str, cancelled: str
+) -> tuple[tuple[str, ...], QuoteView | None]:
+    """The values of the prompt result's `stopReason` and the schema's words on `cancelled`
+    (v1; a v2 prompt result has no stop reason)."""
+    field = _find_field(edition, result, "stopReason")
+    if field is None:
+        return (), None
+    target = _ref_name(field.type)
+    definition = _definition(edition, target) if target else None
+    if not isinstance(definition, ir.Enumeration):
+        return (), None
+    values = tuple(str(m.value) for m in definition.members)
+    member = next((m for m in definition.members if m.value == cancelled), None)
+    quote = None
+    if member is not None and member.doc:
+        quote = QuoteView(" ".join(member.doc.split()), _hash(definition.pointer))
+    return values, quote
+
+
+def _field_quote(edition: ir.Edition, struct: str, path: tuple[str, ...]) -> QuoteView | None:
+    """The description of the field at `path` (wire keys from `struct` down, through refs)."""
+    current: str | None = struct
+    field = None
+    for key in path:
+        if current is None:
+            return None
+        field = _find_field(edition, current, key)
+        if field is None:
+            return None
+        current = _ref_name(field.type)
+    if field is None or not field.doc:
+        return None
+    return QuoteView(" ".join(field.doc.split()), _hash(field.pointer))
+
+
+def _find_field(edition: ir.Edition, name: str, wire_name: str) -> ir.Field | None:
+    definition = _definition(edition, name)
+    if not isinstance(definition, ir.Struct):
+        return None
+    for field in definition.fields:
+        if field.wire_name == wire_name:
+            return field
+    for base in definition.bases:
+        found = _find_field(edition, base, wire_name)
+        if found is not None:
+            return found
+    return None
+
+
+def _ref_name(expression: ir.TypeExpr) -> str | None:
+    if isinstance(expression, ir.Nullable):
+        return _ref_name(expression.inner)
+    if isinstance(expression, ir.Ref):
+        return expression.name
+    if isinstance(expression, ir.UnionOf):
+        names = [n for n in (_ref_name(o) for o in expression.options) if n is not None]
+        return names[0] if len(names) == 1 else None
+    return None
+
+
+def _definition(edition: ir.Edition, name: str) -> ir.Definition | None:
+    try:
+        definition = edition.definition(name)
+    except KeyError:
+        return None
+    if isinstance(definition, ir.Alias):
+        target = _ref_name(definition.target)
+        return _definition(edition, target) if target else definition
+    return definition
+
+
+def _method(edition: ir.Edition, name: str, kind: ir.MethodKind) -> ir.Method | None:
+    return next((m for m in edition.methods if m.name == name and m.kind is kind), None)
+
+
+def _pointer(edition: ir.Edition, name: str) -> str | None:
+    definition = _definition(edition, name)
+    return _hash(definition.pointer) if definition is not None else None
+
+
+def _hash(pointer: str | None) -> str | None:
+    """A pointer as a URI fragment (`#/$defs/…`)."""
+    if pointer is None or pointer.startswith("#"):
+        return pointer
+    return "#" + pointer

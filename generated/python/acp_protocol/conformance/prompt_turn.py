@@ -1,0 +1,175 @@
+# Copied by acp-codegen from templates/python/conformance/prompt_turn.py. Do not edit here:
+# edit the source, then run `make generate`.
+
+"""The prompt turn answered at completion (layer: case family; ACP v1): a turn ends with its
+answer and a stop reason, every `session/update` of the turn comes before that answer,
+`session/cancel` during a turn ends it `cancelled`, and a prompt still pending when the client
+closes its end is answered.
+
+The cases run where the edition's prompt turn is answered at completion; v2's lifecycle
+(answered at insertion, state updates) is a later family.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cases import JSON_RPC, Case, Context, Failure, Outcome, describe, failed, passed, skipped
+from .data import EditionData, PromptEntry, Quote
+from .peer import Frame, NoAnswer, is_notification, is_response
+from .steps import initialize, long_prompt, new_session, prompt_params
+
+AFTER_ANSWER = 0.5
+"""Seconds after the answer during which no update of the turn may come."""
+CANCEL_WAIT = 3.0
+"""Seconds a cancelled turn may take to end."""
+FIRST_UPDATE = 1.0
+"""Seconds the suite waits for a turn's first update before it cancels anyway."""
+
+ORDER = Quote(
+    "The answer to session/prompt ends the turn: every session/update of the turn is sent "
+    "before it (the case's rule; the schema answers a prompt with its stop reason, "
+    '"Indicates why the agent stopped processing the turn").',
+    "ACP v1 prompt turn (protocol/v1/prompt-turn)",
+)
+EOF_ANSWER = Quote(
+    "When a rpc call is made, the Server MUST reply with a Response, except for in the case of "
+    "Notifications.",
+    f"{JSON_RPC} §4 (a request read before the client closed its end)",
+)
+
+
+def cases(edition: EditionData) -> list[Case]:
+    prompt = edition.prompt
+    if prompt is None or prompt.answer != "completion":
+        return []
+    turn = prompt.stop_reason_quote or Quote(prompt.method, edition.source)
+    return [
+        Case(
+            "prompt.turn_ends_with_a_stop_reason",
+            f"{prompt.method} is answered with a stopReason the schema names",
+            prompt.level,
+            turn,
+            _turn(prompt),
+        ),
+        Case(
+            "prompt.updates_before_the_answer",
+            f"every {prompt.update} of a turn arrives before the {prompt.method} answer",
+            "SHOULD",
+            ORDER,
+            _ordered(prompt),
+        ),
+        Case(
+            "prompt.cancel_answers_cancelled",
+            f'{prompt.cancel} during a turn ends it with stopReason "{prompt.cancelled}"',
+            prompt.level,
+            prompt.cancelled_quote or Quote(prompt.cancelled, edition.source),
+            _cancelled(prompt),
+            budget=CANCEL_WAIT,
+        ),
+        Case(
+            "eof.pending_prompt_answered",
+            f"a {prompt.method} read before the client closed its end is still answered",
+            "SHOULD",
+            EOF_ANSWER,
+            _answered_after_eof(prompt),
+        ),
+    ]
+
+
+def _of_session(session_id: str, update: str) -> Any:
+    def matches(frame: Frame) -> bool:
+        params = frame.message.get("params") if frame.message else None
+        return (
+            is_notification(frame, update)
+            and type(params) is dict
+            and params.get("sessionId") == session_id
+        )
+
+    return matches
+
+
+def _stop_reason(prompt: PromptEntry, answer: dict[str, Any]) -> str:
+    result = answer.get("result")
+    reason = result.get("stopReason") if type(result) is dict else None
+    if type(reason) is not str:
+        raise Failure(f"{prompt.method} was answered with {describe(answer)}")
+    return reason
+
+
+async def _start(ctx: Context, prompt: PromptEntry, text: str) -> tuple[str, int]:
+    await initialize(ctx)
+    session_id = await new_session(ctx)
+    request_id = ctx.next_id()
+    ctx.peer.request(request_id, prompt.method, prompt_params(ctx, session_id, text))
+    return session_id, request_id
+
+
+def _turn(prompt: PromptEntry) -> Any:
+    async def check(ctx: Context) -> Outcome:
+        _, request_id = await _start(ctx, prompt, "hello from the conformance suite")
+        answer = await ctx.peer.answer(request_id, ctx.timeout, prompt.method)
+        reason = _stop_reason(prompt, answer)
+        if prompt.stop_reasons and reason not in prompt.stop_reasons:
+            return failed(f"stopReason {reason!r} is none of {', '.join(prompt.stop_reasons)}")
+        return passed(f"stopReason {reason}")
+
+    return check
+
+
+def _ordered(prompt: PromptEntry) -> Any:
+    async def check(ctx: Context) -> Outcome:
+        session_id, request_id = await _start(ctx, prompt, "one two three four five six")
+        start = len(ctx.peer.received)
+        answer_frame = await ctx.peer.wait_for(
+            lambda f: is_response(f, request_id), ctx.timeout, f"answer to {prompt.method}"
+        )
+        await ctx.peer.quiet(AFTER_ANSWER)
+        index = ctx.peer.received.index(answer_frame)
+        of_turn = _of_session(session_id, prompt.update)
+        before = [f for f in ctx.peer.received[start:index] if of_turn(f)]
+        late = [f for f in ctx.peer.received[index + 1 :] if of_turn(f)]
+        if late:
+            after = late[0].t - answer_frame.t
+            return failed(
+                f"{len(late)} {prompt.update} of the turn came after its answer "
+                f"(the first {after * 1000:.0f} ms after)"
+            )
+        return passed(f"{len(before)} updates, all before the answer")
+
+    return check
+
+
+def _cancelled(prompt: PromptEntry) -> Any:
+    async def check(ctx: Context) -> Outcome:
+        session_id, request_id = await _start(ctx, prompt, long_prompt())
+        try:
+            first = await ctx.peer.wait_for(
+                lambda f: _of_session(session_id, prompt.update)(f) or is_response(f, request_id),
+                FIRST_UPDATE,
+                f"{prompt.update}",
+            )
+            if is_response(first, request_id):
+                return skipped("the turn ended before the cancel")
+        except NoAnswer:  # no update yet: cancel all the same
+            pass
+        ctx.peer.notify(prompt.cancel, {"sessionId": session_id})
+        answer = await ctx.peer.answer(
+            request_id, CANCEL_WAIT, f"{prompt.method} after {prompt.cancel}"
+        )
+        reason = _stop_reason(prompt, answer)
+        if reason != prompt.cancelled:
+            return failed(f"answered stopReason {reason!r} after {prompt.cancel}")
+        return passed()
+
+    return check
+
+
+def _answered_after_eof(prompt: PromptEntry) -> Any:
+    async def check(ctx: Context) -> Outcome:
+        _, request_id = await _start(ctx, prompt, "answered after the end of input")
+        ctx.peer.close_input()
+        answer = await ctx.peer.answer(request_id, ctx.timeout, f"{prompt.method} after EOF")
+        return passed(f"answered with {describe(answer)}")
+
+    return check

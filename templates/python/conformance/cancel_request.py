@@ -1,0 +1,110 @@
+"""`$/cancel_request` cases (layer: case family): a pending request it names is answered (its
+result or -32800) soon after, and one naming an unknown id is ignored (never answered, and the
+connection still answers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cases import Case, Context, Outcome, describe, error_code, failed, passed
+from .data import EditionData, MethodEntry, Quote
+from .peer import NoAnswer, is_notification, is_response
+from .steps import initialize, long_prompt, new_session, probe, prompt_params
+
+CANCEL_WAIT = 3.0
+"""Seconds a cancelled request may take to be answered."""
+FIRST_UPDATE = 1.0
+QUIET = 0.4
+UNKNOWN_ID = 987654321
+
+
+def _quote(edition: EditionData, method: str) -> Quote:
+    return Quote(
+        "Upon receiving this notification, the receiver: 1. MAY cancel the corresponding request "
+        "activity and all nested activities 2. MAY send any pending notifications. 3. MUST send "
+        "one of these responses for the original request: Valid response with appropriate data "
+        "(partial results or cancellation marker), or Error response with code -32800 (Request "
+        "Cancelled)",
+        f"{edition.source}: the description of {method} (protocol level)",
+    )
+
+
+def cancel_method(edition: EditionData) -> MethodEntry | None:
+    """The protocol-level cancel notification (`$/cancel_request`), if the edition has one."""
+    return next(
+        (m for m in edition.methods if m.side == "protocol" and m.kind == "notification"), None
+    )
+
+
+def cases(edition: EditionData) -> list[Case]:
+    method = cancel_method(edition)
+    if method is None:
+        return []
+    quote = _quote(edition, method.name)
+    found = [
+        Case(
+            "cancel_request.unknown_id_ignored",
+            f"{method.name} naming an id never sent is ignored; the connection still answers",
+            "MUST",
+            quote,
+            _unknown(method.name),
+        )
+    ]
+    if edition.prompt is not None:
+        found.insert(
+            0,
+            Case(
+                "cancel_request.pending_prompt_answered",
+                f"{edition.prompt.method} cancelled by {method.name} is answered (its result or "
+                f"-32800) within {CANCEL_WAIT:g} s",
+                "MUST",
+                quote,
+                _pending(method.name),
+                budget=CANCEL_WAIT,
+            ),
+        )
+    return found
+
+
+def _pending(name: str) -> Any:
+    async def check(ctx: Context) -> Outcome:
+        prompt = ctx.edition.prompt
+        assert prompt is not None
+        await initialize(ctx)
+        session_id = await new_session(ctx)
+        request_id = ctx.next_id()
+        ctx.peer.request(request_id, prompt.method, prompt_params(ctx, session_id, long_prompt()))
+        try:
+            first = await ctx.peer.wait_for(
+                lambda f: is_notification(f, prompt.update) or is_response(f, request_id),
+                FIRST_UPDATE,
+                prompt.update,
+            )
+            if is_response(first, request_id):
+                return passed("the request ended before the cancel (a result is allowed)")
+        except NoAnswer:
+            pass
+        ctx.peer.notify(name, {"requestId": request_id})
+        answer = await ctx.peer.answer(request_id, CANCEL_WAIT, f"{prompt.method} after {name}")
+        code = error_code(answer)
+        if "result" in answer or code == -32800:
+            return passed(f"answered with {describe(answer)}")
+        return failed(f"answered with {describe(answer)}, neither a result nor -32800")
+
+    return check
+
+
+def _unknown(name: str) -> Any:
+    async def check(ctx: Context) -> Outcome:
+        await initialize(ctx)
+        ctx.peer.notify(name, {"requestId": UNKNOWN_ID})
+        answers = [
+            f for f in await ctx.peer.quiet(QUIET) if f.message and "method" not in f.message
+        ]
+        if answers:
+            return failed(f"{name} for an unknown id was answered: {answers[0].value}")
+        await probe(ctx, f"after {name} for an unknown id")
+        return passed()
+
+    return check

@@ -1,0 +1,194 @@
+"""Running cases (layer: runner): the edition's cases from its data, selection by id, a fresh
+program per case, several cases at once, and a deadline per case.
+
+A case that overruns its deadline fails with "no answer within X s" and keeps the frames
+exchanged so far; the program's whole process group ends with every case (`Peer.close`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import importlib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from . import cancel_request, capabilities, envelope, methods, negotiation, prompt_turn
+from .cases import Case, Context, Failure, Outcome, Skip, failed, skipped
+from .data import EditionData
+from .peer import Frame, NoAnswer, Peer
+
+FAMILIES = (negotiation, methods, capabilities, prompt_turn, cancel_request, envelope)
+"""The agent-side case families, in report order."""
+STDERR_TAIL = 4096
+"""Bytes of the program's stderr kept per case (the end of it)."""
+PACKAGE = __name__.rsplit(".", 2)[0]
+"""The generated package (`acp_protocol`, or the name it was vendored under)."""
+
+
+class ToolError(Exception):
+    """The suite itself cannot go on (no such program, no such edition): one line, exit 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class Edition:
+    """An edition's conformance data and models (`acp_protocol.<key>.conformance`)."""
+
+    data: EditionData
+    models: ModuleType
+
+
+def editions() -> list[str]:
+    """The keys of the editions this package carries (`v1`, `v1/unstable`, `v2`, …)."""
+    root = Path(importlib.import_module(PACKAGE).__file__ or "").parent
+    found = []
+    for conformance in sorted(root.glob("v*/conformance.py")) + sorted(
+        root.glob("v*/unstable/conformance.py")
+    ):
+        found.append(conformance.parent.relative_to(root).as_posix())
+    return sorted(found)
+
+
+def load_edition(key: str) -> Edition:
+    if key not in editions():
+        raise ToolError(f"no edition {key!r} in {PACKAGE} (it has {', '.join(editions())})")
+    module = f"{PACKAGE}.{key.replace('/', '.')}"
+    data = importlib.import_module(f"{module}.conformance").EDITION
+    return Edition(data, importlib.import_module(f"{module}.models"))
+
+
+def all_cases(edition: EditionData) -> list[Case]:
+    return [case for family in FAMILIES for case in family.cases(edition)]
+
+
+def select(cases: Sequence[Case], only: Sequence[str], skip: Sequence[str]) -> list[Case]:
+    """The cases whose id matches one `only` glob (all when none is given) and no `skip` glob."""
+    return [
+        case
+        for case in cases
+        if (not only or any(fnmatch.fnmatchcase(case.id, g) for g in only))
+        and not any(fnmatch.fnmatchcase(case.id, g) for g in skip)
+    ]
+
+
+def check_program(command: Sequence[str]) -> None:
+    """ToolError unless `command[0]` names a program that can be run."""
+    if not command:
+        raise ToolError("no program to test: give it after `--`, e.g. `agent -- node agent.js`")
+    program = command[0]
+    path = shutil.which(program) if os.sep not in program else program
+    if path is None or not os.path.isfile(path):
+        raise ToolError(
+            f"no program {program!r} (not found{' on PATH' if os.sep not in program else ''})"
+        )
+    if not os.access(path, os.X_OK):
+        raise ToolError(f"{program!r} is not executable")
+
+
+@dataclass
+class Result:
+    case: Case
+    outcome: Outcome
+    seconds: float
+    frames: list[Frame] = field(default_factory=list)
+    stderr: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    command: tuple[str, ...]
+    timeout: float = 5.0
+    """Seconds any one answer may take; a case's deadline is twice that plus its budget."""
+    jobs: int = 4
+
+
+async def run_case(case: Case, edition: Edition, settings: Settings, workdir: str) -> Result:
+    """One case against a fresh program."""
+    began = time.monotonic()
+    with tempfile.TemporaryFile() as stderr:
+        try:
+            peer = await Peer.spawn(settings.command, stderr=stderr)
+        except OSError as error:
+            raise ToolError(
+                f"cannot start {settings.command[0]!r}: {error.strerror or error}"
+            ) from None
+        context = Context(peer, edition.data, edition.models, settings.timeout, workdir)
+        deadline = 2 * settings.timeout + case.budget
+        try:
+            outcome = await asyncio.wait_for(case.check(context), deadline)
+        except asyncio.TimeoutError:
+            outcome = failed(f"no answer within {deadline:g} s")
+        except (NoAnswer, Failure) as error:
+            outcome = failed(str(error))
+        except Skip as error:
+            outcome = skipped(str(error))
+        finally:
+            await peer.close()
+        stderr.seek(max(0, stderr.seek(0, os.SEEK_END) - STDERR_TAIL))
+        tail = stderr.read().decode("utf-8", "replace")
+    return Result(case, outcome, time.monotonic() - began, list(peer.transcript), tail)
+
+
+async def run(
+    cases: Sequence[Case],
+    edition: Edition,
+    settings: Settings,
+    on_result: Callable[[Result], Any] = lambda _: None,
+) -> list[Result]:
+    """Every case, `settings.jobs` at once; the results in the cases' order."""
+    gate = asyncio.Semaphore(max(1, settings.jobs))
+    with tempfile.TemporaryDirectory(prefix="acp-conformance-") as workdir:
+
+        async def one(case: Case) -> Result:
+            async with gate:
+                result = await run_case(case, edition, settings, workdir)
+            on_result(result)
+            return result
+
+        tasks = [asyncio.ensure_future(one(case)) for case in cases]
+        try:
+            return list(await asyncio.gather(*tasks))
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def detect_protocol(settings: Settings, unstable: bool) -> str:
+    """The edition to test (`--protocol auto`): `initialize` asking the newest version this
+    package has, answered with the version the program speaks."""
+    keys = [k for k in editions() if k.endswith("/unstable") == unstable]
+    if not keys:
+        raise ToolError(f"{PACKAGE} has no {'unstable' if unstable else 'stable'} edition")
+    newest = max(keys, key=lambda k: int(k.split("/")[0].removeprefix("v")))
+    edition = load_edition(newest)
+    with tempfile.TemporaryFile() as stderr:
+        try:
+            peer = await Peer.spawn(settings.command, stderr=stderr)
+        except OSError as error:
+            raise ToolError(
+                f"cannot start {settings.command[0]!r}: {error.strerror or error}"
+            ) from None
+        try:
+            n = edition.data.negotiation
+            peer.request("protocol", n.method, {n.field: edition.data.protocol_version})
+            answer = await peer.answer("protocol", settings.timeout, n.method)
+        except NoAnswer as error:
+            raise ToolError(f"--protocol auto: {error}; give --protocol") from None
+        finally:
+            await peer.close()
+    result = answer.get("result")
+    version = result.get(n.field) if type(result) is dict else None
+    if type(version) is not int:
+        raise ToolError(f"--protocol auto: initialize answered {answer}; give --protocol")
+    for key in keys:
+        if int(key.split("/")[0].removeprefix("v")) == version:
+            return key
+    raise ToolError(f"--protocol auto: the program speaks version {version}, which has no edition")

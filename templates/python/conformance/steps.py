@@ -1,0 +1,93 @@
+"""Steps the agent cases share (layer: cases): params checked against the edition's models,
+`initialize`, a new session, a prompt, and the probe that shows the connection still answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..runtime.validators import validator_for
+from .cases import Context, Failure, Skip, describe, error_code
+
+PROBE_METHOD = "_conformance/probe"
+"""An extension method no agent serves: answered -32601, it shows the connection still reads
+and answers (its id is a string no case uses)."""
+LONG_PROMPT_WORDS = 120
+"""Words of the prompt a turn is cancelled in: the starters stream a long prompt's words 50 ms
+apart (6 s); an agent that finishes first makes the cancel case a skip."""
+
+
+def params(ctx: Context, method: str, wire: dict[str, Any], kind: str = "request") -> Any:
+    """`wire` as the method's params, validated by the edition's model (so the suite never sends
+    what the schema refuses) and written back as JSON."""
+    entry = ctx.edition.method(method, kind)
+    if entry is None:
+        raise Skip(f"the edition has no {kind} {method}")
+    value = validator_for(getattr(ctx.models, entry.params))(wire)
+    return value.to_wire() if hasattr(value, "to_wire") else wire
+
+
+def initialize_params(ctx: Context, version: int | None = None) -> Any:
+    n = ctx.edition.negotiation
+    asked = ctx.edition.protocol_version if version is None else version
+    return params(ctx, n.method, {n.field: asked})
+
+
+async def initialize(ctx: Context, version: int | None = None) -> dict[str, Any]:
+    """`initialize` with the edition's version (or `version`): the result, or a Failure."""
+    answer = await ctx.call(ctx.edition.negotiation.method, initialize_params(ctx, version))
+    result = answer.get("result")
+    if type(result) is not dict:
+        raise Failure(f"initialize was answered with {describe(answer)}")
+    return result
+
+
+def capability(result: dict[str, Any], path: tuple[str, ...]) -> Any:
+    """The value at `path` in an `initialize` result (None when absent)."""
+    value: Any = result
+    for key in path:
+        if type(value) is not dict:
+            return None
+        value = value.get(key)
+    return value
+
+
+def advertises(result: dict[str, Any], path: tuple[str, ...], value: Any) -> bool:
+    """Whether the capability at `path` says "supported": `true` for a boolean capability, an
+    object (`{}` or with members) for an object capability."""
+    found = capability(result, path)
+    if type(value) is bool:
+        return found is True
+    return type(found) is dict
+
+
+async def new_session(ctx: Context) -> str:
+    """A new session in the suite's folder: its id, or a Failure."""
+    wire = {"cwd": ctx.workdir, "mcpServers": []}
+    answer = await ctx.call("session/new", params(ctx, "session/new", wire))
+    result = answer.get("result")
+    session_id = result.get("sessionId") if type(result) is dict else None
+    if type(session_id) is not str:
+        raise Failure(f"session/new was answered with {describe(answer)}")
+    return session_id
+
+
+def prompt_params(ctx: Context, session_id: str, text: str) -> Any:
+    prompt = ctx.edition.prompt
+    if prompt is None:
+        raise Skip("the edition has no prompt turn")
+    block = {"type": "text", "text": text}
+    return params(ctx, prompt.method, {"sessionId": session_id, "prompt": [block]})
+
+
+def long_prompt() -> str:
+    return " ".join(f"word{n}" for n in range(LONG_PROMPT_WORDS))
+
+
+async def probe(ctx: Context, what: str) -> None:
+    """The connection still answers: an unknown method answered -32601 (any error passes)."""
+    probe_id = f"probe-{ctx.next_id()}"
+    ctx.peer.request(probe_id, PROBE_METHOD)
+    answer = await ctx.peer.answer(probe_id, ctx.timeout, f"the probe request sent {what}")
+    if error_code(answer) is None:
+        raise Failure(f"the probe ({PROBE_METHOD}) sent {what} was answered with a result")
