@@ -4,4 +4,4 @@ Pipeline: pinned schema (`schema/`) → `loader` → `validation` → `ir` → o
 (`acp_codegen/targets/<lang>/`, templates in `templates/<lang>/`) → `pipeline` (atomic swap).
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

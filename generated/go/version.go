@@ -3,7 +3,7 @@
 package acp
 
 // Version is this module's version: the schema release, then the generator's.
-const Version = "1.20.0+codegen.0.2.0"
+const Version = "1.20.0+codegen.0.3.0"
 
 // SchemaVersion is the release the schemas come from (agent-client-protocol-schema@1.20.0 (crates.io)).
 const SchemaVersion = "1.20.0"

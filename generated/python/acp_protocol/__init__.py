@@ -14,5 +14,5 @@
 
 SCHEMA_ORIGIN = "agent-client-protocol-schema@1.20.0 (crates.io)"
 SCHEMA_VERSION = "1.20.0"
-GENERATOR_VERSION = "0.2.0"
+GENERATOR_VERSION = "0.3.0"
 """The acp-codegen version that wrote this package."""

@@ -9,4 +9,4 @@
 
 export * from "./runtime/index.js";
 export const SCHEMA_VERSION = "1.20.0";
-export const GENERATOR_VERSION = "0.2.0";
+export const GENERATOR_VERSION = "0.3.0";
