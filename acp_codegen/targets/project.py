@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from acp_codegen.ir import Specification
 from acp_codegen.problems import GenerationError
@@ -58,6 +58,16 @@ class Request:
                 "package it depends on; give the folder another name"
             )
         return name
+
+    def context(self) -> dict[str, Any]:
+        """What every project template is rendered with; a target adds its own names."""
+        return {
+            "command": self.command,
+            "name": self.name,
+            "role": self.role,
+            "protocol": self.protocol,
+            "unstable": self.unstable,
+        }
 
     def relative(self, path: Path) -> str:
         """`path` relative to the project folder, with `/` and a leading `./` or `../` (Go's

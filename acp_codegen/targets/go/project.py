@@ -23,11 +23,7 @@ TEMPLATES = {"go.mod": "project/go.mod.jinja", "README.md": "project/README.md.j
 def render_project(spec: Specification, request: Request) -> Project:
     env = template_environment()
     context = {
-        "command": request.command,
-        "name": request.name,
-        "role": request.role,
-        "protocol": request.protocol,
-        "unstable": request.unstable,
+        **request.context(),
         "module": MODULE,
         "module_version": MODULE_VERSION,
         "module_path": request.relative(request.generated("go")),

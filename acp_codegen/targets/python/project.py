@@ -15,11 +15,7 @@ TEMPLATES = {"README.md": "project/README.md.jinja"}
 def render_project(spec: Specification, request: Request) -> Project:
     env = template_environment()
     context = {
-        "command": request.command,
-        "name": request.name,
-        "role": request.role,
-        "protocol": request.protocol,
-        "unstable": request.unstable,
+        **request.context(),
         "sdk": SDK,
         "package": PACKAGE,
         "sdk_path": request.relative(request.generated("python")),

@@ -38,11 +38,7 @@ TEMPLATES = {
 def render_project(spec: Specification, request: Request) -> Project:
     env = template_environment()
     context = {
-        "command": request.command,
-        "name": request.name,
-        "role": request.role,
-        "protocol": request.protocol,
-        "unstable": request.unstable,
+        **request.context(),
         "sdk": SDK,
         "sdk_path": SDK,
         "dev_dependencies": [
