@@ -78,6 +78,9 @@ def parser() -> Parser:
     agent.add_argument(
         "--timeout", type=float, default=5.0, metavar="S", help="seconds one answer may take (5)"
     )
+    agent.add_argument(
+        "--fresh", action="store_true", help="every case on a program of its own (slower)"
+    )
     agent.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     agent.add_argument("--trace", type=Path, metavar="DIR", help="write one JSON trace per case")
     agent.add_argument("--list", action="store_true", help="list the selected cases and exit")
@@ -95,7 +98,9 @@ async def main_async(argv: Sequence[str]) -> int:
     command = list(options.command)
     if command[:1] == ["--"]:
         command = command[1:]
-    settings = Settings(tuple(command), timeout=options.timeout, jobs=options.jobs)
+    settings = Settings(
+        tuple(command), timeout=options.timeout, jobs=options.jobs, fresh=options.fresh
+    )
     if not options.list:
         check_program(command)
     if options.protocol == "auto":

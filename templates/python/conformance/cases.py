@@ -64,6 +64,8 @@ class Context:
     """Seconds any one answer may take."""
     workdir: str = field(default_factory=tempfile.gettempdir)
     """An existing folder for `session/new`'s `cwd`."""
+    initialized: dict[str, Any] | None = None
+    """The program's `initialize` result, once a shared case has asked for it."""
     _ids: int = 0
 
     def next_id(self) -> int:
@@ -91,6 +93,9 @@ class Case:
     """The capabilities (wire paths in the `initialize` result, dotted) the case needs."""
     budget: float = 0.0
     """Seconds the case may take beyond the suite's timeout (a turn it waits through)."""
+    shared: bool = False
+    """The case may run on a program earlier cases ran on (after `initialize`, leaving it as
+    it found it: every request answered): see the runner."""
 
     @property
     def family(self) -> str:

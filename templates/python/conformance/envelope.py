@@ -6,7 +6,8 @@ acp-codegen repository) that hold for any agent, unchanged, each with its level 
 `about`). The book's handler answers `echo` with its params; an agent has none, so `echo` is sent
 as `_conformance/echo` and an answer the book gives as a result is expected as -32601 with the
 same id. After its frames, a case sends a probe request and reads every answer up to the probe's
-and a short silence after it: the answers must be the book's, no more and no fewer.
+and a short silence after it: the answers must be the book's, no more and no fewer. The cases
+are shared (runner.py): one program serves a dozen in turn, initialized once.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 from .cases import Case, Context, Outcome, failed, passed
 from .data import EditionData, Quote
 from .peer import NoAnswer, is_response
-from .steps import PROBE_METHOD, initialize
+from .steps import PROBE_METHOD, initialized
 
 ECHO = "_conformance/echo"
 _ECHO_METHOD = re.compile(rb'("method"\s*:\s*)"echo"')
@@ -45,6 +46,7 @@ def cases(edition: EditionData) -> list[Case]:
             entry["level"],
             Quote(entry["rule"], "the envelope rule book (JSON-RPC 2.0, RFC 8259, ACP)"),
             _check(entry),
+            shared=True,
         )
         for entry in book()["cases"]
     ]
@@ -87,7 +89,7 @@ def shape_problem(answer: Any) -> str | None:
 
 def _check(entry: dict[str, Any]) -> Any:
     async def check(ctx: Context) -> Outcome:
-        await initialize(ctx)
+        await initialized(ctx)
         start = len(ctx.peer.received)
         for item in entry["send"]:
             ctx.peer.send_line(frame_bytes(item))

@@ -2,8 +2,9 @@
 JUnit XML (`--junit FILE`) and one JSON trace per case (`--trace DIR`).
 
 A trace file (docs/conformance.md) holds: caseId, title, level, requires, quote {text, source},
-outcome (pass, fail, skip), reason, seconds, frames [{t, dir: "sent" | "received", json | raw}]
-and the end of the program's stderr.
+outcome (pass, fail, skip), reason, seconds, afterCases (the cases that ran before it on the same
+program: shared cases), frames [{t, dir: "sent" | "received", json | raw}] and the end of the
+program's stderr written during the case.
 """
 
 from __future__ import annotations
@@ -120,6 +121,7 @@ def trace(result: Result, protocol: str, command: Sequence[str]) -> dict[str, An
         "outcome": result.outcome.status,
         "reason": result.outcome.reason,
         "seconds": round(result.seconds, 3),
+        "afterCases": list(result.after),
         "frames": [f.to_json() for f in result.frames],
         "stderr": result.stderr,
     }

@@ -61,9 +61,9 @@ def same_id(a: Any, b: Any) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """One line either way: its time (seconds since the program started), its direction, and its
-    JSON value (`is_json`), or its text when it is not JSON (`raw`; bytes that are not UTF-8
-    as `hex:…`)."""
+    """One line either way: its time (seconds since the program started), its direction, its
+    JSON value (`is_json`), and its text (`raw`; bytes that are not UTF-8 as `hex:…`) when it
+    is not JSON or was sent as given bytes (`send_line`), where the exact text matters."""
 
     t: float
     dir: Literal["sent", "received"]
@@ -73,7 +73,7 @@ class Frame:
 
     def to_json(self) -> dict[str, Any]:
         frame: dict[str, Any] = {"t": round(self.t, 4), "dir": self.dir}
-        if self.is_json:
+        if self.raw is None:
             frame["json"] = self.value
         else:
             frame["raw"] = self.raw
@@ -151,7 +151,7 @@ class Peer:
         """Write `line` as it is, then a newline (for frames that are not JSON, or whose exact
         bytes matter)."""
         ok, value = parse(line)
-        self._write(line, Frame(self.now(), "sent", ok, value, None if ok else _raw_text(line)))
+        self._write(line, Frame(self.now(), "sent", ok, value, _raw_text(line)))
 
     def request(self, request_id: Any, method: str, params: Any = None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}

@@ -45,6 +45,13 @@ async def initialize(ctx: Context, version: int | None = None) -> dict[str, Any]
     return result
 
 
+async def initialized(ctx: Context) -> dict[str, Any]:
+    """The program initialized once (shared cases: the first case on a program asks)."""
+    if ctx.initialized is None:
+        ctx.initialized = await initialize(ctx)
+    return ctx.initialized
+
+
 def capability(result: dict[str, Any], path: tuple[str, ...]) -> Any:
     """The value at `path` in an `initialize` result (None when absent)."""
     value: Any = result

@@ -1,0 +1,5 @@
+"""The base agent (base.py) with one bug: `Bugs.answers_notifications`."""
+
+from base import Bugs, serve
+
+serve(Bugs(answers_notifications=True))
