@@ -78,6 +78,7 @@ from acp_codegen.ir.state import (
     StateAction,
     StateAnnotation,
     StateEffect,
+    StateRule,
 )
 from acp_codegen.ir.surface import (
     Edition,
@@ -136,6 +137,7 @@ __all__ = [
     "StateAction",
     "StateAnnotation",
     "StateEffect",
+    "StateRule",
     "StateUpdates",
     "Struct",
     "TaggedUnion",

@@ -39,6 +39,8 @@ class Primitive:
     kind: PrimitiveKind
     format: str | None = None
     constraints: Constraints = NO_CONSTRAINTS
+    encoding: str | None = None
+    """`contentEncoding` (`base64`: a string of encoded bytes, `TerminalOutputChunk.data`)."""
 
 
 @dataclass(frozen=True, slots=True)

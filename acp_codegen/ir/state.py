@@ -47,6 +47,9 @@ class StateEffect:
     """The target's field the effect applies to (`content`, `output.data`), dotted."""
     value: str | None = None
     """The dotted path of the message holding the value (`content`, `subject.toolCall`)."""
+    fallback: str | None = None
+    """What keys the target when the message lacks the `id` path: `turn`, the session's current
+    prompt turn (v1's chunks may carry no `messageId`). Never from a schema: the rule table's."""
 
     @property
     def known(self) -> bool:
@@ -69,6 +72,24 @@ class StateAnnotation:
     at: Annotated
     effects: tuple[StateEffect, ...]
     """In the schema's order; empty: the message changes no client-held state."""
+    rule: str | None = None
+    """None: the schema's own `x-state`. Otherwise the name of the rule-table entry it comes
+    from (`StateRule`, for a schema without annotations: v1); `at.pointer` is then the branch
+    the entry applies to."""
+
+
+@dataclass(frozen=True, slots=True)
+class StateRule:
+    """An `x-state` annotation the schema does not carry, as a behaviour rule's value
+    (`acp_codegen.lowering.state_rules`): what one variant of `definition` does to client-held
+    state. Applied only where the schema has the variant and the fields it names, and where the
+    schema does not annotate the variant itself."""
+
+    definition: str
+    variant: str
+    effects: tuple[StateEffect, ...]
+    spec: str
+    """Why: the schema's or the spec's words the entry rests on."""
 
 
 @dataclass(frozen=True, slots=True)

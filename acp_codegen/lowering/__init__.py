@@ -16,7 +16,7 @@ from acp_codegen.lowering.context import Lowering, def_pointer
 from acp_codegen.lowering.definitions import lower_definition
 from acp_codegen.lowering.naming import OVERRIDES, Overrides
 from acp_codegen.lowering.nodes import JsonObject
-from acp_codegen.lowering.state import lower_state
+from acp_codegen.lowering.state import lower_state, rule_annotations
 from acp_codegen.lowering.surface import lower_error_codes, lower_methods, lower_roles
 from acp_codegen.problems import SchemaProblems
 
@@ -48,9 +48,10 @@ def lower_edition(
     if ctx.problems or state_problems:
         raise SchemaProblems(ctx.problems + state_problems)
     methods = lower_methods(defs, stability_of)
-    behaviour, turn_rules, review = lower_behaviour(
+    behaviour, turn_rules, state_rules, review = lower_behaviour(
         doc, protocol=protocol, methods=methods, source=source, rules=rules
     )
+    state += rule_annotations(defs, state_rules, state)
     return Edition(
         protocol=protocol,
         channel=channel,

@@ -27,18 +27,24 @@ from acp_codegen.ir.behaviour import (
     RuleRecord,
     TargetCancel,
 )
+from acp_codegen.ir.state import StateRule
 from acp_codegen.lowering.context import def_pointer
 from acp_codegen.lowering.nodes import JsonObject
-from acp_codegen.lowering.rules import RULES, Needs, Rule
+from acp_codegen.lowering.rules import RULES as BEHAVIOUR_RULES
+from acp_codegen.lowering.rules import Needs, Rule
 from acp_codegen.lowering.schema_queries import (
     accepts,
     find_quote,
     property_of,
     tag_values,
 )
+from acp_codegen.lowering.state_rules import STATE_RULES
 from acp_codegen.problems import SchemaProblem, pointer_join
 
 __all__ = ["RULES", "Needs", "Rule", "lower_behaviour"]
+
+RULES: tuple[Rule, ...] = BEHAVIOUR_RULES + STATE_RULES
+"""Every rule of a published schema: the behaviour rules, then the client-state table."""
 
 SINGLE_VALUED = (Negotiation, PromptLifecycle)
 """Rule values an edition has at most one of: later rules of the kind are alternatives."""
@@ -51,9 +57,10 @@ def lower_behaviour(
     methods: Sequence[Method],
     source: str,
     rules: Sequence[Rule],
-) -> tuple[Behaviour, tuple[TurnRule, ...], tuple[SchemaProblem, ...]]:
+) -> tuple[Behaviour, tuple[TurnRule, ...], tuple[StateRule, ...], tuple[SchemaProblem, ...]]:
     """The behaviour of one edition from the `rules` of its protocol that apply to `doc`, its
-    turn rules, and one review finding per applied rule whose quoted text `doc` no longer says."""
+    turn rules, its client-state rules, and one review finding per applied rule whose quoted
+    text `doc` no longer says."""
     applied: list[tuple[Rule, RuleRecord]] = []
     absent: list[RuleRecord] = []
     for rule in (r for r in rules if r.protocol == protocol):
@@ -80,13 +87,15 @@ def lower_behaviour(
         meta=tuple(v for v in values if isinstance(v, MetaRule)),
         cancel_outcomes=tuple(v for v in values if isinstance(v, CancelOutcome)),
         target_cancels=tuple(v for v in values if isinstance(v, TargetCancel)),
-        rules=tuple(record for _, record in applied),
+        # The client-state rules are the state table's (`Edition.state`), not the router's.
+        rules=tuple(record for rule, record in applied if not isinstance(rule.value, StateRule)),
         absent=tuple(absent),
     )
     review = tuple(
         _finding(source, protocol, record) for _, record in applied if record.unconfirmed
     )
-    return behaviour, tuple(v for v in values if isinstance(v, TurnRule)), review
+    turn_rules = tuple(v for v in values if isinstance(v, TurnRule))
+    return behaviour, turn_rules, tuple(v for v in values if isinstance(v, StateRule)), review
 
 
 def _one(values: list[Any], kind: type[Any]) -> Any:

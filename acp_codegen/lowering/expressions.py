@@ -62,7 +62,13 @@ def lower_type(ctx: Lowering, node: Any, pointer: str, hint: str) -> TypeExpr:
         inner = InlineEnum(tuple(values))
         return Nullable(inner) if len(values) < len(node["enum"]) else inner
     if kinds in PRIMITIVE_TYPES:
-        return Primitive(PrimitiveKind(kinds), node.get("format"), constraints_of(node))
+        encoding = node.get("contentEncoding")
+        return Primitive(
+            PrimitiveKind(kinds),
+            node.get("format"),
+            constraints_of(node),
+            encoding if isinstance(encoding, str) else None,
+        )
     if kinds == "array":
         items = lower_type(
             ctx, node.get("items", {}), pointer_join(pointer, "items"), hint + "Item"

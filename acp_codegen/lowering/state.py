@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from acp_codegen.ir.state import Annotated, ScopeAnnotation, StateAnnotation, StateEffect
+from acp_codegen.ir.state import (
+    Annotated,
+    ScopeAnnotation,
+    StateAnnotation,
+    StateEffect,
+    StateRule,
+)
 from acp_codegen.lowering.nodes import JsonObject
 from acp_codegen.problems import SchemaProblem, pointer_join
 
@@ -39,6 +45,27 @@ def lower_state(
                     scopes.append(ScopeAnnotation(at, keys))
             problems += [SchemaProblem(source, at.pointer, message) for message in found]
     return tuple(states), tuple(scopes), problems
+
+
+def rule_annotations(
+    defs: JsonObject, rules: tuple[StateRule, ...], state: tuple[StateAnnotation, ...]
+) -> tuple[StateAnnotation, ...]:
+    """The client-state rules an edition applies (`lowering.state_rules`) as annotations on
+    the union branch they name; a variant the schema annotates itself keeps the schema's."""
+    annotated = {(a.at.definition, a.at.variant) for a in state}
+    found = []
+    for rule in rules:
+        if (rule.definition, rule.variant) in annotated:
+            continue
+        union = defs.get(rule.definition, {})
+        pointer = pointer_join("/$defs", rule.definition)
+        for keyword in ("anyOf", "oneOf"):
+            for index, branch in enumerate(union.get(keyword, [])):
+                if _tag_of(branch) == rule.variant:
+                    pointer = pointer_join(pointer_join(pointer, keyword), index)
+        at = Annotated(rule.definition, rule.variant, pointer)
+        found.append(StateAnnotation(at, rule.effects, f"{rule.definition}.{rule.variant}"))
+    return tuple(found)
 
 
 def _annotations(

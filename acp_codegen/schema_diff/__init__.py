@@ -18,7 +18,7 @@ from typing import Any
 from acp_codegen import ir, resources, templating
 from acp_codegen.loader import load_schema
 from acp_codegen.lowering import lower_edition
-from acp_codegen.lowering.rules import RULES
+from acp_codegen.lowering.behaviour import RULES
 from acp_codegen.problems import GenerationError, SchemaProblems
 from acp_codegen.schema_diff.changes import Change, compare
 from acp_codegen.schema_diff.rules import rule_changes

@@ -8,6 +8,7 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
   acp_protocol/agents.py                 every protocol version on one connection, both sides
   acp_protocol/bridge.py                 `python -m acp_protocol.bridge` (runtime/bridge/cli.py)
   acp_protocol/<v>/{__init__,behaviour,conformance,models,methods,peers,agent,client}.py
+  acp_protocol/<v>/state.py              the client-state table (`x-state`, or v1's rule table)
   acp_protocol/<v>/{helpers,builders}.py  constructors of the unions' variants
   acp_protocol/<v>/_models/{__init__,<group>}.py   the classes behind `models`, built on first use
   acp_protocol/<v>/unstable/…                                        each unstable edition
@@ -34,6 +35,7 @@ from acp_codegen.targets.python.helpers import helpers_view
 from acp_codegen.targets.python.models import models_view
 from acp_codegen.targets.python.roles import any_typed_results, method_handler_names, role_views
 from acp_codegen.targets.python.types import PRIMITIVES, attribute_name
+from acp_codegen.targets.state_table import state_table
 
 PACKAGE = "acp_protocol"
 """The import name of the package written as a distribution (without `--package`)."""
@@ -125,7 +127,7 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         roles = role_views(edition)
         helpers = helpers_view(edition)
         builders = builders_view(edition)
-        modules = ["behaviour", "conformance", "methods", "models", "peers"]
+        modules = ["behaviour", "conformance", "methods", "models", "peers", "state"]
         modules += ["helpers"] if helpers.helpers else []
         modules += ["builders"] if builders.roots else []
         submodules = sorted([*modules, *(role.name for role in roles)])
@@ -159,6 +161,12 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             **context,
         )
         _write(directory / "methods.py", env.get_template("methods.py.jinja"), **context)
+        _write(
+            directory / "state.py",
+            env.get_template("state.py.jinja"),
+            table=state_table(edition),
+            **context,
+        )
         _write(directory / "peers.py", env.get_template("peers.py.jinja"), **context)
         if helpers.helpers:
             _write(

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from .behaviour import Behaviour
 from .cancellation import CancelSignal
+from .client_state import ClientState, StateSender, StateTable
 from .connection import Connection
 from .edition_rules import EditionRules
 from .errors import (
@@ -220,7 +221,11 @@ class Router(Generic[PeerT]):
         turn_rule: TurnRule | None = None,
         behaviour: Behaviour | None = None,
         advertised: Callable[[], Iterable[str]] = tuple,
+        state_table: StateTable | None = None,
     ) -> None:
+        self.client_state = None if state_table is None else ClientState(state_table)
+        """The client's state of its sessions and agent (`client_state`), fed here."""
+        self._state_methods = frozenset(() if state_table is None else state_table.methods())
         self._context_type = context_type
         self._peer_type = peer_type
         self._requests: dict[str, Route] = {}
@@ -274,6 +279,8 @@ class Router(Generic[PeerT]):
         self._connection = connection
         if self._rules is not None:
             self._rules.bind(connection)
+            if self._rules.views is not None:
+                self._rules.views.client_state = self.client_state
         self._peer = self._peer_type(self._sender_for(connection))
         # One context serves every notification: it has no request and the connection's peer.
         self._notification_ctx = self._context_type(None, self._peer)
@@ -282,7 +289,9 @@ class Router(Generic[PeerT]):
     def _sender_for(self, sender: Sender) -> Sender:
         turns = self._turns
         if turns is not None and not turns.rule.cancel_is_received:
-            return _CancelAfterSending(sender, self)
+            sender = _CancelAfterSending(sender, self)
+        if self.client_state is not None:
+            return StateSender(sender, self.client_state)
         return sender
 
     def _notification_context(self) -> HandlerContext[PeerT]:
@@ -303,6 +312,8 @@ class Router(Generic[PeerT]):
             typed = route.params(params)
         except ValidationError as error:
             raise InvalidParams.from_validation(error) from None
+        if method in self._state_methods and self.client_state is not None:
+            self.client_state.feed({"method": method, "params": params})
         if ruled:
             assert rules is not None
             handler = route.handler
@@ -346,7 +357,8 @@ class Router(Generic[PeerT]):
             self._rules.notification(method, params)
         route = self._notifications.get(method)
         observed = method in self._observed
-        if route is None or (route.handler is None and not observed):
+        stateful = method in self._state_methods
+        if route is None or (route.handler is None and not observed and not stateful):
             if route is None and method.startswith("_") and self._extension_notification:
                 return self._extension_notification(  # type: ignore[no-any-return]
                     method, params, self._notification_context()
@@ -361,6 +373,8 @@ class Router(Generic[PeerT]):
                 "dropped %s notification, invalid params: %s", method, validation_summary(error)
             )
             return None
+        if stateful and self.client_state is not None:
+            self.client_state.feed({"method": method, "params": params})
         if observed:
             assert self._rules is not None
             self._rules.observe(method, params, typed)  # the client's session views

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from .behaviour import PromptLifecycle, StateUpdates
+from .client_state import Applied, ClientState
+from .session_state import SessionState
 
 UpdateT = TypeVar("UpdateT")
 BlockT = TypeVar("BlockT")
@@ -52,9 +54,16 @@ class SessionView(Generic[UpdateT, BlockT]):
     """One session as the client sees it. Made on first use by `ClientConnection.session()`, it
     keeps every update of its session from then on (`updates`), in arrival order."""
 
-    def __init__(self, session_id: str, lifecycle: PromptLifecycle, sender: ViewSender) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        lifecycle: PromptLifecycle,
+        sender: ViewSender,
+        client_state: ClientState | None = None,
+    ) -> None:
         assert lifecycle.states is not None and lifecycle.message_id is not None
         self.session_id = session_id
+        self._client_state = client_state
         self.updates: list[UpdateT] = []
         self._wire: list[Mapping[str, Any]] = []
         self._lifecycle = lifecycle
@@ -65,6 +74,26 @@ class SessionView(Generic[UpdateT, BlockT]):
         self.stop_reason: str | None = None
         """The stop reason of the last idle update (None: none reported yet)."""
         self._wakers: set[asyncio.Future[None]] = set()
+
+    @property
+    def session_state(self) -> SessionState:
+        """The session as its updates left it (`session_state`): messages with their chunks,
+        tool calls, terminals, the plan, commands, config options, info, usage, the run
+        state, each keyed as the schema's `x-state` says. (`state` is the run state string.)"""
+        if self._client_state is None:
+            raise RuntimeError("this connection keeps no client state")
+        return self._client_state.session(self.session_id)
+
+    def state_snapshot(self) -> dict[str, Any]:
+        """`session_state.snapshot()`: the session's state as plain JSON."""
+        return self.session_state.snapshot()
+
+    def on_state_change(self, listener: Callable[[Applied], None]) -> Callable[[], None]:
+        """Call `listener` with what changed after each update applied to this session's state
+        (`Applied.changes`: target, entry id, action); returns the function that unsubscribes."""
+        if self._client_state is None:
+            raise RuntimeError("this connection keeps no client state")
+        return self._client_state.subscribe(listener, self.session_id)
 
     async def prompt(self, prompt: Sequence[BlockT], **params: Any) -> str:
         """Send `session/prompt`; the inserted message's id (a held prompt returns when the agent
@@ -165,12 +194,15 @@ class SessionViews:
         self._lifecycle = lifecycle
         self._sender = sender
         self._views: dict[str, SessionView[Any, Any]] = {}
+        self.client_state: ClientState | None = None
+        """The connection's client state (set by the router), which the views read."""
 
     def view(self, session_id: str) -> SessionView[Any, Any]:
         """The view of `session_id` (made on first use; it sees the updates from then on)."""
         view = self._views.get(session_id)
         if view is None:
-            view = self._views[session_id] = SessionView(session_id, self._lifecycle, self._sender)
+            view = SessionView(session_id, self._lifecycle, self._sender, self.client_state)
+            self._views[session_id] = view
         return view
 
     def forget(self, session_id: str) -> None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from . import methods as methods
     from . import models as models
     from . import peers as peers
+    from . import state as state
     from . import unstable as unstable
 
 PROTOCOL_VERSION = 1
@@ -42,6 +43,7 @@ _SUBMODULES = frozenset(
         "methods",
         "models",
         "peers",
+        "state",
         "unstable",
     }
 )

@@ -17,7 +17,7 @@ answered `{"outcome": {"outcome": "cancelled"}}`.
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
 from types import MappingProxyType
@@ -26,7 +26,9 @@ from typing import Any
 from ..runtime.connection import Connection
 from ..runtime.errors import InvalidParams, MethodNotFound
 from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
+from ..runtime.client_state import Applied, ClientState
 from ..runtime.file_service import FileService
+from ..runtime.session_state import SessionState
 from ..runtime.session_turns import TurnRule
 from ..runtime.transports.process import spawn_process
 from ..runtime.transports.pipes import open_stdio
@@ -37,6 +39,7 @@ from . import models
 from .behaviour import BEHAVIOUR
 from .methods import METHODS
 from .peers import AgentPeer
+from .state import STATE_TABLE
 
 TURN_RULE = TurnRule(
     method="session/request_permission",
@@ -174,6 +177,26 @@ class ClientConnection(RoleConnection[AgentPeer]):
     def agent(self) -> AgentPeer:
         return self.peer
 
+    @property
+    def client_state(self) -> ClientState:
+        """What the agent's messages left: each session's state (`session_state(id)`) and the
+        agent's (`client_state.agent`: `authStatus`), fed by this connection as they arrive."""
+        state = self._router.client_state
+        assert state is not None, "a client router keeps the client state"
+        return state
+
+    def session_state(self, session_id: str) -> SessionState:
+        """One session as its updates left it: `get("toolCall")`, `entries("agentMessage")`,
+        `snapshot()` (plain JSON), `log`, `problems` (docs/typed-layer.md)."""
+        return self.client_state.session(session_id)
+
+    def on_state_change(
+        self, listener: Callable[[Applied], None], session_id: str | None = None
+    ) -> Callable[[], None]:
+        """Call `listener` with what changed after each applied message (of `session_id` only,
+        when given); returns the function that unsubscribes it."""
+        return self.client_state.subscribe(listener, session_id)
+
 
 def client_router(client: Client) -> Router[AgentPeer]:
     """The router serving `client` (the `Handler` of a connection), with this edition's turn rule
@@ -187,6 +210,7 @@ def client_router(client: Client) -> Router[AgentPeer]:
         peer_type=AgentPeer,
         turn_rule=TURN_RULE,
         behaviour=BEHAVIOUR,
+        state_table=STATE_TABLE,
     )
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from . import methods as methods
     from . import models as models
     from . import peers as peers
+    from . import state as state
 
 PROTOCOL_VERSION = 1
 """The `protocolVersion` this edition speaks (`initialize`)."""
@@ -41,6 +42,7 @@ _SUBMODULES = frozenset(
         "methods",
         "models",
         "peers",
+        "state",
     }
 )
 

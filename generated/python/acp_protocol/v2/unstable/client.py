@@ -14,7 +14,7 @@ stdio, `spawn_agent()` to start a agent program, or `connect_client()` on any tr
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
 from types import MappingProxyType
@@ -23,7 +23,9 @@ from typing import Any
 from ...runtime.connection import Connection
 from ...runtime.errors import InvalidParams, MethodNotFound
 from ...runtime.roles import HandlerContext, RoleConnection, Router, provided
+from ...runtime.client_state import Applied, ClientState
 from ...runtime.file_service import FileService
+from ...runtime.session_state import SessionState
 from ...runtime.session_turns import TurnRule
 from ...runtime.session_view import SessionView
 from ...runtime.transports.process import spawn_process
@@ -35,6 +37,7 @@ from . import models
 from .behaviour import BEHAVIOUR
 from .methods import METHODS
 from .peers import AgentPeer
+from .state import STATE_TABLE
 
 TURN_RULE: TurnRule | None = None
 """The schema has no feature-level cancellation for this side."""
@@ -153,6 +156,26 @@ class ClientConnection(RoleConnection[AgentPeer]):
     def agent(self) -> AgentPeer:
         return self.peer
 
+    @property
+    def client_state(self) -> ClientState:
+        """What the agent's messages left: each session's state (`session_state(id)`) and the
+        agent's (`client_state.agent`: `authStatus`), fed by this connection as they arrive."""
+        state = self._router.client_state
+        assert state is not None, "a client router keeps the client state"
+        return state
+
+    def session_state(self, session_id: str) -> SessionState:
+        """One session as its updates left it: `get("toolCall")`, `entries("agentMessage")`,
+        `snapshot()` (plain JSON), `log`, `problems` (docs/typed-layer.md)."""
+        return self.client_state.session(session_id)
+
+    def on_state_change(
+        self, listener: Callable[[Applied], None], session_id: str | None = None
+    ) -> Callable[[], None]:
+        """Call `listener` with what changed after each applied message (of `session_id` only,
+        when given); returns the function that unsubscribes it."""
+        return self.client_state.subscribe(listener, session_id)
+
     def session(self, session_id: str) -> SessionView[models.SessionUpdate, models.ContentBlock]:
         """The view of one session: `await view.prompt(blocks)` → the inserted message's id,
         `view.updates` / `async for update in view.stream()`, `await view.idle(message_id)` →
@@ -174,6 +197,7 @@ def client_router(client: Client) -> Router[AgentPeer]:
         peer_type=AgentPeer,
         turn_rule=TURN_RULE,
         behaviour=BEHAVIOUR,
+        state_table=STATE_TABLE,
     )
 
 

@@ -1,0 +1,253 @@
+"""The state a client keeps of an agent connection: each session's `SessionState` and the
+agent's, fed with state messages and routed by the edition's generated state table.
+
+Layer: typed layer (pure data; the client's router feeds it, `session_view` and the client
+connection expose it). A state message is one shape for every message that changes state:
+`{"method": …, "params": …}` for a request or notification, `{"method": …, "params": <the
+request's>, "result": …}` for a response. The table (`<edition>/state.py`, rendered from the
+schema's `x-state`/`x-scope` annotations, or v1's rule table) says where each annotated message
+is and what it does; nothing here knows a particular update.
+
+Unknown stays safe: an update of a method the table covers whose variant no annotation names
+(or an effect of an action this runtime does not know) is kept in the state's `log` and changes
+nothing else; a malformed one (a path it needs is absent) is logged too and reported once per
+kind in `problems` with the JSON pointer of what is missing; `apply` never raises on a message.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .session_state import (
+    ACTIONS,
+    MISSING,
+    MISSING_VALUE,
+    Malformed,
+    SessionState,
+    StateChange,
+    StateEffect,
+    Step,
+    pointer,
+    read,
+)
+
+log = logging.getLogger(__name__)
+
+PARAMS, RESULT = "params", "result"
+SCOPES = ("session", "agent")
+
+
+@dataclass(frozen=True, slots=True)
+class StateEntry:
+    """One annotation where a client meets it (see `acp_codegen/targets/state_table.py`)."""
+
+    method: str
+    part: str
+    at: str | None
+    tag: str | None
+    variant: str | None
+    session: tuple[str, ...]
+    effects: tuple[StateEffect, ...]
+    pointer: str
+    rule: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """The entries of one (method, part), by variant (None: the part itself)."""
+
+    at: str | None
+    tag: str | None
+    session: tuple[str, ...]
+    entries: dict[str | None, StateEntry] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StateTable:
+    """One edition's client-state table (generated)."""
+
+    entries: tuple[StateEntry, ...]
+    meta: str = "replace"
+    """The `_meta` policy of every upsert: `patch` (v2), `merge` (v1) or `replace`."""
+    turn: str | None = None
+    """The request that starts a prompt turn (`session/prompt`) where an effect is keyed by it."""
+
+    def routes(self) -> dict[tuple[str, str], Route]:
+        routes: dict[tuple[str, str], Route] = {}
+        for entry in self.entries:
+            route = routes.setdefault(
+                (entry.method, entry.part), Route(entry.at, entry.tag, entry.session)
+            )
+            route.entries[entry.variant] = entry
+        return routes
+
+    def methods(self) -> frozenset[str]:
+        """The methods whose messages change state (the turn's request among them)."""
+        found = {e.method for e in self.entries}
+        if self.turn is not None:
+            found.add(self.turn)
+        return frozenset(found)
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What one message did: its session (None: none named), the changes, whether it was
+    kept in a log instead (unknown or malformed), and the problem it raised (a new kind)."""
+
+    session: str | None = None
+    changes: tuple[StateChange, ...] = ()
+    logged: bool = False
+    problem: Mapping[str, str] | None = None
+
+
+NOTHING = Applied()
+Listener = Callable[[Applied], None]
+
+
+class ClientState:
+    """Every session's state and the agent's, from the messages `apply` is given, in order."""
+
+    def __init__(self, table: StateTable) -> None:
+        self.table = table
+        self._routes = table.routes()
+        self.agent = SessionState(table.meta)
+        """Agent-scoped state (`authStatus`), and the log of messages naming no session."""
+        self.sessions: dict[str, SessionState] = {}
+        self._listeners: list[tuple[Listener, str | None]] = []
+
+    def subscribe(self, listener: Listener, session: str | None = None) -> Callable[[], None]:
+        """Call `listener` with what each applied message did (of `session` only, when named),
+        after the state changed; returns the function that unsubscribes it."""
+        item = (listener, session)
+        self._listeners.append(item)
+        return lambda: self._listeners.remove(item) if item in self._listeners else None
+
+    def feed(self, message: Mapping[str, Any]) -> Applied:
+        """`apply`, then tell the listeners; a listener that raises is logged, never raised."""
+        applied = self.apply(message)
+        if applied is NOTHING or not (applied.changes or applied.logged):
+            return applied
+        for listener, session in tuple(self._listeners):
+            if session is None or session == applied.session:
+                try:
+                    listener(applied)
+                except Exception:
+                    log.exception("a client-state listener raised")
+        return applied
+
+    def session(self, session_id: str) -> SessionState:
+        """The state of `session_id` (made on first use)."""
+        state = self.sessions.get(session_id)
+        if state is None:
+            state = self.sessions[session_id] = SessionState(self.table.meta)
+        return state
+
+    def snapshot(self) -> dict[str, Any]:
+        """`{"agent": …, "sessions": {id: …}}`, each a `SessionState.snapshot()`."""
+        return {
+            "agent": self.agent.snapshot(),
+            "sessions": {sid: state.snapshot() for sid, state in self.sessions.items()},
+        }
+
+    def apply(self, message: Mapping[str, Any]) -> Applied:
+        """Carry out what `message` (a state message) does; never raises on its content."""
+        method = message.get("method")
+        part = RESULT if RESULT in message else PARAMS
+        if not isinstance(method, str):
+            return NOTHING
+        if part == PARAMS and method == self.table.turn:
+            session_id = _string(read(message, "params.sessionId"))
+            if session_id is not None:
+                self.session(session_id).turn += 1
+            return Applied(session_id)
+        route = self._routes.get((method, part))
+        if route is None:
+            return NOTHING
+        payload, base = message.get(part), "/" + part
+        if route.at is not None:
+            payload, base = read(payload, route.at), pointer(base, route.at)
+        variant = read(payload, route.tag) if route.tag is not None else None
+        session_id = next(
+            (s for s in (_string(read(message, p)) for p in route.session) if s is not None), None
+        )
+        entry = route.entries.get(variant if isinstance(variant, str) else None)
+        if entry is None or not all(_known(e) for e in entry.effects):
+            self._holder(session_id).log.append(message)
+            return Applied(session_id, logged=True)
+        kind = method if entry.variant is None else f"{method} {entry.variant}"
+        return self._carry_out(message, entry, kind, session_id, payload, base)
+
+    def _carry_out(
+        self,
+        message: Mapping[str, Any],
+        entry: StateEntry,
+        kind: str,
+        session_id: str | None,
+        payload: Any,
+        base: str,
+    ) -> Applied:
+        steps: list[tuple[SessionState, Step]] = []
+        holder = self._holder(session_id)
+        try:
+            for effect in entry.effects:
+                if effect.scope == "session" and session_id is None:
+                    raise Malformed(pointer("", entry.session[0]) if entry.session else "", MISSING)
+                holder = self.agent if effect.scope == "agent" else self.session(session_id or "")
+                step = holder.step(effect, payload, base, entry.tag)
+                if step is not None:
+                    steps.append((holder, step))
+        except Malformed as malformed:
+            holder.log.append(message)
+            problem = {"kind": kind, "pointer": malformed.pointer, "reason": malformed.reason}
+            if holder.report(kind, malformed.pointer, malformed.reason):
+                log.warning("malformed %s: %s is %s", kind, malformed.pointer, malformed.reason)
+                return Applied(session_id, logged=True, problem=problem)
+            return Applied(session_id, logged=True)
+        changes = (state.commit(step, session_id) for state, step in steps)
+        return Applied(session_id, tuple(c for c in changes if c is not None))
+
+    def _holder(self, session_id: str | None) -> SessionState:
+        return self.agent if session_id is None else self.session(session_id)
+
+
+def _known(effect: StateEffect) -> bool:
+    return effect.action in ACTIONS and effect.scope in SCOPES
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value is not MISSING_VALUE else None
+
+
+class StateSender:
+    """A sender (the client's `Connection`, or a request context) that feeds the client state
+    what the client sends and gets back: the request of a prompt turn when sent, the response of
+    a request the table covers (`session/new`'s `configOptions`) when it arrives."""
+
+    __slots__ = ("_results", "_sender", "_state")
+
+    def __init__(self, sender: Any, state: ClientState) -> None:
+        self._sender = sender
+        self._state = state
+        self._results = frozenset(m for m, part in state.table.routes() if part == RESULT)
+
+    def request(self, method: str, params: Any = None, **options: Any) -> Any:
+        wire = params.to_wire() if hasattr(params, "to_wire") else params
+        if method == self._state.table.turn:
+            self._state.feed({"method": method, "params": wire})
+        sent = self._sender.request(method, params, **options)
+        return self._answered(method, wire, sent) if method in self._results else sent
+
+    async def _answered(self, method: str, params: Any, sent: Coroutine[Any, Any, Any]) -> Any:
+        answer = await sent
+        wire = answer.to_wire() if hasattr(answer, "to_wire") else answer
+        self._state.feed({"method": method, "params": params, "result": wire})
+        return answer
+
+    def notify(self, method: str, params: Any = None) -> Any:
+        return self._sender.notify(method, params)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sender, name)

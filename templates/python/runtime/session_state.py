@@ -1,0 +1,320 @@
+"""The state a client keeps of one session (or of the agent): the four actions of the schema's
+`x-state` annotations, carried out generically.
+
+Layer: typed layer (pure data; `client_state.ClientState` routes each message here by the
+edition's generated state table, `<edition>/state.py`). Nothing here knows a particular update:
+an effect names its action, its target, the dotted paths of the message holding the target's id
+and the value, and the target's field. The same reducer as the TypeScript and Go runtimes';
+`tests/corpus/state/` is the corpus all three replay.
+
+- `upsert` merges the message's fields into the entry: "omitted fields leave the existing tool
+  call value unchanged, `null` clears or unsets the value, and concrete values replace the
+  previous value" (`ToolCallUpdate`); "A concrete `_meta` object instead patches the stored
+  metadata by top-level key" (v2; the edition's `_meta` policy, v1 merges).
+- `append` extends the entry's field: one item onto a list ("Tool-call content chunks append one
+  `ToolCallContent` item to the current content", `ToolCallContentChunk`), or a string onto a
+  string; base64 strings (a terminal's `output.data`) join their bytes. An entry a chunk names
+  before its upsert is made.
+- `replace` sets the target, or its entry, or its field, to the value (the message itself without
+  its union tag when no value is named); an absent value removes it ("Omitted or empty means
+  no config options are advertised", `NewSessionResponse.configOptions`).
+- `remove` deletes the entry (an unknown id changes nothing), or the target.
+
+Collections (targets with an id) keep their entries in arrival order. The state shares the
+values of the messages it applied and never changes them: every write copies along its path.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .session_meta import merge_meta, patch_meta
+
+UPSERT, APPEND, REPLACE, REMOVE = "upsert", "append", "replace", "remove"
+ACTIONS = frozenset((UPSERT, APPEND, REPLACE, REMOVE))
+META = "_meta"
+MISSING, WRONG_TYPE = "missing", "type"
+"""Why a message is malformed: a path it must hold is absent, or holds a value of a type the
+action cannot use (an id that is not a string, a field that is neither a list nor a string)."""
+TURN, BASE64 = "turn", "base64"
+
+
+@dataclass(frozen=True, slots=True)
+class StateEffect:
+    """One effect of an annotation (`x-state`), as the generated table gives it."""
+
+    scope: str
+    action: str
+    target: str
+    id: str | None = None
+    field: str | None = None
+    value: str | None = None
+    fallback: str | None = None
+    """`turn`: without the `id` path, the entry of the session's current prompt turn (v1)."""
+    encoding: str | None = None
+    """`base64`: the value is encoded bytes ("Independently base64-encoded terminal output
+    bytes", `TerminalOutputChunk.data`): an append joins the bytes, not the text."""
+
+
+@dataclass(frozen=True, slots=True)
+class StateChange:
+    """What one applied effect changed: the target, the entry's id (None: the target itself)."""
+
+    scope: str
+    session: str | None
+    target: str
+    id: str | None
+    action: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "session": self.session,
+            "target": self.target,
+            "id": self.id,
+            "action": self.action,
+        }
+
+
+class Malformed(Exception):
+    """A message lacks a path an effect needs (`pointer`, into the state message)."""
+
+    def __init__(self, pointer: str, reason: str) -> None:
+        super().__init__(pointer, reason)
+        self.pointer = pointer
+        self.reason = reason
+
+
+class Entries(dict[str, Any]):
+    """A collection target: entry id → entry, in arrival order."""
+
+
+MISSING_VALUE: Any = object()
+
+
+def read(value: Any, path: str) -> Any:
+    """The value at the dotted `path` of `value` (`MISSING_VALUE` where absent)."""
+    for key in path.split("."):
+        if not isinstance(value, Mapping) or key not in value:
+            return MISSING_VALUE
+        value = value[key]
+    return value
+
+
+def written(value: Any, path: str, new: Any) -> dict[str, Any]:
+    """A copy of `value` (an object, or `{}`) with `new` at the dotted `path` (`MISSING_VALUE`:
+    removed); the objects along the path are copied, nothing is changed in place."""
+    key, _, rest = path.partition(".")
+    out = dict(value) if isinstance(value, Mapping) else {}
+    if rest:
+        out[key] = written(out.get(key), rest, new)
+    elif new is MISSING_VALUE:
+        out.pop(key, None)
+    else:
+        out[key] = new
+    return out
+
+
+def pointer(base: str, path: str) -> str:
+    """The JSON pointer of the dotted `path` under `base`."""
+    keys = (k.replace("~", "~0").replace("/", "~1") for k in path.split("."))
+    return base + "".join("/" + k for k in keys)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One effect made ready to commit: its key (None: the target itself) and its value."""
+
+    effect: StateEffect
+    key: str | None
+    value: Any
+
+
+class SessionState:
+    """The state of one scope: a session's (or the agent's, for `agent`-scoped effects).
+
+    `get(target)` reads a target (a collection as a dict of entries), `entries(target)` a
+    collection's entries in arrival order, `log` the messages kept without being applied (an
+    update no annotation covers, a variant this schema does not know, a malformed update),
+    `problems` one per kind of malformed message, `snapshot()` all of it as plain JSON."""
+
+    def __init__(self, meta: str = "replace") -> None:
+        self._targets: dict[str, Any] = {}
+        self._meta = meta
+        self._reported: set[str] = set()
+        self.log: list[Any] = []
+        self.problems: list[dict[str, str]] = []
+        self.turn = 0
+        """The prompt turns started so far (v1's chunks without `messageId` join its message)."""
+
+    def get(self, target: str) -> Any:
+        """The target's value, a collection's `{id: entry}`, or None where never set."""
+        return self._targets.get(target)
+
+    def entries(self, target: str) -> list[Any]:
+        """A collection's entries in arrival order (empty where it has none)."""
+        found = self._targets.get(target)
+        return list(found.values()) if isinstance(found, Entries) else []
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state as plain JSON: `targets` (a collection as `[{"id", "value"}]` in arrival
+        order), `log` and `problems`; a copy the caller may keep or change."""
+        targets = {
+            name: (
+                [{"id": key, "value": entry} for key, entry in value.items()]
+                if isinstance(value, Entries)
+                else value
+            )
+            for name, value in self._targets.items()
+        }
+        return copy.deepcopy({"targets": targets, "log": self.log, "problems": self.problems})
+
+    def report(self, kind: str, where: str, reason: str) -> bool:
+        """Record a malformed message's problem, once per kind; whether it is new."""
+        if kind in self._reported:
+            return False
+        self._reported.add(kind)
+        self.problems.append({"kind": kind, "pointer": where, "reason": reason})
+        return True
+
+    # -- the four actions: `step` checks a message, `commit` applies it ------------------------
+
+    def step(self, effect: StateEffect, payload: Any, base: str, tag: str | None) -> Step | None:
+        """`effect` read from `payload` (at `base` in the state message); None when it does not
+        apply (the message has no value for it: a permission request whose subject is not a
+        tool call), `Malformed` when a path it needs is absent or of the wrong type. Changes
+        nothing."""
+        if _without_value(effect, payload):
+            return None
+        key: str | None = None
+        if effect.id is not None:
+            found = read(payload, effect.id)
+            if found in (MISSING_VALUE, None) and effect.fallback == TURN:
+                found = f"turn:{self.turn}"
+            if found is MISSING_VALUE:
+                raise Malformed(pointer(base, effect.id), MISSING)
+            if not isinstance(found, str):
+                raise Malformed(pointer(base, effect.id), WRONG_TYPE)
+            key = found
+        if effect.value is not None:
+            value = read(payload, effect.value)
+        elif isinstance(payload, Mapping) and tag is not None:
+            value = {k: v for k, v in payload.items() if k != tag}
+        else:
+            value = payload
+        if effect.action == APPEND:
+            if value is MISSING_VALUE:
+                raise Malformed(pointer(base, effect.value or ""), MISSING)
+            current = read(self._entry(effect, key), effect.field or "")
+            if not _appendable(current, value, effect.encoding):
+                raise Malformed(pointer(base, effect.value or ""), WRONG_TYPE)
+        if effect.action == UPSERT and not isinstance(value, Mapping):
+            raise Malformed(pointer(base, effect.value) if effect.value else base, WRONG_TYPE)
+        return Step(effect, key, value)
+
+    def commit(self, step: Step, session: str | None) -> StateChange | None:
+        """Carry out a checked step; what changed (None: nothing)."""
+        effect, key, value = step.effect, step.key, step.value
+        if effect.action == REMOVE:
+            if not self._remove(effect.target, key):
+                return None
+        else:
+            entry = self._entry(effect, key)
+            if effect.action == UPSERT:
+                new = self._upsert(entry, effect.field, value)
+            elif effect.action == APPEND:
+                field = effect.field or ""
+                joined = _appended(read(entry, field), value, effect.encoding)
+                new = written(entry, field, joined)
+                if entry is MISSING_VALUE and key is not None and effect.id is not None:
+                    new = written(new, effect.id, key)  # a chunk before its entry's upsert
+            elif effect.field is not None:
+                new = written(entry, effect.field, value)
+            else:
+                new = value
+            self._store(effect.target, key, new)
+        return StateChange(effect.scope, session, effect.target, key, effect.action)
+
+    def _entry(self, effect: StateEffect, key: str | None) -> Any:
+        found = self._targets.get(effect.target, MISSING_VALUE)
+        if key is None:
+            return MISSING_VALUE if isinstance(found, Entries) else found
+        return found.get(key, MISSING_VALUE) if isinstance(found, Entries) else MISSING_VALUE
+
+    def _store(self, target: str, key: str | None, value: Any) -> None:
+        if key is None:
+            if value is MISSING_VALUE:
+                self._targets.pop(target, None)
+            else:
+                self._targets[target] = value
+            return
+        entries = self._targets.get(target)
+        if not isinstance(entries, Entries):
+            entries = self._targets[target] = Entries()
+        if value is MISSING_VALUE:
+            entries.pop(key, None)
+        else:
+            entries[key] = value
+
+    def _remove(self, target: str, key: str | None) -> bool:
+        if key is None:
+            return self._targets.pop(target, MISSING_VALUE) is not MISSING_VALUE
+        entries = self._targets.get(target)
+        return isinstance(entries, Entries) and entries.pop(key, MISSING_VALUE) is not MISSING_VALUE
+
+    def _upsert(self, entry: Any, field: str | None, fields: Mapping[str, Any]) -> Any:
+        inner = entry if field is None else read(entry, field)
+        merged = dict(inner) if isinstance(inner, Mapping) else {}
+        for name, value in fields.items():
+            if value is None:
+                merged.pop(name, None)  # "`null` clears or unsets the value"
+            elif name == META and isinstance(value, Mapping):
+                merged[name] = self._meta_of(merged.get(name), value)
+            else:
+                merged[name] = value
+        return merged if field is None else written(entry, field, merged)
+
+    def _meta_of(self, stored: Any, given: Mapping[str, Any]) -> Any:
+        if self._meta == "replace" or not isinstance(stored, Mapping):
+            return given
+        return merge_meta(stored, given) if self._meta == "merge" else patch_meta(stored, given)
+
+
+def _without_value(effect: StateEffect, payload: Any) -> bool:
+    """The effect takes its id from inside a value the message does not hold."""
+    value, key = effect.value, effect.id
+    if value is None or key is None or not key.startswith(value + "."):
+        return False
+    return read(payload, value) in (MISSING_VALUE, None)
+
+
+def _appendable(current: Any, value: Any, encoding: str | None) -> bool:
+    if encoding == BASE64:
+        current = "" if current is MISSING_VALUE or current is None else current
+        if not (isinstance(value, str) and isinstance(current, str)):
+            return False
+        return _decoded(value) is not None and _decoded(current) is not None
+    if current is MISSING_VALUE or current is None:
+        return True
+    return isinstance(current, list) or (isinstance(current, str) and isinstance(value, str))
+
+
+def _appended(current: Any, value: Any, encoding: str | None) -> Any:
+    if encoding == BASE64:
+        joined = (_decoded(current) if isinstance(current, str) else b"") or b""
+        return base64.b64encode(joined + (_decoded(value) or b"")).decode("ascii")
+    if isinstance(value, str) and (isinstance(current, str) or current in (MISSING_VALUE, None)):
+        return (current if isinstance(current, str) else "") + value
+    return [*(current if isinstance(current, list) else ()), value]
+
+
+def _decoded(text: str) -> bytes | None:
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None
