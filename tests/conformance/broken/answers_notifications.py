@@ -1,5 +1,5 @@
 """The base agent (base.py) with one bug: `Bugs.answers_notifications`."""
 
-from base import Bugs, serve
+from tests.conformance.broken.base import Bugs, serve
 
 serve(Bugs(answers_notifications=True))

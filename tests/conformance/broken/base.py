@@ -17,8 +17,14 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from acp_protocol.runtime import Connection, InvalidParams, MethodHandlers, RequestContext, run
-from acp_protocol.runtime import open_stdio
+from acp_protocol.runtime import (
+    Connection,
+    InvalidParams,
+    MethodHandlers,
+    RequestContext,
+    open_stdio,
+    run,
+)
 from acp_protocol.runtime.transports.pipes import PipeTransport
 from acp_protocol.runtime.validators import validator_for
 from acp_protocol.v1 import models
@@ -53,6 +59,7 @@ class Agent:
         self.bugs = bugs
         self.cancelled: dict[str, asyncio.Event] = {}
         self.connection: Connection | None = None
+        self.late: set[asyncio.Future[None]] = set()
 
     def handlers(self) -> MethodHandlers:
         return MethodHandlers(
@@ -66,7 +73,10 @@ class Agent:
 
     async def initialize(self, params: Any, ctx: RequestContext) -> Any:
         checked(params, models.InitializeRequest)
-        result: dict[str, Any] = {"protocolVersion": 1, "agentInfo": {"name": "broken-fixture", "version": "0"}}
+        result: dict[str, Any] = {
+            "protocolVersion": 1,
+            "agentInfo": {"name": "broken-fixture", "version": "0"},
+        }
         if self.bugs.advertises_unserved:
             result["agentCapabilities"] = {"sessionCapabilities": {"list": {}}}
         return result
@@ -99,7 +109,11 @@ class Agent:
 
     def late_update(self, session_id: str) -> None:
         assert self.connection is not None
-        asyncio.ensure_future(self.connection.notify("session/update", update(session_id, "late")))
+        sent = asyncio.ensure_future(
+            self.connection.notify("session/update", update(session_id, "late"))
+        )
+        self.late.add(sent)
+        sent.add_done_callback(self.late.discard)
 
     async def session_cancel(self, params: Any) -> None:
         session_id = params.get("sessionId") if isinstance(params, dict) else None
@@ -108,7 +122,10 @@ class Agent:
 
 
 def update(session_id: str, word: str) -> dict[str, Any]:
-    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": word + " "}}
+    chunk = {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": word + " "},
+    }
     return {"sessionId": session_id, "update": chunk}
 
 
@@ -147,7 +164,7 @@ class Tapped:
 async def main(bugs: Bugs) -> None:
     agent = Agent(bugs)
     transport = Tapped(await open_stdio(), bugs)
-    async with Connection(transport, agent.handlers()) as connection:  # type: ignore[arg-type]
+    async with Connection(transport, agent.handlers()) as connection:
         agent.connection = connection
         await connection.wait_closed()
 

@@ -1,5 +1,5 @@
 """The base agent (base.py) with one bug: `Bugs.drops_answers_at_eof`."""
 
-from base import Bugs, serve
+from tests.conformance.broken.base import Bugs, serve
 
 serve(Bugs(drops_answers_at_eof=True))

@@ -1,5 +1,5 @@
 """The base agent (base.py) with no bug: the fixtures' control, which fails no case."""
 
-from base import Bugs, serve
+from tests.conformance.broken.base import Bugs, serve
 
 serve(Bugs())

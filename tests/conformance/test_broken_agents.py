@@ -1,0 +1,79 @@
+"""A deliberately broken agent fails exactly the cases that name its bug (issue 37).
+
+Each fixture of tests/conformance/broken is one small v1 agent on the raw runtime (base.py) with
+one bug; `no_bug` is the same agent without one and fails nothing. The whole default suite runs
+against each, and the set of failed case ids is compared whole.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conformance.suite import broken_agent, run_suite
+
+NOTIFICATIONS_ANSWERED = {
+    # notifications of the edition and an unknown one (JSON-RPC: "The Server MUST NOT reply to
+    # a Notification")
+    "notifications.never_answered.session/cancel",
+    "notifications.never_answered._conformance/no_such_notification",
+    "cancel_request.unknown_id_ignored",
+    # the rule book's frames that are notifications (well formed or not)
+    "envelope.notification_passes_to_the_handler_and_is_never_answered",
+    "envelope.notification_with_array_params_passes_to_the_handler",
+    "envelope.notification_without_params_passes_to_the_handler",
+    "envelope.unknown_notification_passes_to_the_handler_and_is_never_answered",
+    "envelope.dollar_notification_passes_to_the_handler",
+    "envelope.another_dialects_cancel_is_an_ordinary_notification",
+    "envelope.cancel_of_an_unknown_id_is_ignored",
+    "envelope.notification_with_jsonrpc_the_number_2_0_is_never_answered_nor_handled",
+    "envelope.notification_with_jsonrpc_1_0_is_never_answered_nor_handled",
+    "envelope.notification_with_jsonrpc_null_is_never_answered_nor_handled",
+    "envelope.notification_with_jsonrpc_padded_is_never_answered_nor_handled",
+    "envelope.notification_with_jsonrpc_2_is_never_answered_nor_handled",
+    "envelope.notification_without_jsonrpc_is_never_answered_nor_handled",
+    "envelope.notification_with_string_params_is_never_answered_nor_handled",
+    "envelope.notification_with_number_params_is_never_answered_nor_handled",
+    "envelope.notification_with_boolean_params_is_never_answered_nor_handled",
+    "envelope.a_non_string_method_without_id_is_invalid_with_null_id",
+}
+
+FAILS = {
+    "no_bug": set(),
+    "answers_notifications": NOTIFICATIONS_ANSWERED,
+    "advertises_unserved": {"capabilities.advertised_is_served.session/list"},
+    "update_after_answer": {"prompt.updates_before_the_answer"},
+    "ignores_cancel": {"prompt.cancel_answers_cancelled", "cancel_request.pending_prompt_answered"},
+    "drops_answers_at_eof": {"eof.pending_prompt_answered"},
+}
+
+
+@pytest.mark.parametrize("fixture", sorted(FAILS))
+def test_a_broken_agent_fails_exactly_the_cases_of_its_bug(fixture: str, tmp_path: Path) -> None:
+    run = run_suite(broken_agent(fixture), "--protocol", "v1", trace=tmp_path)
+    assert run.traces, run.stderr
+    assert run.ids("fail") == FAILS[fixture], run.stdout
+    must_failed = run.ids("fail", "MUST")
+    assert run.status == (1 if must_failed else 0), run.stdout + run.stderr
+
+
+def test_the_failure_says_what_was_wrong_and_shows_the_frames(tmp_path: Path) -> None:
+    run = run_suite(
+        broken_agent("advertises_unserved"), "--protocol", "v1", "--only", "capabilities.*"
+    )
+    lines = run.stdout.splitlines()
+    head = next(n for n, line in enumerate(lines) if line.startswith("FAIL"))
+    assert lines[head].split()[:3] == [
+        "FAIL",
+        "MUST",
+        "capabilities.advertised_is_served.session/list",
+    ]
+    assert "but session/list answered error -32601" in lines[head]
+    assert lines[head + 2].strip().startswith('quote: "Whether the agent supports `session/list`.')
+    assert "schema.json#/$defs/SessionCapabilities/properties/list" in lines[head + 2]
+    frames = lines[head + 4 : head + 8]
+    assert '→ {"jsonrpc": "2.0", "id": 1, "method": "initialize"' in frames[0]
+    assert '"agentCapabilities": {"sessionCapabilitie' in frames[1] and "←" in frames[1]
+    assert "session/list" in frames[2] and "→" in frames[2]
+    assert "-32601" in frames[3] and "←" in frames[3]
