@@ -13,6 +13,7 @@ import pytest
 
 from acp_codegen import ir
 from acp_codegen.lowering import lower_edition
+from acp_codegen.lowering.behaviour import RULES
 from acp_codegen.pipeline import load_specification
 from acp_codegen.problems import SchemaProblems
 from tests.paths import ROOT
@@ -112,12 +113,92 @@ def test_the_ir_has_every_x_state_and_x_scope_annotation_of_the_crate_1_20_schem
     for edition in spec.editions:
         path = CRATE_1_20 / "schema/acp" / edition.protocol / edition.source
         doc = json.loads(Path(path).read_text())
-        assert len(edition.state) == count(doc, "x-state"), edition.key
+        own = [a for a in edition.state if a.rule is None]
+        assert len(own) == count(doc, "x-state"), edition.key
         assert len(edition.scopes) == count(doc, "x-scope"), edition.key
-        counted[edition.key] = (len(edition.state), len(edition.scopes))
+        counted[edition.key] = (len(own), len(edition.scopes))
     assert counted["v2/unstable"] == (34, 6)
     assert counted["v1"] == counted["v1/unstable"] == (0, 0)
+    v1 = spec.edition("v1", ir.Stability.STABLE)
+    assert v1 is not None and len(v1.state) == 11  # v1's rule table (lowering/state_rules.py)
     unstable = spec.edition("v2", ir.Stability.UNSTABLE)
     assert unstable is not None
     actions = {e.action for a in unstable.state for e in a.effects}
     assert actions == {"upsert", "append", "replace", "remove"}
+
+
+V1_UPDATE = {
+    "ContentChunk": {
+        "type": "object",
+        "properties": {"content": {}, "messageId": {"type": ["string", "null"]}},
+        "required": ["content"],
+    },
+    "ToolCallUpdate": {
+        "type": "object",
+        "properties": {"toolCallId": {"type": "string"}},
+        "required": ["toolCallId"],
+    },
+    "SessionUpdate": {
+        "oneOf": [
+            branch("agent_message_chunk", allOf=[{"$ref": "#/$defs/ContentChunk"}]),
+            branch("tool_call_update", allOf=[{"$ref": "#/$defs/ToolCallUpdate"}]),
+        ]
+    },
+}
+
+
+def lower_v1(defs: dict[str, Any]) -> ir.Edition:
+    doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
+    return lower_edition(
+        doc,
+        protocol="v1",
+        channel=ir.Stability.STABLE,
+        source="v1.json",
+        sha256="0",
+        rules=RULES,
+    )
+
+
+def test_v1s_rule_table_becomes_annotations_on_the_variants_the_schema_has() -> None:
+    edition = lower_v1(V1_UPDATE)
+    chunk, tool_call = edition.state
+    assert chunk.at == ir.Annotated(
+        "SessionUpdate", "agent_message_chunk", "/$defs/SessionUpdate/oneOf/0"
+    )
+    assert chunk.rule == "SessionUpdate.agent_message_chunk"
+    assert chunk.effects == (
+        ir.StateEffect(
+            "session", "append", "agentMessage", "messageId", "content", "content", fallback="turn"
+        ),
+    )
+    assert tool_call.effects == (ir.StateEffect("session", "upsert", "toolCall", "toolCallId"),)
+    absent = {record.name: record.reason for record in edition.behaviour.absent}
+    assert (
+        absent["plan changes client state"]
+        == "`SessionUpdate` has no variant `sessionUpdate: plan`"
+    )
+
+
+def test_a_rule_whose_field_the_schema_lacks_does_not_apply() -> None:
+    defs = {
+        **V1_UPDATE,
+        "ToolCallUpdate": {"type": "object", "properties": {"id": {"type": "string"}}},
+    }
+    edition = lower_v1(defs)
+    assert [a.at.variant for a in edition.state] == ["agent_message_chunk"]
+    absent = {record.name: record.reason for record in edition.behaviour.absent}
+    assert (
+        absent["tool_call_update changes client state"]
+        == "`ToolCallUpdate` has no field `toolCallId`"
+    )
+
+
+def test_a_variant_the_schema_annotates_keeps_the_schemas_annotation() -> None:
+    annotated = branch(
+        "tool_call_update",
+        allOf=[{"$ref": "#/$defs/ToolCallUpdate"}],
+        **{"x-state": UPSERT_TOOL_CALL},
+    )
+    defs = {**V1_UPDATE, "SessionUpdate": {"oneOf": [annotated]}}
+    (only,) = lower_v1(defs).state
+    assert only.rule is None and only.at.pointer.endswith("/x-state")

@@ -190,7 +190,7 @@ class ClientState:
         base: str,
     ) -> Applied:
         steps: list[tuple[SessionState, Step]] = []
-        holder = self._holder(session_id)
+        holder: SessionState | None = None
         try:
             for effect in entry.effects:
                 if effect.scope == "session" and session_id is None:
@@ -200,6 +200,7 @@ class ClientState:
                 if step is not None:
                     steps.append((holder, step))
         except Malformed as malformed:
+            holder = holder or self._holder(session_id)
             holder.log.append(message)
             problem = {"kind": kind, "pointer": malformed.pointer, "reason": malformed.reason}
             if holder.report(kind, malformed.pointer, malformed.reason):
