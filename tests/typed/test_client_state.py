@@ -104,15 +104,14 @@ class ChunkingV1Agent(v1_agent.Agent):
 async def test_a_v1_client_keeps_one_agent_message_per_prompt_turn() -> None:
     ours, theirs = memory_pair()
     seen: list[Applied] = []
-    async with v1_agent.connect_agent(ChunkingV1Agent(), theirs):
-        async with v1_client.connect_client(v1_client.Client(), ours) as connection:
-            connection.on_state_change(seen.append, "v1-s")
-            prompt = {"sessionId": "v1-s", "prompt": [{"type": "text", "text": "go"}]}
-            for _ in range(2):
-                await connection.agent.session_prompt(
-                    v1_models.PromptRequest.model_validate(prompt)
-                )
-            await asyncio.sleep(0.05)
+    prompt = v1_models.PromptRequest.model_validate(
+        {"sessionId": "v1-s", "prompt": [{"type": "text", "text": "go"}]}
+    )
+    agent = v1_agent.connect_agent(ChunkingV1Agent(), theirs)
+    async with agent, v1_client.connect_client(v1_client.Client(), ours) as connection:
+        connection.on_state_change(seen.append, "v1-s")
+        for _ in range(2):  # the updates arrive before the prompt's answer
+            await connection.agent.session_prompt(prompt)
     state = connection.session_state("v1-s")
     messages = state.get("agentMessage")
     assert list(messages) == ["turn:1", "turn:2"]
