@@ -4,10 +4,12 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 from ..runtime.validators import validator_for
 from .cases import Context, Failure, Skip, describe, error_code
+from .data import EditionData
 
 PROBE_METHOD = "_conformance/probe"
 """An extension method no agent serves: answered -32601, it shows the connection still reads
@@ -23,14 +25,37 @@ def params(ctx: Context, method: str, wire: dict[str, Any], kind: str = "request
     entry = ctx.edition.method(method, kind)
     if entry is None:
         raise Skip(f"the edition has no {kind} {method}")
-    value = validator_for(getattr(ctx.models, entry.params))(wire)
+    try:
+        value = validator_for(getattr(ctx.models, entry.params))(wire)
+    except ValueError as error:
+        first = str(error).splitlines()[0]
+        raise Failure(
+            f"the suite's own {method} params do not fit {entry.params}: {first}"
+        ) from None
     return value.to_wire() if hasattr(value, "to_wire") else wire
 
 
+CLIENT_INFO = {"name": "acp-conformance", "version": "1"}
+"""Who the suite says it is, in the `initialize` field for it (v1 `clientInfo`, v2 `info`)."""
+
+
+def initialize_wire(edition: EditionData, models: ModuleType, version: int) -> dict[str, Any]:
+    """`initialize` params asking `version`, with the client's name where the schema has a field
+    for it."""
+    n = edition.negotiation
+    wire: dict[str, Any] = {n.field: version}
+    entry = edition.method(n.method)
+    fields = getattr(getattr(models, entry.params), "model_fields", {}) if entry else {}
+    for name, info in fields.items():
+        if (info.alias or name) in ("clientInfo", "info"):
+            wire[info.alias or name] = CLIENT_INFO
+    return wire
+
+
 def initialize_params(ctx: Context, version: int | None = None) -> Any:
-    n = ctx.edition.negotiation
     asked = ctx.edition.protocol_version if version is None else version
-    return params(ctx, n.method, {n.field: asked})
+    wire = initialize_wire(ctx.edition, ctx.models, asked)
+    return params(ctx, ctx.edition.negotiation.method, wire)
 
 
 async def initialize(ctx: Context, version: int | None = None) -> dict[str, Any]:

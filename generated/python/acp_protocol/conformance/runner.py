@@ -33,6 +33,7 @@ from . import cancel_request, capabilities, envelope, methods, negotiation, prom
 from .cases import Case, Context, Failure, Outcome, Skip, failed, skipped
 from .data import EditionData
 from .peer import Frame, NoAnswer, Peer
+from .steps import initialize_wire
 
 FAMILIES = (negotiation, methods, capabilities, prompt_turn, cancel_request, envelope)
 """The agent-side case families, in report order."""
@@ -250,7 +251,8 @@ async def detect_protocol(settings: Settings, unstable: bool) -> str:
             ) from None
         try:
             n = edition.data.negotiation
-            peer.request("protocol", n.method, {n.field: edition.data.protocol_version})
+            wire = initialize_wire(edition.data, edition.models, edition.data.protocol_version)
+            peer.request("protocol", n.method, wire)
             answer = await peer.answer("protocol", settings.timeout, n.method)
         except NoAnswer as error:
             raise ToolError(f"--protocol auto: {error}; give --protocol") from None
