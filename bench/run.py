@@ -22,6 +22,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+import client_state
 import generation
 import remote
 import report
@@ -306,8 +307,14 @@ def main() -> None:
     results["two_process_versions"] = two_process.versions()
     results["memory"].update(two_process.pending_memory(args.pending, rounds))
     results["remote"] = remote.measure(str(sys.executable), args.n, rounds, runner.env)
+    results["client_state"] = client_state.measure(
+        str(sys.executable), args.n, args.runs, runner.env
+    )
     results["goals"] = (
-        goals(results) + two_process.goals(results["two_process"]) + remote.goals(results["remote"])
+        goals(results)
+        + two_process.goals(results["two_process"])
+        + remote.goals(results["remote"])
+        + client_state.goals(results["client_state"])
     )
     for row in results["goals"]:
         at_most = row.setdefault("at_most", False)

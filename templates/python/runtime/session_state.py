@@ -31,7 +31,7 @@ import binascii
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .session_meta import merge_meta, patch_meta
 
@@ -61,8 +61,7 @@ class StateEffect:
     bytes", `TerminalOutputChunk.data`): an append joins the bytes, not the text."""
 
 
-@dataclass(frozen=True, slots=True)
-class StateChange:
+class StateChange(NamedTuple):
     """What one applied effect changed: the target, the entry's id (None: the target itself)."""
 
     scope: str
@@ -81,6 +80,33 @@ class StateChange:
         }
 
 
+def _change(fields: tuple[str, str | None, str, str | None, str]) -> StateChange:
+    """A `StateChange` made at C speed (`tuple.__new__`: a named tuple's own `__new__` is
+    Python code, and one change is made per applied update)."""
+    return tuple.__new__(StateChange, fields)
+
+
+class Effect:
+    """A `StateEffect` made ready to carry out: its paths split once (the hot path reads them
+    per update)."""
+
+    __slots__ = ("action", "effect", "field", "id", "id_under_value", "scope", "target", "value")
+
+    def __init__(self, effect: StateEffect) -> None:
+        self.effect = effect
+        self.scope, self.action, self.target = effect.scope, effect.action, effect.target
+        self.id = None if effect.id is None else tuple(effect.id.split("."))
+        self.field = None if effect.field is None else tuple(effect.field.split("."))
+        self.value = None if effect.value is None else tuple(effect.value.split("."))
+        # The effect takes its id from inside its value (`subject.toolCall.toolCallId`).
+        self.id_under_value = (
+            self.id is not None
+            and self.value is not None
+            and self.id[: len(self.value)] == self.value
+            and len(self.id) > len(self.value)
+        )
+
+
 class Malformed(Exception):
     """A message lacks a path an effect needs (`pointer`, into the state message)."""
 
@@ -97,22 +123,23 @@ class Entries(dict[str, Any]):
 MISSING_VALUE: Any = object()
 
 
-def read(value: Any, path: str) -> Any:
-    """The value at the dotted `path` of `value` (`MISSING_VALUE` where absent)."""
-    for key in path.split("."):
-        if not isinstance(value, Mapping) or key not in value:
+def read(value: Any, keys: tuple[str, ...]) -> Any:
+    """The value at the path of `keys` (a dotted path, split) of `value` (`MISSING_VALUE` where
+    absent)."""
+    for key in keys:
+        if type(value) is not dict:
             return MISSING_VALUE
-        value = value[key]
+        value = value.get(key, MISSING_VALUE)
     return value
 
 
-def written(value: Any, path: str, new: Any) -> dict[str, Any]:
-    """A copy of `value` (an object, or `{}`) with `new` at the dotted `path` (`MISSING_VALUE`:
+def written(value: Any, keys: tuple[str, ...], new: Any) -> dict[str, Any]:
+    """A copy of `value` (an object, or `{}`) with `new` at the path of `keys` (`MISSING_VALUE`:
     removed); the objects along the path are copied, nothing is changed in place."""
-    key, _, rest = path.partition(".")
-    out = dict(value) if isinstance(value, Mapping) else {}
-    if rest:
-        out[key] = written(out.get(key), rest, new)
+    out = dict(value) if type(value) is dict else {}
+    key = keys[0]
+    if len(keys) > 1:
+        out[key] = written(out.get(key), keys[1:], new)
     elif new is MISSING_VALUE:
         out.pop(key, None)
     else:
@@ -120,17 +147,16 @@ def written(value: Any, path: str, new: Any) -> dict[str, Any]:
     return out
 
 
-def pointer(base: str, path: str) -> str:
-    """The JSON pointer of the dotted `path` under `base`."""
-    keys = (k.replace("~", "~0").replace("/", "~1") for k in path.split("."))
-    return base + "".join("/" + k for k in keys)
+def pointer(base: str, path: str | tuple[str, ...]) -> str:
+    """The JSON pointer of the dotted `path` (or its keys) under `base`."""
+    keys = path.split(".") if isinstance(path, str) else path
+    return base + "".join("/" + k.replace("~", "~0").replace("/", "~1") for k in keys)
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(NamedTuple):
     """One effect made ready to commit: its key (None: the target itself) and its value."""
 
-    effect: StateEffect
+    effect: Effect
     key: str | None
     value: Any
 
@@ -184,64 +210,73 @@ class SessionState:
 
     # -- the four actions: `step` checks a message, `commit` applies it ------------------------
 
-    def step(self, effect: StateEffect, payload: Any, base: str, tag: str | None) -> Step | None:
+    def step(self, effect: Effect, payload: Any, base: str, tag: str | None) -> Step | None:
         """`effect` read from `payload` (at `base` in the state message); None when it does not
         apply (the message has no value for it: a permission request whose subject is not a
         tool call), `Malformed` when a path it needs is absent or of the wrong type. Changes
         nothing."""
-        if _without_value(effect, payload):
+        value_keys = effect.value
+        if effect.id_under_value and read(payload, value_keys or ()) in (MISSING_VALUE, None):
             return None
         key: str | None = None
         if effect.id is not None:
             found = read(payload, effect.id)
-            if found in (MISSING_VALUE, None) and effect.fallback == TURN:
-                found = f"turn:{self.turn}"
-            if found is MISSING_VALUE:
-                raise Malformed(pointer(base, effect.id), MISSING)
-            if not isinstance(found, str):
-                raise Malformed(pointer(base, effect.id), WRONG_TYPE)
+            if type(found) is not str:
+                if found in (MISSING_VALUE, None) and effect.effect.fallback == TURN:
+                    found = f"turn:{self.turn}"
+                elif found is MISSING_VALUE:
+                    raise Malformed(pointer(base, effect.id), MISSING)
+                else:
+                    raise Malformed(pointer(base, effect.id), WRONG_TYPE)
             key = found
-        if effect.value is not None:
-            value = read(payload, effect.value)
-        elif isinstance(payload, Mapping) and tag is not None:
-            value = {k: v for k, v in payload.items() if k != tag}
+        if value_keys is not None:
+            value = read(payload, value_keys)
+        elif tag is not None and type(payload) is dict:
+            value = payload.copy()
+            value.pop(tag, None)
         else:
             value = payload
-        if effect.action == APPEND:
+        action = effect.action
+        if action == APPEND:
             if value is MISSING_VALUE:
-                raise Malformed(pointer(base, effect.value or ""), MISSING)
-            current = read(self._entry(effect, key), effect.field or "")
-            if not _appendable(current, value, effect.encoding):
-                raise Malformed(pointer(base, effect.value or ""), WRONG_TYPE)
-        if effect.action == UPSERT and not isinstance(value, Mapping):
-            raise Malformed(pointer(base, effect.value) if effect.value else base, WRONG_TYPE)
+                raise Malformed(pointer(base, value_keys or ()), MISSING)
+            current = read(self._entry(effect.target, key), effect.field or ())
+            if not _appendable(current, value, effect.effect.encoding):
+                raise Malformed(pointer(base, value_keys or ()), WRONG_TYPE)
+        elif action == UPSERT and type(value) is not dict:
+            raise Malformed(pointer(base, value_keys) if value_keys else base, WRONG_TYPE)
         return Step(effect, key, value)
 
     def commit(self, step: Step, session: str | None) -> StateChange | None:
         """Carry out a checked step; what changed (None: nothing)."""
-        effect, key, value = step.effect, step.key, step.value
-        if effect.action == REMOVE:
-            if not self._remove(effect.target, key):
+        effect, key, value = step
+        action, target = effect.action, effect.target
+        if action == REMOVE:
+            if not self._remove(target, key):
                 return None
-        else:
-            entry = self._entry(effect, key)
-            if effect.action == UPSERT:
-                new = self._upsert(entry, effect.field, value)
-            elif effect.action == APPEND:
-                field = effect.field or ""
-                joined = _appended(read(entry, field), value, effect.encoding)
+            return _change((effect.scope, session, target, key, action))
+        entry = self._entry(target, key)
+        if action == APPEND:
+            field = effect.field or ()
+            joined = _appended(read(entry, field), value, effect.effect.encoding)
+            if type(entry) is dict and len(field) == 1:
+                new = entry.copy()
+                new[field[0]] = joined
+            else:
                 new = written(entry, field, joined)
                 if entry is MISSING_VALUE and key is not None and effect.id is not None:
                     new = written(new, effect.id, key)  # a chunk before its entry's upsert
-            elif effect.field is not None:
-                new = written(entry, effect.field, value)
-            else:
-                new = value
-            self._store(effect.target, key, new)
-        return StateChange(effect.scope, session, effect.target, key, effect.action)
+        elif action == UPSERT:
+            new = self._upsert(entry, effect.field, value)
+        elif effect.field is not None:
+            new = written(entry, effect.field, value)
+        else:
+            new = value
+        self._store(target, key, new)
+        return _change((effect.scope, session, target, key, action))
 
-    def _entry(self, effect: StateEffect, key: str | None) -> Any:
-        found = self._targets.get(effect.target, MISSING_VALUE)
+    def _entry(self, target: str, key: str | None) -> Any:
+        found = self._targets.get(target, MISSING_VALUE)
         if key is None:
             return MISSING_VALUE if isinstance(found, Entries) else found
         return found.get(key, MISSING_VALUE) if isinstance(found, Entries) else MISSING_VALUE
@@ -267,30 +302,22 @@ class SessionState:
         entries = self._targets.get(target)
         return isinstance(entries, Entries) and entries.pop(key, MISSING_VALUE) is not MISSING_VALUE
 
-    def _upsert(self, entry: Any, field: str | None, fields: Mapping[str, Any]) -> Any:
+    def _upsert(self, entry: Any, field: tuple[str, ...] | None, fields: dict[str, Any]) -> Any:
         inner = entry if field is None else read(entry, field)
-        merged = dict(inner) if isinstance(inner, Mapping) else {}
+        merged = dict(inner) if type(inner) is dict else {}
         for name, value in fields.items():
             if value is None:
                 merged.pop(name, None)  # "`null` clears or unsets the value"
-            elif name == META and isinstance(value, Mapping):
+            elif name == META and type(value) is dict:
                 merged[name] = self._meta_of(merged.get(name), value)
             else:
                 merged[name] = value
         return merged if field is None else written(entry, field, merged)
 
     def _meta_of(self, stored: Any, given: Mapping[str, Any]) -> Any:
-        if self._meta == "replace" or not isinstance(stored, Mapping):
+        if self._meta == "replace" or type(stored) is not dict:
             return given
         return merge_meta(stored, given) if self._meta == "merge" else patch_meta(stored, given)
-
-
-def _without_value(effect: StateEffect, payload: Any) -> bool:
-    """The effect takes its id from inside a value the message does not hold."""
-    value, key = effect.value, effect.id
-    if value is None or key is None or not key.startswith(value + "."):
-        return False
-    return read(payload, value) in (MISSING_VALUE, None)
 
 
 def _appendable(current: Any, value: Any, encoding: str | None) -> bool:

@@ -22,12 +22,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .session_state import (
     ACTIONS,
     MISSING,
-    MISSING_VALUE,
+    Effect,
     Malformed,
     SessionState,
     StateChange,
@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 PARAMS, RESULT = "params", "result"
 SCOPES = ("session", "agent")
+TURN_SESSION = ("params", "sessionId")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,14 +59,26 @@ class StateEntry:
     rule: str | None = None
 
 
+class Compiled(NamedTuple):
+    """A table entry made ready to carry out: its effects compiled, whether this runtime knows
+    them all, the kind its problems are reported under."""
+
+    entry: StateEntry
+    effects: tuple[Effect, ...]
+    known: bool
+    kind: str
+
+
 @dataclass(frozen=True, slots=True)
 class Route:
     """The entries of one (method, part), by variant (None: the part itself)."""
 
-    at: str | None
+    at: tuple[str, ...] | None
     tag: str | None
-    session: tuple[str, ...]
-    entries: dict[str | None, StateEntry] = field(default_factory=dict)
+    session: tuple[tuple[str, ...], ...]
+    base: str
+    """The JSON pointer of the annotated part (`/params/update`)."""
+    entries: dict[str | None, Compiled] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +94,16 @@ class StateTable:
     def routes(self) -> dict[tuple[str, str], Route]:
         routes: dict[tuple[str, str], Route] = {}
         for entry in self.entries:
-            route = routes.setdefault(
-                (entry.method, entry.part), Route(entry.at, entry.tag, entry.session)
-            )
-            route.entries[entry.variant] = entry
+            route = routes.get((entry.method, entry.part))
+            if route is None:
+                at = None if entry.at is None else tuple(entry.at.split("."))
+                session = tuple(tuple(path.split(".")) for path in entry.session)
+                base = pointer("/" + entry.part, at) if at else "/" + entry.part
+                route = routes[entry.method, entry.part] = Route(at, entry.tag, session, base)
+            known = all(e.action in ACTIONS and e.scope in SCOPES for e in entry.effects)
+            kind = entry.method if entry.variant is None else f"{entry.method} {entry.variant}"
+            effects = tuple(Effect(e) for e in entry.effects)
+            route.entries[entry.variant] = Compiled(entry, effects, known, kind)
         return routes
 
     def methods(self) -> frozenset[str]:
@@ -95,8 +114,7 @@ class StateTable:
         return frozenset(found)
 
 
-@dataclass(frozen=True, slots=True)
-class Applied:
+class Applied(NamedTuple):
     """What one message did: its session (None: none named), the changes, whether it was
     kept in a log instead (unknown or malformed), and the problem it raised (a new kind)."""
 
@@ -159,70 +177,109 @@ class ClientState:
         """Carry out what `message` (a state message) does; never raises on its content."""
         method = message.get("method")
         part = RESULT if RESULT in message else PARAMS
-        if not isinstance(method, str):
+        if type(method) is not str:
             return NOTHING
-        if part == PARAMS and method == self.table.turn:
-            session_id = _string(read(message, "params.sessionId"))
+        if method == self.table.turn and part == PARAMS:
+            session_id = _string(read(message, TURN_SESSION))
             if session_id is not None:
                 self.session(session_id).turn += 1
             return Applied(session_id)
         route = self._routes.get((method, part))
         if route is None:
             return NOTHING
-        payload, base = message.get(part), "/" + part
+        payload = message.get(part)
         if route.at is not None:
-            payload, base = read(payload, route.at), pointer(base, route.at)
-        variant = read(payload, route.tag) if route.tag is not None else None
-        session_id = next(
-            (s for s in (_string(read(message, p)) for p in route.session) if s is not None), None
-        )
-        entry = route.entries.get(variant if isinstance(variant, str) else None)
-        if entry is None or not all(_known(e) for e in entry.effects):
+            payload = read(payload, route.at)
+        variant = None
+        if route.tag is not None and type(payload) is dict:
+            variant = payload.get(route.tag)
+        session_id = None
+        for path in route.session:
+            found = read(message, path)
+            if type(found) is str:
+                session_id = found
+                break
+        compiled = route.entries.get(variant) if variant is None or type(variant) is str else None
+        if compiled is None or not compiled.known:
             self._holder(session_id).log.append(message)
-            return Applied(session_id, logged=True)
-        kind = method if entry.variant is None else f"{method} {entry.variant}"
-        return self._carry_out(message, entry, kind, session_id, payload, base)
+            return Applied(session_id, (), True)
+        return self._carry_out(message, route, compiled, session_id, payload)
 
     def _carry_out(
         self,
         message: Mapping[str, Any],
-        entry: StateEntry,
-        kind: str,
+        route: Route,
+        compiled: Compiled,
         session_id: str | None,
         payload: Any,
-        base: str,
+    ) -> Applied:
+        effects = compiled.effects
+        if len(effects) == 1 and effects[0].scope == "session" and session_id is not None:
+            holder = self.sessions.get(session_id) or self.session(session_id)
+            try:  # the common case: one session effect
+                step = holder.step(effects[0], payload, route.base, route.tag)
+            except Malformed as malformed:
+                return self._malformed(message, compiled.kind, session_id, holder, malformed)
+            change = None if step is None else holder.commit(step, session_id)
+            return tuple.__new__(
+                Applied, (session_id, () if change is None else (change,), False, None)
+            )
+        return self._each(message, route, compiled, session_id, payload)
+
+    def _each(
+        self,
+        message: Mapping[str, Any],
+        route: Route,
+        compiled: Compiled,
+        session_id: str | None,
+        payload: Any,
     ) -> Applied:
         steps: list[tuple[SessionState, Step]] = []
         holder: SessionState | None = None
+        tag = route.tag
         try:
-            for effect in entry.effects:
-                if effect.scope == "session" and session_id is None:
-                    raise Malformed(pointer("", entry.session[0]) if entry.session else "", MISSING)
-                holder = self.agent if effect.scope == "agent" else self.session(session_id or "")
-                step = holder.step(effect, payload, base, entry.tag)
+            for effect in compiled.effects:
+                if effect.scope == "agent":
+                    holder = self.agent
+                elif session_id is None:
+                    where = pointer("", route.session[0]) if route.session else ""
+                    raise Malformed(where, MISSING)
+                else:
+                    holder = self.sessions.get(session_id) or self.session(session_id)
+                step = holder.step(effect, payload, route.base, tag)
                 if step is not None:
                     steps.append((holder, step))
         except Malformed as malformed:
-            holder = holder or self._holder(session_id)
-            holder.log.append(message)
-            problem = {"kind": kind, "pointer": malformed.pointer, "reason": malformed.reason}
-            if holder.report(kind, malformed.pointer, malformed.reason):
-                log.warning("malformed %s: %s is %s", kind, malformed.pointer, malformed.reason)
-                return Applied(session_id, logged=True, problem=problem)
-            return Applied(session_id, logged=True)
-        changes = (state.commit(step, session_id) for state, step in steps)
-        return Applied(session_id, tuple(c for c in changes if c is not None))
+            return self._malformed(message, compiled.kind, session_id, holder, malformed)
+        changes = []
+        for state, step in steps:
+            change = state.commit(step, session_id)
+            if change is not None:
+                changes.append(change)
+        return Applied(session_id, tuple(changes))
+
+    def _malformed(
+        self,
+        message: Mapping[str, Any],
+        kind: str,
+        session_id: str | None,
+        holder: SessionState | None,
+        malformed: Malformed,
+    ) -> Applied:
+        holder = holder or self._holder(session_id)
+        holder.log.append(message)
+        problem = {"kind": kind, "pointer": malformed.pointer, "reason": malformed.reason}
+        if holder.report(kind, malformed.pointer, malformed.reason):
+            log.warning("malformed %s: %s is %s", kind, malformed.pointer, malformed.reason)
+            return Applied(session_id, (), True, problem)
+        return Applied(session_id, (), True)
 
     def _holder(self, session_id: str | None) -> SessionState:
         return self.agent if session_id is None else self.session(session_id)
 
 
-def _known(effect: StateEffect) -> bool:
-    return effect.action in ACTIONS and effect.scope in SCOPES
-
-
 def _string(value: Any) -> str | None:
-    return value if isinstance(value, str) and value is not MISSING_VALUE else None
+    return value if type(value) is str else None
 
 
 class StateSender:
