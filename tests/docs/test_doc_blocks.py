@@ -83,11 +83,32 @@ def run_page(blocks: list[Block], folder: Path, starters: dict[str, Path]) -> di
 
 
 @pytest.fixture(scope="module")
-def failures(tmp_path_factory: pytest.TempPathFactory, starters: dict[str, Path]) -> dict[str, str]:
-    """Every page run at once, each in a working folder of its own (a copy of the checkout)."""
+def failures(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    starters: dict[str, Path],
+) -> dict[str, str]:
+    """Every page with a selected block run at once, each in a working folder of its own (a copy
+    of the checkout); a page runs from its first block up to its last selected one, since a block
+    may need what the ones before it wrote."""
+    selected = {
+        param.id
+        for item in request.session.items
+        if isinstance(item, pytest.Function) and hasattr(item, "callspec")
+        for param in [item.callspec.params.get("block")]
+        if isinstance(param, Block)
+    }
     pages: dict[Path, list[Block]] = {}
     for block in RUN:
         pages.setdefault(block.page, []).append(block)
+    for page, blocks in list(pages.items()):
+        last = max((i for i, block in enumerate(blocks) if block.id in selected), default=-1)
+        if last < 0:
+            del pages[page]
+        else:
+            pages[page] = blocks[: last + 1]
+    if not pages:
+        return {}
     with ThreadPoolExecutor(max_workers=len(pages)) as pool:
         runs = [
             pool.submit(
