@@ -60,6 +60,21 @@ def test_each_case_ends_each_step_with_the_corpus_state(
         assert state.snapshot() == step["expect"], f"step {index}: state"
 
 
+@pytest.mark.parametrize(("protocol", "name", "group"), ALL, ids=[f"{p}: {n}" for p, n, _ in ALL])
+def test_the_generic_path_alone_ends_each_step_with_the_same_state(
+    protocol: str, name: str, group: list[dict[str, Any]]
+) -> None:
+    """The fast paths (`runtime/state_fast.py`) are shortcuts: without them, the same."""
+    state = ClientState(TABLES[protocol])
+    for route in state._routes.values():
+        for variant, compiled in route.entries.items():
+            route.entries[variant] = compiled._replace(fast=None)
+    for index, step in enumerate(group):
+        changes = [change.to_json() for change in state.apply(step["message"]).changes]
+        assert changes == step["changes"], f"step {index}: changes"
+        assert state.snapshot() == step["expect"], f"step {index}: state"
+
+
 def test_case_names_are_unique_per_file() -> None:
     for protocol in TABLES:
         names = [name for name, _ in cases(protocol)]

@@ -33,6 +33,7 @@ from .session_state import (
     pointer,
     read,
 )
+from .state_fast import SLOW, FastPath, fast_path
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ class Compiled(NamedTuple):
     effects: tuple[Effect, ...]
     known: bool
     kind: str
+    fast: FastPath | None
+    """One session effect of a plain shape: its fast path (`state_fast`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +103,9 @@ class StateTable:
             known = all(e.action in ACTIONS and e.scope in SCOPES for e in entry.effects)
             kind = entry.method if entry.variant is None else f"{entry.method} {entry.variant}"
             effects = tuple(Effect(e) for e in entry.effects)
-            route.entries[entry.variant] = Compiled(entry, effects, known, kind)
+            one = effects[0] if len(effects) == 1 and effects[0].scope == "session" else None
+            fast = None if one is None or not known else fast_path(one, entry.tag)
+            route.entries[entry.variant] = Compiled(entry, effects, known, kind, fast)
         return routes
 
     def methods(self) -> frozenset[str]:
@@ -131,6 +136,7 @@ class ClientState:
     def __init__(self, table: StateTable) -> None:
         self.table = table
         self._routes = table.routes()
+        self._turn_method = table.turn
         self.agent = SessionState(table.meta)
         """Agent-scoped state (`authStatus`), and the log of messages naming no session."""
         self.sessions: dict[str, SessionState] = {}
@@ -174,22 +180,13 @@ class ClientState:
         """Carry out what `message` (a state message) does; never raises on its content."""
         method = message.get("method")
         part = RESULT if RESULT in message else PARAMS
-        if type(method) is not str:
-            return NOTHING
-        if method == self.table.turn and part == PARAMS:
-            session_id = _string(read(message, TURN_SESSION))
-            if session_id is not None:
-                self.session(session_id).turn += 1
-            return Applied(session_id)
-        route = self._routes.get((method, part))
+        route = self._routes.get((method, part)) if type(method) is str else None
         if route is None:
-            return NOTHING
+            return self._turn(message) if method == self._turn_method else NOTHING
         payload = message.get(part)
-        if route.at is not None:
-            payload = read(payload, route.at)
-        variant = None
-        if route.tag is not None and type(payload) is dict:
-            variant = payload.get(route.tag)
+        for key in route.at or ():
+            payload = payload.get(key) if type(payload) is dict else None
+        variant = payload.get(route.tag) if route.tag and type(payload) is dict else None
         session_id = None
         for path in route.session:
             found = read(message, path)
@@ -200,7 +197,22 @@ class ClientState:
         if compiled is None or not compiled.known:
             self._holder(session_id).log.append(message)
             return Applied(session_id, (), True)
+        fast = compiled.fast
+        if fast is not None and session_id is not None:  # the common case (`state_fast`)
+            change = fast(
+                self.sessions.get(session_id) or self.session(session_id), payload, session_id
+            )
+            if change is not SLOW:
+                return tuple.__new__(Applied, (session_id, (change,), False, None))
         return self._carry_out(message, route, compiled, session_id, payload)
+
+    def _turn(self, message: Mapping[str, Any]) -> Applied:
+        """The request that starts a prompt turn (v1's `session/prompt`): the session's turn
+        advances, nothing else changes."""
+        session_id = _string(read(message, TURN_SESSION))
+        if session_id is not None and RESULT not in message:
+            self.session(session_id).turn += 1
+        return Applied(session_id)
 
     def _carry_out(
         self,
@@ -213,7 +225,7 @@ class ClientState:
         effects = compiled.effects
         if len(effects) == 1 and effects[0].scope == "session" and session_id is not None:
             holder = self.sessions.get(session_id) or self.session(session_id)
-            try:  # the common case: one session effect
+            try:  # one session effect
                 step = holder.step(effects[0], payload, route.base, route.tag)
             except Malformed as malformed:
                 return self._malformed(message, compiled.kind, session_id, holder, malformed)
