@@ -40,7 +40,9 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert results["imports"]["official_acp"]["cost"] is not None
     assert results["generation"]["noop"]["median"] > 0
     goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
-    assert len(goals) == 33
+    assert len(goals) == 34
+    assert ("state", "apply updates / decode them (Python, v2)") in goals
+    assert results["client_state"]["ratio"] > 0
     pairs = {"ts-node", "ours-ts-node", "official-asyncio", "ours-go", "coder-go"} | {
         f"{name}-{loop}" for name in ("ours", "floor") for loop in ("asyncio", "uvloop")
     }
@@ -64,7 +66,7 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     report = (tmp_path / "benchmarks.md").read_text()
     assert "![ours vs official vs floor, per workload](benchmarks.png)" in report
     assert "| (d) cancel → holding the -32800 answer, p50 / p99 |" in report
-    assert report.count("| met |") + report.count("| **not met** |") == 33
+    assert report.count("| met |") + report.count("| **not met** |") == len(goals)
     assert "## (j) Two processes over stdio" in report
     assert "## (k) Remote agents" in report
     assert (tmp_path / "benchmarks.png").read_bytes().startswith(PNG_SIGNATURE)
