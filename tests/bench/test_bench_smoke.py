@@ -84,4 +84,5 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         *["2p"] * 16,
         *["http"] * 4,
         *["ws"] * 4,
+        "state",
     ]
