@@ -1,12 +1,15 @@
-"""What the transports page's wrappers run its fragments with: a working v1 agent (`MyAgent`), a
-client that keeps its updates (`MyClient`), and an ASGI app served by uvicorn on a free loopback
-port for as long as a block needs it."""
+"""What the wrappers run doc fragments with: for the transports page a working v1 agent
+(`MyAgent`), a client that keeps its updates (`MyClient`) and an ASGI app served by uvicorn on a
+free loopback port for as long as a block needs it; for the typed-layer page a v2 session with the
+v2 starter agent."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import socket
+import sys
+import tempfile
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -87,3 +90,23 @@ async def prompt_once(conn: ClientConnection, client: MyClient) -> None:
     answer = await conn.agent.session_prompt(request)
     assert answer.stop_reason == "end_turn", answer
     assert client.texts == [REPLY], client.texts
+
+
+@asynccontextmanager
+async def v2_starter_session() -> AsyncIterator[tuple[Any, str]]:
+    """A v2 client's connection to the v2 starter agent after `initialize`, and a session the
+    agent created (the typed-layer page's fragments run inside it)."""
+    from acp_protocol.v2 import models as v2
+    from acp_protocol.v2.client import Client as V2Client
+    from acp_protocol.v2.client import spawn_agent
+
+    from acp_codegen.cli import main as acp_codegen
+
+    with tempfile.TemporaryDirectory() as folder:
+        agent = os.path.join(folder, "agent.py")
+        assert acp_codegen(["scaffold", "agent", "--protocol", "v2", "--out", agent]) == 0
+        async with spawn_agent(V2Client(), sys.executable, agent) as connection:
+            info = v2.Implementation(name="docs", version="0")
+            await connection.agent.initialize(v2.InitializeRequest(protocol_version=2, info=info))
+            new = v2.NewSessionRequest(cwd=os.getcwd())
+            yield connection, (await connection.agent.session_new(new)).session_id
