@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from acp_codegen.ir.behaviour import Behaviour
-from acp_codegen.ir.definitions import Definition, Stability
+from acp_codegen.ir.definitions import Definition, Field, Stability, Struct
 from acp_codegen.ir.state import ScopeAnnotation, StateAnnotation
 from acp_codegen.problems import SchemaProblem
 
@@ -118,6 +118,18 @@ class Edition:
             if definition.name == name:
                 return definition
         raise KeyError(name)
+
+    def field_of(self, struct: Struct, wire_name: str) -> Field | None:
+        """`struct`'s field `wire_name`: its own, or one of its bases' (in their order)."""
+        for own in struct.fields:
+            if own.wire_name == wire_name:
+                return own
+        for base in struct.bases:
+            parent = next((d for d in self.definitions if d.name == base), None)
+            found = self.field_of(parent, wire_name) if isinstance(parent, Struct) else None
+            if found is not None:
+                return found
+        return None
 
     def requests(self) -> tuple[Method, ...]:
         return tuple(m for m in self.methods if m.kind is MethodKind.REQUEST)

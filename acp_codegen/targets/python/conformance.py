@@ -203,16 +203,7 @@ def _field_quote(edition: ir.Edition, struct: str, path: tuple[str, ...]) -> Quo
 
 def _find_field(edition: ir.Edition, name: str, wire_name: str) -> ir.Field | None:
     definition = _definition(edition, name)
-    if not isinstance(definition, ir.Struct):
-        return None
-    for field in definition.fields:
-        if field.wire_name == wire_name:
-            return field
-    for base in definition.bases:
-        found = _find_field(edition, base, wire_name)
-        if found is not None:
-            return found
-    return None
+    return edition.field_of(definition, wire_name) if isinstance(definition, ir.Struct) else None
 
 
 def _ref_name(expression: ir.TypeExpr) -> str | None:

@@ -63,7 +63,7 @@ def behaviour_view(
         raise GenerationError(f"{edition.source}: no `{lifecycle.prompt}` request to do the work")
     update = _union_with(by_name, states.update_tag, states.update_value)
     state = _variant_union(by_name, update, states.update_value)
-    stop_reasons = _stop_reasons(by_name, _variant(by_name, state, states.idle), states.stop_reason)
+    stop_reasons = _stop_reasons(edition, _variant(by_name, state, states.idle), states.stop_reason)
     if update is None or stop_reasons is None:
         raise GenerationError(
             f"{edition.source}: no `{states.update_value}` idle update to type the stop reasons"
@@ -115,33 +115,21 @@ def _variant_union(
 
 
 def _stop_reasons(
-    by_name: dict[str, ir.Definition], idle: ir.Definition | None, field: str
+    edition: ir.Edition, idle: ir.Definition | None, field: str
 ) -> tuple[str, ...] | None:
     """The idle update's known stop reasons: the tags of a union told apart by the stop reason
     (2.1 and later), or the members of the enumeration its stop reason field holds (before)."""
     if isinstance(idle, ir.TaggedUnion) and idle.tag == field:
         return tuple(v.tag for v in idle.variants)
     if isinstance(idle, ir.Struct):
-        found = _field(by_name, idle, field)
+        found = edition.field_of(idle, field)
         kind = None if found is None else found.type
         if isinstance(kind, ir.Nullable):
             kind = kind.inner
-        enum = by_name.get(kind.name) if isinstance(kind, ir.Ref) else None
+        name = kind.name if isinstance(kind, ir.Ref) else None
+        enum = next((d for d in edition.definitions if d.name == name), None)
         if isinstance(enum, ir.Enumeration):
             return tuple(str(m.value) for m in enum.members)
-    return None
-
-
-def _field(by_name: dict[str, ir.Definition], struct: ir.Struct, wire_name: str) -> ir.Field | None:
-    """`struct`'s field `wire_name`, its own or one of its bases'."""
-    for f in struct.fields:
-        if f.wire_name == wire_name:
-            return f
-    for base in struct.bases:
-        parent = by_name.get(base)
-        found = _field(by_name, parent, wire_name) if isinstance(parent, ir.Struct) else None
-        if found is not None:
-            return found
     return None
 
 
