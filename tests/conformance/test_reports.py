@@ -1,5 +1,6 @@
 """What the suite writes: a JUnit file CI tools read, one trace per case in the documented
-format (docs/conformance.md), and its exit status: 0 unless a MUST case failed, 1 when one did,
+format (docs/conformance.md), one HTML page a person opens (every case, escaped), and its exit
+status: 0 unless a MUST case failed, 1 when one did,
 2 (one line, no traceback) when the suite itself cannot run."""
 
 from __future__ import annotations
@@ -7,7 +8,15 @@ from __future__ import annotations
 import json
 import sys
 import xml.etree.ElementTree as ElementTree
+from datetime import UTC, datetime
+from html.parser import HTMLParser
 from pathlib import Path
+
+from acp_protocol.conformance.cases import Case, Context, Outcome
+from acp_protocol.conformance.data import Quote
+from acp_protocol.conformance.page import html_page
+from acp_protocol.conformance.peer import Frame
+from acp_protocol.conformance.runner import Result
 
 from tests.conformance.suite import broken_agent, run_suite
 
@@ -123,3 +132,110 @@ def test_list_names_the_cases_with_their_levels() -> None:
     assert not any(i.startswith("envelope.") for i in ids)
     assert {row[0] for row in rows} <= {"MUST", "SHOULD", "informative"}
     assert json.dumps(ids)  # plain text ids
+
+
+class Page(HTMLParser):
+    """What a browser would see of the page: its elements (tag, attributes) in order, its text,
+    the text of each `<pre>`, each `<details>` case's id and class, the text inside `<script>`."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, dict[str, str | None]]] = []
+        self.open: list[str] = []
+        self.pre: list[str] = []
+        self.scripts: list[str] = []
+        self.text = ""
+        self.feed(text)
+        self.close()
+
+    @property
+    def cases(self) -> dict[str, str]:
+        """caseId → the case's class (`case pass`, `case fail`, `case skip`)."""
+        return {
+            str(attrs["id"]): str(attrs["class"])
+            for tag, attrs in self.elements
+            if tag == "details"
+        }
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, dict(attrs)))
+        if tag not in ("meta", "input", "br"):
+            self.open.append(tag)
+        if tag == "pre":
+            self.pre.append("")
+        if tag == "script":
+            self.scripts.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.open and self.open[-1] == tag, f"</{tag}> closes <{self.open[-1:]}>"
+        self.open.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text += data
+        if "pre" in self.open:
+            self.pre[-1] += data
+        if "script" in self.open:
+            self.scripts[-1] += data
+
+
+def test_the_html_page_shows_every_case_and_the_failures_frames(tmp_path: Path) -> None:
+    page_file = tmp_path / "report.html"
+    run = run_suite(
+        broken_agent("advertises_unserved"),
+        "--protocol",
+        "v1",
+        "--only",
+        "capabilities.*,prompt.*",
+        "--html",
+        str(page_file),
+        trace=tmp_path / "trace",
+    )
+    assert run.status == 1
+    page = Page(page_file.read_text(encoding="utf-8"))
+    assert page.open == []  # every element closed
+    assert page.cases == {i: f"case {t['outcome']}" for i, t in run.traces.items()}
+    assert len(page.cases) == 13
+    # Self-contained: nothing is fetched (no src, no href, no stylesheet link).
+    assert not [a for _, attrs in page.elements for a in attrs if a in ("src", "href")]
+    assert [tag for tag, _ in page.elements].count("script") == 1
+    assert "broken.advertises_unserved" in page.text and "ACP v1" in page.text
+    assert "1 MUST cases failed" in page.text
+    failed = run.traces["capabilities.advertised_is_served.session/list"]
+    assert failed["quote"]["text"] in page.text and failed["reason"] in page.text
+    frames = page.pre[0]  # the one failure's frames
+    assert frames.count("→") == 2 and frames.count("←") == 2
+    assert '"code": -32601' in frames
+
+
+async def never_run(_: Context) -> Outcome:
+    raise AssertionError("the page is made from a result; the case is never run")
+
+
+def test_the_html_page_escapes_what_the_program_wrote() -> None:
+    hostile = '</pre><script>alert("frame")</script><img src=x onerror=alert(1)>'
+    case = Case(
+        "envelope.hostile",
+        "a <b>title</b>",
+        "MUST",
+        Quote("say <i>this</i> & that", "schema.json#/$defs/X"),
+        check=never_run,
+    )
+    frames = [
+        Frame(0.0, "sent", True, {"jsonrpc": "2.0", "id": 1, "method": "initialize"}),
+        Frame(0.1, "received", False, None, raw=hostile),
+        Frame(0.2, "received", True, {"jsonrpc": "2.0", "id": 1, "result": {"x": hostile}}),
+    ]
+    result = Result(case, Outcome("fail", hostile), 0.2, frames, stderr=hostile)
+    text = html_page(
+        [result], 0.2, "v1", "schema.json", ["agent", hostile], datetime(2026, 1, 1, tzinfo=UTC)
+    )
+    page = Page(text)
+    assert page.open == []
+    assert [tag for tag, _ in page.elements].count("script") == 1
+    assert not [tag for tag, _ in page.elements if tag in ("img", "b", "i")]
+    assert page.cases == {"envelope.hostile": "case fail"}
+    frames_text, stderr_text = page.pre
+    assert hostile in frames_text.splitlines()[1]
+    assert json.dumps(hostile)[1:-1] in frames_text.splitlines()[2]
+    assert stderr_text == hostile
+    assert "alert" not in page.scripts[0]

@@ -14,9 +14,11 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import NoReturn
 
+from .page import html_page
 from .report import Progress, junit, print_report, write_traces
 from .runner import (
     Settings,
@@ -83,6 +85,7 @@ def parser() -> Parser:
     )
     agent.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     agent.add_argument("--trace", type=Path, metavar="DIR", help="write one JSON trace per case")
+    agent.add_argument("--html", type=Path, metavar="FILE", help="write one self-contained page")
     agent.add_argument("--list", action="store_true", help="list the selected cases and exit")
     agent.add_argument("--verbose", "-v", action="store_true", help="show every case's quote")
     agent.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD …")
@@ -136,6 +139,10 @@ async def main_async(argv: Sequence[str]) -> int:
         )
     if options.trace is not None:
         write_traces(options.trace, results, protocol, command)
+    if options.html is not None:
+        when = datetime.now(timezone.utc)
+        page = html_page(results, seconds, protocol, edition.data.source, command, when)
+        options.html.write_text(page, encoding="utf-8")
     must_failed = any(r.case.level == "MUST" and r.outcome.status == "fail" for r in results)
     return MUST_FAILED if must_failed else 0
 

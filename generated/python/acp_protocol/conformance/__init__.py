@@ -11,6 +11,6 @@ docs/conformance.md tells how to run it and what its cases check. Layers, bottom
 - one module per case family: `negotiation`, `methods`, `capabilities`, `prompt_turn`,
   `cancel_request`, `envelope` (with its data, `envelope.json`);
 - `runner`: selection, a fresh program per case, parallel cases, deadlines;
-- `report`: progress, a line per case, the summary, JUnit, traces;
+- `report`: progress, a line per case, the summary, JUnit, traces; `page`: the HTML page;
 - `__main__`: the command line.
 """
