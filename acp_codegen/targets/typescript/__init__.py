@@ -7,7 +7,8 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
   src/index.ts                                      the runtime's public API, versions
   src/versions.ts                                   one agent for all versions; falling back
   src/runtime/**/*.ts                               hand-written (templates/typescript/runtime/)
-  src/<v>/{index,types,decode,methods,peers,behaviour,builders,agent,client}.ts   stable editions
+  src/<v>/{index,types,decode,methods,peers,behaviour,builders,state,agent,client}.ts   stable
+                                                    editions (state.ts: the client-state table)
   src/<v>/unstable/…                                           each unstable edition
 
 Run-time checks are generated decoders (`decode.ts`), not a validation library: the package
@@ -25,6 +26,7 @@ import jinja2
 
 from acp_codegen import __version__, ir, resources, templating
 from acp_codegen.targets import Options, package_version
+from acp_codegen.targets.state_table import state_table
 from acp_codegen.targets.typescript.behaviour import behaviour_view
 from acp_codegen.targets.typescript.builders import builder_tree
 from acp_codegen.targets.typescript.names import (
@@ -116,6 +118,12 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             directory / "behaviour.ts",
             env.get_template("behaviour.ts.jinja"),
             view=context["behaviour"],
+            **context,
+        )
+        _write(
+            directory / "state.ts",
+            env.get_template("state.ts.jinja"),
+            table=state_table(edition),
             **context,
         )
         for role in context["roles"]:

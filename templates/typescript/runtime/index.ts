@@ -2,7 +2,8 @@
  * The hand-written runtime every edition's generated modules are built on: transports (stdio, a
  * spawned program, in memory, ACP's Streamable HTTP and WebSocket as client and server; NDJSON or LSP Content-Length framing), the JSON-RPC dispatcher with cancellation in both directions (the
  * ACP, LSP and MCP dialects), decoders, errors, `session_info_update` semantics, session stores behind `session/list`, and the typed layer's behaviour rules (version
- * negotiation, the v2 foreground lifecycle, session views, one connection for several versions).
+ * negotiation, the v2 foreground lifecycle, session views, the client-held state, one connection for
+ * several versions).
  */
 
 export { Connection, CANCEL_REQUEST, type ConnectionOptions, type IncomingRequest, type RequestOptions, type Router } from "./connection.js";
@@ -49,6 +50,17 @@ export {
 export { WorkCancelled } from "./foreground.js";
 export { TRACE_KEYS, carryTraceContext, traceContextOf, withTraceContext, type TraceContext } from "./trace_context.js";
 export { SessionView, type Idle } from "./session_view.js";
+export {
+  ClientState,
+  sentWithState,
+  type Applied,
+  type ClientSnapshot,
+  type StateEntry,
+  type StateListener,
+  type StateMessage,
+  type StateTable,
+} from "./client_state.js";
+export { SessionState, type Snapshot, type StateChange, type StateEffect, type StateProblem } from "./session_state.js";
 export { Switchboard } from "./switchboard.js";
 export { VersionedConnection, type Chosen } from "./versions.js";
 export {

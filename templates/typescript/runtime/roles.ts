@@ -15,7 +15,10 @@
  * answer's negotiated version and advertised capabilities, the result of a request cancelled by
  * `$/cancel_request`, the answer to an unhandled target cancel, and, where the prompt lifecycle
  * answers at insertion, the agent's foreground work (foreground.ts: the prompt handler is the
- * work, the SDK answers the request) and the client's session views (session_view.ts).
+ * work, the SDK answers the request) and the client's session views (session_view.ts). A client
+ * keeps the state its messages leave (client_state.ts, from the edition's `STATE_TABLE`): the router
+ * feeds it each checked message the table covers, the peer link what the client sends and gets
+ * back.
  */
 
 import { initializeAnswer, negotiate, targetNotCancellable, type Behaviour } from "./behaviour.js";
@@ -26,6 +29,7 @@ import {
   type RequestOptions,
   type Router,
 } from "./connection.js";
+import { ClientState, sentWithState, type StateTable } from "./client_state.js";
 import { any, type Decoder } from "./decoding.js";
 import { REQUEST_CANCELLED, RequestError, type RequestId } from "./errors.js";
 import { Foreground, insertionLifecycle, type AroundRequest, type InsertionLifecycle } from "./foreground.js";
@@ -91,6 +95,7 @@ export class PeerLink {
     private readonly source: SignalSource | null = null,
     private readonly around: AroundRequest | null = null,
     private readonly trace: TraceContext | null = null,
+    private readonly state: ClientState | null = null,
   ) {}
 
   request(method: string, given: unknown, decode: Decoder = any, options: RequestOptions = {}): Promise<unknown> {
@@ -100,7 +105,8 @@ export class PeerLink {
     const signal = own === null ? theirs : theirs == null ? own : AbortSignal.any([own, theirs]);
     const send = (): Promise<unknown> =>
       this.connection.request(method, params, decode, signal === theirs ? options : { ...options, signal });
-    return this.around === null ? send() : this.around(method, send);
+    const sent = this.around === null ? send : () => (this.around as AroundRequest)(method, send);
+    return this.state === null ? sent() : sentWithState(this.state, method, params, sent);
   }
 
   notify(method: string, params: unknown): Promise<void> {
@@ -117,7 +123,7 @@ export class PeerLink {
    * through `around` when given (a foreground work's), and every request and notification with
    * the trace context of `handled`, the params of the request being handled. */
   within(source: SignalSource, around: AroundRequest | null = null, handled: unknown = undefined): PeerLink {
-    return new PeerLink(this.connection, this.turnRule, source, around, traceContextOf(handled));
+    return new PeerLink(this.connection, this.turnRule, source, around, traceContextOf(handled), this.state);
   }
 
   private traced(params: unknown): unknown {
@@ -152,6 +158,8 @@ export interface RoleWiring<P> {
    * `sessionStore` answers `session/list`) when the user wrote no handler: advertised in
    * `initialize` like a handled method. */
   readonly provided?: ReadonlyMap<string, Provided>;
+  /** The client's state table (`STATE_TABLE`): the connection keeps the state its messages leave. */
+  readonly stateTable?: StateTable;
 }
 
 /** How the SDK answers a method from the handlers object: the answering function (given the
@@ -201,6 +209,7 @@ class RoleRouter<P> implements Router {
     private readonly link: PeerLink,
     private readonly views: SessionViews<unknown, unknown> | null,
     problem: (message: string) => void,
+    private readonly state: ClientState | null = null,
   ) {
     const lifecycle = insertionLifecycle(wiring.behaviour.lifecycle);
     this.lifecycle = lifecycle;
@@ -251,6 +260,7 @@ class RoleRouter<P> implements Router {
       const asked = (request.params as { [key: string]: unknown } | null | undefined)?.[negotiation.field];
       if (method === negotiation.method && Number.isInteger(asked)) negotiate(asked, [negotiation]);
       const params = route.params(request.params);
+      if (this.state?.methods.has(method) === true) this.state.feed({ method, params: request.params });
       const context = this.context(request.id, method, request, null, request.params);
       if (method !== negotiation.method) return handler.call(this.handlers, params, context);
       const agreed = negotiate((params as { [key: string]: unknown })[negotiation.field], [negotiation]);
@@ -278,6 +288,7 @@ class RoleRouter<P> implements Router {
     const route = this.wiring.routes.notifications.get(method);
     if (route !== undefined) {
       const decoded = route.params(params);
+      if (this.state?.methods.has(method) === true) this.state.feed({ method, params });
       if (this.views !== null && method === this.lifecycle?.states.notification) this.views.receive(decoded);
       const handler = this.handler(route.handler);
       if (handler !== undefined) await handler.call(this.handlers, decoded, this.notificationContext(method));
@@ -352,16 +363,19 @@ export class RoleConnection<P> {
   readonly peer: P;
   /** The client's session views, where the lifecycle answers at insertion; null elsewhere. */
   protected readonly views: SessionViews<unknown, unknown> | null;
+  /** The state the client's messages leave, where the wiring has a state table; null elsewhere. */
+  protected readonly state: ClientState | null;
 
   constructor(handlers: object, transport: Transport | Switchboard, wiring: RoleWiring<P>, options: ConnectionOptions = {}) {
     const problem = (message: string): void => options.onProblem?.(message);
     const lifecycle = insertionLifecycle(wiring.behaviour.lifecycle);
     const viewed = lifecycle !== null && wiring.routes.notifications.has(lifecycle.states.notification);
     let views: SessionViews<unknown, unknown> | null = null;
+    const state = wiring.stateTable === undefined ? null : new ClientState(wiring.stateTable, problem);
     const router = (connection: Connection): Router => {
-      const link = new PeerLink(connection, wiring.turnRule);
-      if (viewed && lifecycle !== null) views = new SessionViews(lifecycle, link);
-      return new RoleRouter(handlers, wiring, connection, link, views, problem);
+      const link = new PeerLink(connection, wiring.turnRule, null, null, null, state);
+      if (viewed && lifecycle !== null) views = new SessionViews(lifecycle, link, state);
+      return new RoleRouter(handlers, wiring, connection, link, views, problem, state);
     };
     if (transport instanceof Switchboard) {
       this.connection = transport.connection;
@@ -370,7 +384,8 @@ export class RoleConnection<P> {
       this.connection = new Connection(transport, router, options);
     }
     this.views = views;
-    this.peer = wiring.peer(new PeerLink(this.connection, wiring.turnRule));
+    this.state = state;
+    this.peer = wiring.peer(new PeerLink(this.connection, wiring.turnRule, null, null, null, state));
   }
 
   /** Resolves with the reason once the connection is closed (by either side). */

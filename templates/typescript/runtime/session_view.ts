@@ -7,11 +7,16 @@
  *
  * PromptResponse: "Processing and completion are reported through `state_update` session
  * updates"; StateUpdate: "A new session defaults to idle until a state update reports otherwise."
+ *
+ * A view also reads the session as its updates left it (`sessionState`, `stateSnapshot()`,
+ * `onStateChange()`): the connection's client state (client_state.ts), fed by the role router.
  */
 
+import type { Applied, ClientState } from "./client_state.js";
 import type { RequestOptions } from "./connection.js";
 import { any, type Decoder } from "./decoding.js";
 import type { InsertionLifecycle } from "./foreground.js";
+import type { SessionState, Snapshot } from "./session_state.js";
 
 type Wire = { readonly [key: string]: unknown };
 
@@ -40,8 +45,30 @@ export class SessionView<Update, Block> {
     private readonly lifecycle: InsertionLifecycle,
     private readonly sender: SessionSender,
     private readonly promptResult: Decoder = any,
+    private readonly clientState: ClientState | null = null,
   ) {
     this.state = lifecycle.states.idle;
+  }
+
+  /** The session as its updates left it: messages with their chunks, tool calls, terminals, the
+   * plan, commands, config options, info, usage, the run state, each keyed as the schema's
+   * `x-state` says (`get("toolCall")`, `entries("agentMessage")`, `log`, `problems`). (`state`
+   * is the run state string.) */
+  get sessionState(): SessionState {
+    if (this.clientState === null) throw new Error("this connection keeps no client state");
+    return this.clientState.session(this.sessionId);
+  }
+
+  /** `sessionState.snapshot()`: the session's state as plain JSON (a copy). */
+  stateSnapshot(): Snapshot {
+    return this.sessionState.snapshot();
+  }
+
+  /** Calls `listener` with what changed after each message applied to this session's state
+   * (`Applied.changes`: target, entry id, action); returns the function that unsubscribes it. */
+  onStateChange(listener: (applied: Applied) => void): () => void {
+    if (this.clientState === null) throw new Error("this connection keeps no client state");
+    return this.clientState.subscribe(listener, this.sessionId);
   }
 
   /** Sends a prompt; resolves with the inserted message's id (a held prompt resolves when the
@@ -140,13 +167,14 @@ export class SessionViews<Update, Block> {
   constructor(
     private readonly lifecycle: InsertionLifecycle,
     private readonly sender: SessionSender,
+    private readonly clientState: ClientState | null = null,
   ) {}
 
   /** The view of `sessionId` (made on first use; it sees the updates from then on). */
   view(sessionId: string, promptResult?: Decoder): SessionView<Update, Block> {
     let view = this.views.get(sessionId);
     if (view === undefined) {
-      view = new SessionView<Update, Block>(sessionId, this.lifecycle, this.sender, promptResult);
+      view = new SessionView<Update, Block>(sessionId, this.lifecycle, this.sender, promptResult, this.clientState);
       this.views.set(sessionId, view);
     }
     return view;

@@ -13,18 +13,25 @@
  *
  * Sending `session/cancel` aborts the signal of the session's pending `session/request_permission` handlers; one
  * that then throws is answered `{"outcome": {"outcome": "cancelled"}}`.
+ *
+ * The connection keeps the state the agent's messages leave (`STATE_TABLE`, from the schema's
+ * `x-state` annotations or the rule table): `connection.sessionState(id)` is one session as its
+ * updates left it, `onStateChange()` tells what each applied message changed.
  */
 
+import type { Applied, ClientState } from "../runtime/client_state.js";
 import type { ConnectionOptions } from "../runtime/connection.js";
 import type * as d from "../runtime/decoding.js";
 import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring, type TurnRule } from "../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../runtime/transports/process.js";
 import { openRemote, type RemoteOptions } from "../runtime/transports/remote.js";
+import type { SessionState } from "../runtime/session_state.js";
 import type { Switchboard } from "../runtime/switchboard.js";
 import { stdioTransport, type Transport } from "../runtime/transports/transport.js";
 import { BEHAVIOUR } from "./behaviour.js";
 import * as decode from "./decode.js";
 import { AgentPeer } from "./peers.js";
+import { STATE_TABLE } from "./state.js";
 import type * as T from "./types.js";
 
 /** prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome. */
@@ -120,6 +127,25 @@ export class ClientConnection extends RoleConnection<AgentPeer> {
   get agent(): AgentPeer {
     return this.peer;
   }
+
+  /** What the agent's messages left: each session's state (`sessionState(id)`) and the agent's
+   * (`clientState.agent`: `authStatus`), fed by this connection as they arrive. */
+  get clientState(): ClientState {
+    if (this.state === null) throw new Error("this connection keeps no client state");
+    return this.state;
+  }
+
+  /** One session as its updates left it: `get("toolCall")`, `entries("agentMessage")`,
+   * `snapshot()` (plain JSON), `log`, `problems` (docs/typed-layer.md). */
+  sessionState(sessionId: string): SessionState {
+    return this.clientState.session(sessionId);
+  }
+
+  /** Calls `listener` with what changed after each applied message (of `sessionId` only, when
+   * given); returns the function that unsubscribes it. */
+  onStateChange(listener: (applied: Applied) => void, sessionId: string | null = null): () => void {
+    return this.clientState.subscribe(listener, sessionId);
+  }
 }
 
 /** How `ClientConnection` routes: the methods, the turn rule and the edition's behaviour. */
@@ -129,6 +155,7 @@ const WIRING: RoleWiring<AgentPeer> = {
   peer: (link: PeerLink) => new AgentPeer(link),
   peerKey: "agent",
   behaviour: BEHAVIOUR,
+  stateTable: STATE_TABLE,
 };
 
 /** Serves `client` on `transport` (or on a `Switchboard`, once its version is agreed). */

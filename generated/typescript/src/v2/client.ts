@@ -13,19 +13,26 @@
  *
  * `connection.session(id)` is a session's view: `prompt()` resolves with the inserted message's
  * id, `updates` and `stream()` follow the session, `idle()` waits for its work to end.
+ *
+ * The connection keeps the state the agent's messages leave (`STATE_TABLE`, from the schema's
+ * `x-state` annotations or the rule table): `connection.sessionState(id)` is one session as its
+ * updates left it, `onStateChange()` tells what each applied message changed.
  */
 
+import type { Applied, ClientState } from "../runtime/client_state.js";
 import type { ConnectionOptions } from "../runtime/connection.js";
 import type * as d from "../runtime/decoding.js";
 import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring, type TurnRule } from "../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../runtime/transports/process.js";
 import { openRemote, type RemoteOptions } from "../runtime/transports/remote.js";
+import type { SessionState } from "../runtime/session_state.js";
 import type { SessionView } from "../runtime/session_view.js";
 import type { Switchboard } from "../runtime/switchboard.js";
 import { stdioTransport, type Transport } from "../runtime/transports/transport.js";
 import { BEHAVIOUR } from "./behaviour.js";
 import * as decode from "./decode.js";
 import { AgentPeer } from "./peers.js";
+import { STATE_TABLE } from "./state.js";
 import type * as T from "./types.js";
 
 /** The schema has no feature-level cancellation for this side. */
@@ -105,6 +112,25 @@ export class ClientConnection extends RoleConnection<AgentPeer> {
     return this.peer;
   }
 
+  /** What the agent's messages left: each session's state (`sessionState(id)`) and the agent's
+   * (`clientState.agent`: `authStatus`), fed by this connection as they arrive. */
+  get clientState(): ClientState {
+    if (this.state === null) throw new Error("this connection keeps no client state");
+    return this.state;
+  }
+
+  /** One session as its updates left it: `get("toolCall")`, `entries("agentMessage")`,
+   * `snapshot()` (plain JSON), `log`, `problems` (docs/typed-layer.md). */
+  sessionState(sessionId: string): SessionState {
+    return this.clientState.session(sessionId);
+  }
+
+  /** Calls `listener` with what changed after each applied message (of `sessionId` only, when
+   * given); returns the function that unsubscribes it. */
+  onStateChange(listener: (applied: Applied) => void, sessionId: string | null = null): () => void {
+    return this.clientState.subscribe(listener, sessionId);
+  }
+
   /** The view of session `sessionId`: it sees the session's updates from now on. */
   session(sessionId: string): SessionView<T.SessionUpdate, T.ContentBlock> {
     if (this.views === null) throw new Error("this edition's lifecycle has no session views");
@@ -119,6 +145,7 @@ const WIRING: RoleWiring<AgentPeer> = {
   peer: (link: PeerLink) => new AgentPeer(link),
   peerKey: "agent",
   behaviour: BEHAVIOUR,
+  stateTable: STATE_TABLE,
 };
 
 /** Serves `client` on `transport` (or on a `Switchboard`, once its version is agreed). */

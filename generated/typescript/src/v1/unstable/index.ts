@@ -2,13 +2,14 @@
 // Change the generator (acp_codegen/) or its templates (templates/typescript/), then run:
 //   make generate
 
-/** ACP v1 (unstable schema, schema.unstable.json): types, decoders, methods, peers and both roles. */
+/** ACP v1 (unstable schema, schema.unstable.json): types, decoders, methods, peers, the client-state table and both roles. */
 
 export * from "./behaviour.js";
 export { builders } from "./builders.js";
 export * as decode from "./decode.js";
 export * from "./methods.js";
 export * from "./peers.js";
+export { STATE_TABLE } from "./state.js";
 export * from "./agent.js";
 export * from "./client.js";
 export type * from "./types.js";

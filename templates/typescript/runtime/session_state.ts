@@ -1,0 +1,356 @@
+/**
+ * The state of one session as its messages left it: the four actions of the schema's `x-state`
+ * annotations and the path reader they use. Layer: typed layer (pure data; `ClientState`,
+ * client_state.ts, routes each message here by the edition's generated state table,
+ * `<edition>/state.ts`). Nothing here knows a particular update: an effect names its action, its
+ * target, the dotted paths of the message holding the target's id and the value, and the target's
+ * field. The same reducer as the Python and Go runtimes'; tests/corpus/state/ is the corpus all
+ * three replay.
+ *
+ * - `upsert` merges the message's fields into the entry: "omitted fields leave the existing tool
+ *   call value unchanged, `null` clears or unsets the value, and concrete values replace the
+ *   previous value" (`ToolCallUpdate`); "A concrete `_meta` object instead patches the stored
+ *   metadata by top-level key" (v2; the edition's `_meta` policy, v1 merges).
+ * - `append` extends the entry's field: one item onto a list ("Tool-call content chunks append one
+ *   `ToolCallContent` item to the current content", `ToolCallContentChunk`), or a string onto a
+ *   string; base64 strings (a terminal's `output.data`) join their bytes. An entry a chunk names
+ *   before its upsert is made.
+ * - `replace` sets the target, or its entry, or its field, to the value (the message itself
+ *   without its union tag when no value is named); an absent value removes it ("Omitted or empty
+ *   means no config options are advertised", `NewSessionResponse.configOptions`).
+ * - `remove` deletes the entry (an unknown id changes nothing), or the target.
+ *
+ * Collections (targets with an id) keep their entries in arrival order. The state shares the
+ * values of the messages it applied and never changes them: every write copies along its path.
+ * `undefined` stands for an absent value throughout (JSON has none).
+ */
+
+import { mergeMeta, patchMeta, type JsonObject, type MetaPolicy } from "./session_info.js";
+
+export type Json = { readonly [key: string]: unknown };
+
+/** One effect of an annotation (`x-state`), as the generated table gives it. */
+export interface StateEffect {
+  readonly scope: string;
+  readonly action: string;
+  readonly target: string;
+  readonly id: string | null;
+  readonly field: string | null;
+  readonly value: string | null;
+  /** `turn`: without the `id` path, the entry of the session's current prompt turn (v1). */
+  readonly fallback: string | null;
+  /** `base64`: the value is encoded bytes ("Independently base64-encoded terminal output bytes",
+   * `TerminalOutputChunk.data`): an append joins the bytes, not the text. */
+  readonly encoding: string | null;
+}
+
+/** What one applied effect changed: the target, the entry's id (null: the target itself). */
+export interface StateChange {
+  readonly scope: string;
+  readonly session: string | null;
+  readonly target: string;
+  readonly id: string | null;
+  readonly action: string;
+}
+
+export const UPSERT = "upsert";
+export const APPEND = "append";
+export const REPLACE = "replace";
+export const REMOVE = "remove";
+export const ACTIONS: ReadonlySet<string> = new Set([UPSERT, APPEND, REPLACE, REMOVE]);
+/** Why a message is malformed: a path it must hold is absent, or holds a value of a type the
+ * action cannot use (an id that is not a string, a field that is neither a list nor a string). */
+export const MISSING = "missing";
+export const WRONG_TYPE = "type";
+const META = "_meta";
+
+/** A `StateEffect` made ready to carry out: its paths split once (read per update). */
+export class Effect {
+  readonly scope: string;
+  readonly action: string;
+  readonly target: string;
+  readonly id: readonly string[] | null;
+  readonly field: readonly string[];
+  readonly value: readonly string[] | null;
+  readonly turnFallback: boolean;
+  readonly base64: boolean;
+  /** The effect takes its id from inside its value (`subject.toolCall.toolCallId`). */
+  readonly idUnderValue: boolean;
+
+  constructor(readonly effect: StateEffect) {
+    this.scope = effect.scope;
+    this.action = effect.action;
+    this.target = effect.target;
+    this.id = effect.id === null ? null : effect.id.split(".");
+    this.field = effect.field === null ? [] : effect.field.split(".");
+    this.value = effect.value === null ? null : effect.value.split(".");
+    this.turnFallback = effect.fallback === "turn";
+    this.base64 = effect.encoding === "base64";
+    const id = this.id;
+    const value = this.value;
+    this.idUnderValue = id !== null && value !== null && id.length > value.length && value.every((key, i) => id[i] === key);
+  }
+}
+
+/** A message lacks a path an effect needs (`pointer`, into the state message). */
+export class Malformed extends Error {
+  constructor(
+    readonly pointer: string,
+    readonly reason: string,
+  ) {
+    super(`${pointer} is ${reason}`);
+    this.name = "Malformed";
+  }
+}
+
+/** A collection target: entry id → entry, in arrival order (an entry keeps its place when set). */
+class Entries extends Map<string, unknown> {}
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The value at the path `keys` (a dotted path, split) of `value`; undefined where absent. */
+export function read(value: unknown, keys: readonly string[]): unknown {
+  let found = value;
+  for (const key of keys) {
+    if (!isObject(found) || !Object.hasOwn(found, key)) return undefined;
+    found = found[key];
+  }
+  return found;
+}
+
+/** `object[key] = value` as a JSON object's own property (`__proto__` included). */
+function put(object: { [key: string]: unknown }, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
+}
+
+/** A copy of `value` (an object, or `{}`) with `added` at the path `keys` (undefined: removed);
+ * the objects along the path are copied, nothing is changed in place. */
+export function written(value: unknown, keys: readonly string[], added: unknown, from = 0): { [key: string]: unknown } {
+  const out: { [key: string]: unknown } = isObject(value) ? { ...value } : {};
+  const key = keys[from] as string;
+  if (from + 1 < keys.length) put(out, key, written(Object.hasOwn(out, key) ? out[key] : undefined, keys, added, from + 1));
+  else if (added === undefined) delete out[key];
+  else put(out, key, added);
+  return out;
+}
+
+/** The JSON pointer of the path `keys` under `base`. */
+export function pointer(base: string, keys: readonly string[]): string {
+  return base + keys.map((key) => "/" + key.replaceAll("~", "~0").replaceAll("/", "~1")).join("");
+}
+
+/** One effect made ready to commit: its key (null: the target itself) and its value. */
+export interface Step {
+  readonly effect: Effect;
+  readonly key: string | null;
+  readonly value: unknown;
+}
+
+/** A problem of a malformed message, reported once per kind. */
+export interface StateProblem {
+  readonly kind: string;
+  readonly pointer: string;
+  readonly reason: string;
+}
+
+/** A target as a snapshot gives it: a collection as `[{id, value}]` in arrival order. */
+export interface Snapshot {
+  targets: { [target: string]: unknown };
+  log: unknown[];
+  problems: StateProblem[];
+}
+
+/**
+ * The state of one scope: a session's (or the agent's, for `agent`-scoped effects). `get(target)`
+ * reads a target (a collection as a `Map` of entries), `entries(target)` a collection's entries in
+ * arrival order, `log` the messages kept without being applied (an update no annotation covers, a
+ * variant this schema does not know, a malformed update), `problems` one per kind of malformed
+ * message, `snapshot()` all of it as plain JSON.
+ */
+export class SessionState {
+  private readonly targets = new Map<string, unknown>();
+  private readonly reported = new Set<string>();
+  readonly log: unknown[] = [];
+  readonly problems: StateProblem[] = [];
+  /** The prompt turns started so far (v1's chunks without `messageId` join its message). */
+  turn = 0;
+
+  constructor(private readonly meta: MetaPolicy | string = "replace") {}
+
+  /** The target's value, a collection's entries by id, or undefined where never set. */
+  get(target: string): unknown {
+    return this.targets.get(target);
+  }
+
+  /** A collection's entries in arrival order (empty where it has none). */
+  entries(target: string): unknown[] {
+    const found = this.targets.get(target);
+    return found instanceof Entries ? [...found.values()] : [];
+  }
+
+  /** The state as plain JSON: `targets` (a collection as `[{id, value}]` in arrival order), `log`
+   * and `problems`; a copy the caller may keep or change. */
+  snapshot(): Snapshot {
+    const targets: { [target: string]: unknown } = {};
+    for (const [name, value] of this.targets) {
+      put(targets, name, value instanceof Entries ? [...value].map(([id, entry]) => ({ id, value: entry })) : value);
+    }
+    return structuredClone({ targets, log: this.log, problems: this.problems });
+  }
+
+  /** Records a malformed message's problem, once per kind; whether it is new. */
+  report(kind: string, where: string, reason: string): boolean {
+    if (this.reported.has(kind)) return false;
+    this.reported.add(kind);
+    this.problems.push({ kind, pointer: where, reason });
+    return true;
+  }
+
+  // -- the four actions: `step` checks a message, `commit` applies it ----------------------------
+
+  /** `effect` read from `payload` (at `base` in the state message); null when it does not apply
+   * (the message has no value for it: a permission request whose subject is not a tool call);
+   * throws `Malformed` when a path it needs is absent or of the wrong type. Changes nothing. */
+  step(effect: Effect, payload: unknown, base: string, tag: string | null): Step | null {
+    const valueKeys = effect.value;
+    if (effect.idUnderValue && read(payload, valueKeys ?? []) == null) return null;
+    let key: string | null = null;
+    if (effect.id !== null) {
+      const found = read(payload, effect.id);
+      if (typeof found === "string") key = found;
+      else if (found == null && effect.turnFallback) key = `turn:${this.turn}`;
+      else throw new Malformed(pointer(base, effect.id), found === undefined ? MISSING : WRONG_TYPE);
+    }
+    let value: unknown;
+    if (valueKeys !== null) {
+      value = read(payload, valueKeys);
+    } else if (tag !== null && isObject(payload)) {
+      const copy: { [key: string]: unknown } = { ...payload };
+      delete copy[tag];
+      value = copy;
+    } else {
+      value = payload;
+    }
+    if (effect.action === APPEND) {
+      if (value === undefined) throw new Malformed(pointer(base, valueKeys ?? []), MISSING);
+      const current = read(this.entry(effect.target, key), effect.field);
+      if (!appendable(current, value, effect.base64)) throw new Malformed(pointer(base, valueKeys ?? []), WRONG_TYPE);
+    } else if (effect.action === UPSERT && !isObject(value)) {
+      throw new Malformed(valueKeys === null ? base : pointer(base, valueKeys), WRONG_TYPE);
+    }
+    return { effect, key, value };
+  }
+
+  /** Carries out a checked step; what changed (null: nothing). */
+  commit(step: Step, session: string | null): StateChange | null {
+    const { effect, key, value } = step;
+    const { action, target } = effect;
+    if (action === REMOVE) {
+      if (!this.remove(target, key)) return null;
+      return { scope: effect.scope, session, target, id: key, action };
+    }
+    const entry = this.entry(target, key);
+    let updated: unknown;
+    if (action === APPEND) {
+      const field = effect.field;
+      const joined = appended(read(entry, field), value, effect.base64);
+      if (field.length === 0) {
+        updated = joined;
+      } else {
+        updated = written(entry, field, joined);
+        if (entry === undefined && key !== null && effect.id !== null) {
+          updated = written(updated, effect.id, key); // a chunk before its entry's upsert
+        }
+      }
+    } else if (action === UPSERT) {
+      updated = this.upsert(entry, effect.field, value as Json);
+    } else if (effect.field.length > 0) {
+      updated = written(entry, effect.field, value);
+    } else {
+      updated = value;
+    }
+    this.store(target, key, updated);
+    return { scope: effect.scope, session, target, id: key, action };
+  }
+
+  private entry(target: string, key: string | null): unknown {
+    const found = this.targets.get(target);
+    if (key === null) return found instanceof Entries ? undefined : found;
+    return found instanceof Entries ? found.get(key) : undefined;
+  }
+
+  private store(target: string, key: string | null, value: unknown): void {
+    if (key === null) {
+      if (value === undefined) this.targets.delete(target);
+      else this.targets.set(target, value);
+      return;
+    }
+    let entries = this.targets.get(target);
+    if (!(entries instanceof Entries)) {
+      entries = new Entries();
+      this.targets.set(target, entries);
+    }
+    if (value === undefined) (entries as Entries).delete(key);
+    else (entries as Entries).set(key, value);
+  }
+
+  private remove(target: string, key: string | null): boolean {
+    if (key === null) return this.targets.delete(target);
+    const entries = this.targets.get(target);
+    return entries instanceof Entries && entries.delete(key);
+  }
+
+  private upsert(entry: unknown, field: readonly string[], fields: Json): unknown {
+    const inner = field.length === 0 ? entry : read(entry, field);
+    const merged: { [key: string]: unknown } = isObject(inner) ? { ...inner } : {};
+    for (const name of Object.keys(fields)) {
+      const value = fields[name];
+      if (value === null) delete merged[name]; // "`null` clears or unsets the value"
+      else if (name === META && isObject(value)) merged[name] = this.metaOf(merged[name], value);
+      else put(merged, name, value);
+    }
+    return field.length === 0 ? merged : written(entry, field, merged);
+  }
+
+  private metaOf(stored: unknown, given: Json): unknown {
+    if (this.meta === "replace" || !isObject(stored)) return given;
+    return this.meta === "merge" ? mergeMeta(stored as JsonObject, given as JsonObject) : patchMeta(stored as JsonObject, given as JsonObject);
+  }
+}
+
+function appendable(current: unknown, value: unknown, base64: boolean): boolean {
+  if (base64) {
+    const text = current == null ? "" : current;
+    return typeof value === "string" && typeof text === "string" && decoded(value) !== null && decoded(text) !== null;
+  }
+  if (current == null || Array.isArray(current)) return true;
+  return typeof current === "string" && typeof value === "string";
+}
+
+function appended(current: unknown, value: unknown, base64: boolean): unknown {
+  if (base64) {
+    const before = typeof current === "string" ? decoded(current) : null;
+    const after = decoded(value as string);
+    return Buffer.concat([before ?? Buffer.alloc(0), after ?? Buffer.alloc(0)]).toString("base64");
+  }
+  if (typeof value === "string" && (typeof current === "string" || current == null)) {
+    return (typeof current === "string" ? current : "") + value;
+  }
+  return Array.isArray(current) ? [...(current as unknown[]), value] : [value];
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*(={0,2})$/;
+
+/** The bytes of standard base64 `text`, or null where it is not: the alphabet only, then at most
+ * two `=`, padded to whole quads (the Python runtime's `b64decode(validate=True)`). */
+function decoded(text: string): Buffer | null {
+  const match = BASE64.exec(text);
+  if (match === null) return null;
+  const pads = (match[1] as string).length;
+  const data = (text.length - pads) % 4;
+  if (data === 1 || (data === 2 && pads !== 2) || (data === 3 && pads === 0)) return null;
+  return Buffer.from(text, "base64");
+}
