@@ -6,6 +6,7 @@ Entry point: `generate(spec, out_dir, options)`. Output (under `out_dir`), from 
                                            written: templates/go/runtime/*.go)
   wire/*.go                                absent/null/value, kept members, decoders (hand-written)
   <v>/{doc,types,codec,methods,behaviour,registry}.go   each stable edition (package v1, v2)
+  <v>/state.go                             the client-state table (`x-state`, or v1's rule table)
   <v>/{agent,client}.go                    the typed layer of each role: interface, handler, peer
                                            (v2: the client's session views, `AgentPeer.Session`)
   <v>/unstable/…                           each unstable edition (package unstable)
@@ -33,6 +34,7 @@ from acp_codegen.targets.go.names import doc_lines, go_json_text, go_name, go_st
 from acp_codegen.targets.go.session_views import session_views
 from acp_codegen.targets.go.tables import TablesView
 from acp_codegen.targets.go.views import FieldView, PackageView
+from acp_codegen.targets.state_table import state_table
 
 MODULE = "acp-protocol-sdk"
 """The Go module path of the generated code (the hand-written runtime imports it too)."""
@@ -40,7 +42,7 @@ GO_VERSION = "1.24"
 """The lowest Go the module builds with: `omitzero` (absent `wire.Opt` fields) is 1.24's."""
 TEMPLATES = resources.TEMPLATES / "go"
 RUNTIME_SOURCES = TEMPLATES / "runtime"
-EDITION_FILES = ("doc", "types", "codec", "methods", "behaviour", "registry")
+EDITION_FILES = ("doc", "types", "codec", "methods", "behaviour", "registry", "state")
 
 
 def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
@@ -80,6 +82,7 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             "view": view,
             "tables": tables,
             "views": session_views(edition, tables.roles),
+            "table": state_table(edition),
             "schema_version": spec.version,
             "origin": spec.origin,
             **project,
