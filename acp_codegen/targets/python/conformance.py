@@ -10,19 +10,23 @@ prompt turn and the named error codes. A level is read from the words a rule res
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from acp_codegen import ir
 from acp_codegen.ir.behaviour import Capability, Negotiation, PromptLifecycle, RuleRecord
-
-
-@dataclass(frozen=True, slots=True)
-class QuoteView:
-    """Schema text and the JSON pointer of the description that says it (None: not found)."""
-
-    text: str
-    pointer: str | None
+from acp_codegen.targets.python.conformance_lifecycle import LifecycleView, lifecycle_view
+from acp_codegen.targets.python.conformance_schema import (
+    QuoteView,
+    definition_pointer,
+    field_quote,
+    find_definition,
+    find_field,
+    find_method,
+    flat,
+    hash_pointer,
+    level,
+    ref_name,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,8 @@ class PromptView:
     level: str
     stop_reason_quote: QuoteView | None
     cancelled_quote: QuoteView | None
+    lifecycle: LifecycleView | None
+    """The lifecycle answered at insertion (v2), else None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,21 +73,6 @@ class ConformanceView:
     error_codes: tuple[tuple[int, str, QuoteView], ...]
 
 
-_MUST = re.compile(r"\bMUST\b")
-_SHOULD = re.compile(r"\bSHOULD\b")
-
-
-def level(*texts: str) -> str:
-    """MUST when the text says MUST (or MUST NOT), else SHOULD when it says SHOULD, else
-    informative (the schema's own capitals, as RFC 2119 writes them)."""
-    joined = " ".join(texts).replace("*", "")
-    if _MUST.search(joined):
-        return "MUST"
-    if _SHOULD.search(joined):
-        return "SHOULD"
-    return "informative"
-
-
 def conformance_view(edition: ir.Edition) -> ConformanceView:
     behaviour = edition.behaviour
     rules = tuple(_rule(r) for r in behaviour.rules)
@@ -89,10 +80,10 @@ def conformance_view(edition: ir.Edition) -> ConformanceView:
     negotiation_rule = next(
         (r for r in rules if _is_rule_of(r, behaviour.rules, negotiation.spec)), None
     )
-    initialize = _method(edition, negotiation.method, ir.MethodKind.REQUEST)
+    initialize = find_method(edition, negotiation.method, ir.MethodKind.REQUEST)
     version_quote = None
     if initialize is not None and initialize.result is not None:
-        version_quote = _field_quote(edition, initialize.result, (negotiation.field,))
+        version_quote = field_quote(edition, initialize.result, (negotiation.field,))
     return ConformanceView(
         negotiation=negotiation,
         negotiation_rule=negotiation_rule,
@@ -101,14 +92,14 @@ def conformance_view(edition: ir.Edition) -> ConformanceView:
         rules=rules,
         prompt=_prompt(edition, rules),
         error_codes=tuple(
-            (c.code, c.name, QuoteView(" ".join(c.doc.split()), _pointer(edition, "ErrorCode")))
+            (c.code, c.name, QuoteView(flat(c.doc), definition_pointer(edition, "ErrorCode")))
             for c in edition.error_codes
         ),
     )
 
 
 def _rule(record: RuleRecord) -> RuleView:
-    quotes = tuple(QuoteView(q.text, _hash(q.pointer)) for q in record.quotes)
+    quotes = tuple(QuoteView(q.text, hash_pointer(q.pointer)) for q in record.quotes)
     said = [q.text for q in quotes] or [record.spec]
     return RuleView(record.name, level(*said), record.spec, quotes)
 
@@ -118,10 +109,10 @@ def _is_rule_of(view: RuleView, records: tuple[RuleRecord, ...], spec: str) -> b
 
 
 def _capability(edition: ir.Edition, capability: Capability) -> CapabilityView:
-    initialize = _method(edition, "initialize", ir.MethodKind.REQUEST)
+    initialize = find_method(edition, "initialize", ir.MethodKind.REQUEST)
     quote = None
     if initialize is not None and initialize.result is not None:
-        quote = _field_quote(edition, initialize.result, capability.path)
+        quote = field_quote(edition, initialize.result, capability.path)
     return CapabilityView(
         capability.method,
         capability.path,
@@ -135,12 +126,12 @@ def _prompt(edition: ir.Edition, rules: tuple[RuleView, ...]) -> PromptView | No
     lifecycle = edition.behaviour.lifecycle
     if lifecycle is None:
         return None
-    prompt = _method(edition, lifecycle.prompt, ir.MethodKind.REQUEST)
+    prompt = find_method(edition, lifecycle.prompt, ir.MethodKind.REQUEST)
     reasons: tuple[str, ...] = ()
     cancelled = stop_reason = None
     if prompt is not None and prompt.result is not None:
         reasons, cancelled = _stop_reasons(edition, prompt.result, lifecycle.cancelled)
-        stop_reason = _field_quote(edition, prompt.result, ("stopReason",))
+        stop_reason = field_quote(edition, prompt.result, ("stopReason",))
     return PromptView(
         lifecycle.prompt,
         lifecycle.answer.value,
@@ -152,6 +143,7 @@ def _prompt(edition: ir.Edition, rules: tuple[RuleView, ...]) -> PromptView | No
         next((r.level for r in rules if r.spec == lifecycle.spec), "informative"),
         stop_reason,
         cancelled,
+        lifecycle_view(edition),
     )
 
 
@@ -170,75 +162,16 @@ def _stop_reasons(
 ) -> tuple[tuple[str, ...], QuoteView | None]:
     """The values of the prompt result's `stopReason` and the schema's words on `cancelled`
     (v1; a v2 prompt result has no stop reason)."""
-    field = _find_field(edition, result, "stopReason")
+    field = find_field(edition, result, "stopReason")
     if field is None:
         return (), None
-    target = _ref_name(field.type)
-    definition = _definition(edition, target) if target else None
+    target = ref_name(field.type)
+    definition = find_definition(edition, target) if target else None
     if not isinstance(definition, ir.Enumeration):
         return (), None
     values = tuple(str(m.value) for m in definition.members)
     member = next((m for m in definition.members if m.value == cancelled), None)
     quote = None
     if member is not None and member.doc:
-        quote = QuoteView(" ".join(member.doc.split()), _hash(definition.pointer))
+        quote = QuoteView(flat(member.doc), hash_pointer(definition.pointer))
     return values, quote
-
-
-def _field_quote(edition: ir.Edition, struct: str, path: tuple[str, ...]) -> QuoteView | None:
-    """The description of the field at `path` (wire keys from `struct` down, through refs)."""
-    current: str | None = struct
-    field = None
-    for key in path:
-        if current is None:
-            return None
-        field = _find_field(edition, current, key)
-        if field is None:
-            return None
-        current = _ref_name(field.type)
-    if field is None or not field.doc:
-        return None
-    return QuoteView(" ".join(field.doc.split()), _hash(field.pointer))
-
-
-def _find_field(edition: ir.Edition, name: str, wire_name: str) -> ir.Field | None:
-    definition = _definition(edition, name)
-    return edition.field_of(definition, wire_name) if isinstance(definition, ir.Struct) else None
-
-
-def _ref_name(expression: ir.TypeExpr) -> str | None:
-    if isinstance(expression, ir.Nullable):
-        return _ref_name(expression.inner)
-    if isinstance(expression, ir.Ref):
-        return expression.name
-    if isinstance(expression, ir.UnionOf):
-        names = [n for n in (_ref_name(o) for o in expression.options) if n is not None]
-        return names[0] if len(names) == 1 else None
-    return None
-
-
-def _definition(edition: ir.Edition, name: str) -> ir.Definition | None:
-    try:
-        definition = edition.definition(name)
-    except KeyError:
-        return None
-    if isinstance(definition, ir.Alias):
-        target = _ref_name(definition.target)
-        return _definition(edition, target) if target else definition
-    return definition
-
-
-def _method(edition: ir.Edition, name: str, kind: ir.MethodKind) -> ir.Method | None:
-    return next((m for m in edition.methods if m.name == name and m.kind is kind), None)
-
-
-def _pointer(edition: ir.Edition, name: str) -> str | None:
-    definition = _definition(edition, name)
-    return _hash(definition.pointer) if definition is not None else None
-
-
-def _hash(pointer: str | None) -> str | None:
-    """A pointer as a URI fragment (`#/$defs/…`)."""
-    if pointer is None or pointer.startswith("#"):
-        return pointer
-    return "#" + pointer

@@ -70,9 +70,46 @@ class NegotiationEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class Said:
+    """The schema text a lifecycle case rests on (its key names the case's rule), and the level
+    its words carry."""
+
+    key: str
+    level: Level
+    quote: Quote
+
+
+@dataclass(frozen=True, slots=True)
+class LifecycleEntry:
+    """The prompt lifecycle answered at insertion (v2): the request that closes a session, the
+    prompt result's message id field, the `session/update` values that report the session's
+    state (`update_tag: update_value`, `state_tag: running | idle | requires_action`, the idle
+    update's `stop_reason`), the echo of the inserted message (`user_message`), the agent's
+    streamed message (`agent_chunk`), the requests that wait on the user, and the schema text of
+    each rule the lifecycle cases check."""
+
+    close: str | None
+    message_id: str
+    update_tag: str
+    update_value: str
+    state_tag: str
+    running: str
+    idle: str
+    requires_action: str
+    stop_reason: str
+    user_message: str
+    agent_chunk: str
+    user_action: tuple[str, ...]
+    said: tuple[Said, ...]
+
+    def rule(self, key: str) -> Said:
+        return next(s for s in self.said if s.key == key)
+
+
+@dataclass(frozen=True, slots=True)
 class PromptEntry:
     """The prompt turn: `answer` is "completion" (v1: the answer ends the turn with a stop
-    reason) or "insertion" (v2)."""
+    reason) or "insertion" (v2, with its `lifecycle`)."""
 
     method: str
     answer: Literal["completion", "insertion"]
@@ -84,6 +121,7 @@ class PromptEntry:
     level: Level
     stop_reason_quote: Quote | None
     cancelled_quote: Quote | None
+    lifecycle: LifecycleEntry | None = None
 
 
 @dataclass(frozen=True, slots=True)

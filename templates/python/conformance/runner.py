@@ -26,13 +26,29 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
 
-from . import cancel_request, capabilities, envelope, methods, negotiation, prompt_turn
+from . import (
+    cancel_request,
+    capabilities,
+    envelope,
+    lifecycle,
+    methods,
+    negotiation,
+    prompt_turn,
+)
 from .cases import Case, Context, Failure, Outcome, Skip, failed, skipped
 from .data import EditionData
 from .peer import Frame, NoAnswer, Peer
 from .steps import initialize_wire
 
-FAMILIES = (negotiation, methods, capabilities, prompt_turn, cancel_request, envelope)
+FAMILIES = (
+    negotiation,
+    methods,
+    capabilities,
+    prompt_turn,
+    lifecycle,
+    cancel_request,
+    envelope,
+)
 """The agent-side case families, in report order."""
 STDERR_TAIL = 4096
 """Bytes of the program's stderr kept per case (the end of it)."""

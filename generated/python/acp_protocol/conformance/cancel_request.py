@@ -78,6 +78,13 @@ def _pending(name: str) -> Any:
         session_id = await new_session(ctx)
         request_id = ctx.next_id()
         ctx.peer.request(request_id, prompt.method, prompt_params(ctx, session_id, long_prompt()))
+        if prompt.lifecycle is not None:
+            # Answered at insertion (v2), the prompt is no longer pending once its work runs:
+            # a second prompt sent meanwhile is (when the agent holds it until the work ends).
+            await ctx.peer.answer(request_id, ctx.timeout, prompt.method)
+            request_id = ctx.next_id()
+            text = "held behind the work"
+            ctx.peer.request(request_id, prompt.method, prompt_params(ctx, session_id, text))
         try:
             first = await ctx.peer.wait_for(
                 lambda f: is_notification(f, prompt.update) or is_response(f, request_id),

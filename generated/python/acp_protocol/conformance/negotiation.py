@@ -43,6 +43,18 @@ def cases(edition: EditionData) -> list[Case]:
             _higher_version,
         ),
         Case(
+            "negotiation.lower_version_answered_at_or_below_it_or_refused",
+            f"initialize asking version {version - 1} is answered "
+            + (
+                f"with a version at or below it, or refused with {n.unsupported}"
+                if n.unsupported is not None
+                else "with the agent's own version"
+            ),
+            n.level,
+            n.quote,
+            _lower_version,
+        ),
+        Case(
             "negotiation.repeated_initialize_answered_like_the_first",
             "a second initialize is answered with the same version and capabilities",
             "informative",
@@ -85,6 +97,25 @@ async def _higher_version(ctx: Context) -> Outcome:
         return failed(
             f"answered version {answered}, below this edition's {ctx.edition.protocol_version}"
         )
+    return passed(f"answered version {answered}")
+
+
+async def _lower_version(ctx: Context) -> Outcome:
+    """A version below the edition's: where the edition names an error for "no version at or
+    below the one asked" (v2's -32022), the answer is a version at or below it or that error;
+    where it names none (v1: "the Agent MUST respond with the latest protocol version it
+    supports"), any version the agent answers is its own."""
+    n = ctx.edition.negotiation
+    asked = ctx.edition.protocol_version - 1
+    answer = await ctx.call(n.method, initialize_params(ctx, asked))
+    if n.unsupported is not None and error_code(answer) == n.unsupported:
+        return passed(f"refused with {describe(answer)}")
+    result = answer.get("result")
+    if type(result) is not dict:
+        return failed(f"asked for version {asked}, answered {describe(answer)}")
+    answered = _version(ctx, result)
+    if n.unsupported is not None and answered > asked:
+        return failed(f"asked for version {asked}, answered {answered} (not {n.unsupported})")
     return passed(f"answered version {answered}")
 
 

@@ -17,11 +17,13 @@ from ...conformance.data import (
     CapabilityEntry,
     EditionData,
     ErrorCodeEntry,
+    LifecycleEntry,
     MethodEntry,
     NegotiationEntry,
     PromptEntry,
     Quote,
     RuleEntry,
+    Said,
 )
 
 EDITION = EditionData(
@@ -356,6 +358,7 @@ EDITION = EditionData(
             "The turn was cancelled by the client via `session/cancel`. This stop reason MUST be returned when the client sends a `session/cancel` notification, even if the cancellation causes exceptions in underlying operations. Agents SHOULD catch these exceptions and return this semantically meaningful response to confirm successful cancellation.",
             "schema.unstable.json#/$defs/StopReason",
         ),
+        lifecycle=None,
     ),
     error_codes=(
         ErrorCodeEntry(

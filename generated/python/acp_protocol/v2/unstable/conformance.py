@@ -17,11 +17,13 @@ from ...conformance.data import (
     CapabilityEntry,
     EditionData,
     ErrorCodeEntry,
+    LifecycleEntry,
     MethodEntry,
     NegotiationEntry,
     PromptEntry,
     Quote,
     RuleEntry,
+    Said,
 )
 
 EDITION = EditionData(
@@ -321,6 +323,105 @@ EDITION = EditionData(
         level="MUST",
         stop_reason_quote=None,
         cancelled_quote=None,
+        lifecycle=LifecycleEntry(
+            close="session/close",
+            message_id="messageId",
+            update_tag="sessionUpdate",
+            update_value="state_update",
+            state_tag="state",
+            running="running",
+            idle="idle",
+            requires_action="requires_action",
+            stop_reason="stopReason",
+            user_message="user_message",
+            agent_chunk="agent_message_chunk",
+            user_action=(
+                "session/request_permission",
+                "elicitation/create",
+            ),
+            said=(
+                Said(
+                    "insertion",
+                    "MUST",
+                    Quote(
+                        "Identifies the user message inserted into the ACP conversation. Required and non-null. Omission and explicit `null` are both invalid. The corresponding user-message session update carries this same identifier and may arrive before or after this response. Agents MUST echo the message during the live session, but are not required to retain it. If retained and replayed, the message keeps this identifier.",
+                        "schema.unstable.json#/$defs/PromptResponse/properties/messageId",
+                    ),
+                ),
+                Said(
+                    "states",
+                    "MUST",
+                    Quote(
+                        "Either way, the Agent MUST report `running` when foreground work starts, or `requires_action` if it starts blocked on user action, and `idle` when it ends.",
+                        "schema.unstable.json#/$defs/StateUpdate",
+                    ),
+                ),
+                Said(
+                    "stop_reason",
+                    "SHOULD",
+                    Quote(
+                        "The Agent SHOULD include a stop reason on that idle update.",
+                        "schema.unstable.json#/$defs/StateUpdate",
+                    ),
+                ),
+                Said(
+                    "requires_action",
+                    "SHOULD",
+                    Quote(
+                        "The Agent SHOULD report `requires_action` when the foreground workflow as a whole cannot progress without user action, including permissions or elicitations.",
+                        "schema.unstable.json#/$defs/StateUpdate",
+                    ),
+                ),
+                Said(
+                    "resumes",
+                    "MUST",
+                    Quote(
+                        "Once reported, it MUST report `running` when progress resumes, or `idle` when work ends without resuming.",
+                        "schema.unstable.json#/$defs/StateUpdate",
+                    ),
+                ),
+                Said(
+                    "cancelled",
+                    "MUST",
+                    Quote(
+                        "The user or Client chose to stop the work: via `session/cancel`, by closing the session, or through an interaction the Agent offers, such as a permission option that tells the Agent to stop. A child session also reports this reason when its parent cancels its work. Other work the Agent stops for its own reasons uses another reason, such as `error` for an internal timeout. Agents MUST report this stop reason on an idle `state_update` when cancellation ends active foreground work, even if aborting causes exceptions. Agents MUST catch these errors and report `cancelled`, not `error`.",
+                        "schema.unstable.json#/$defs/IdleStateUpdate/anyOf/4",
+                    ),
+                ),
+                Said(
+                    "cancel_outcome",
+                    "informative",
+                    Quote(
+                        "The client answers a request the agent cancels with `$/cancel_request` with this outcome.",
+                        "schema.unstable.json#/$defs/RequestPermissionOutcome/anyOf/0/description",
+                    ),
+                ),
+                Said(
+                    "close_order",
+                    "MUST",
+                    Quote(
+                        'When closing cancels active foreground work, the Agent MUST send the final updates for that work and the idle `state_update` with `stopReason: "cancelled"` before responding successfully to `session/close`.',
+                        "schema.unstable.json#/$defs/CloseSessionRequest",
+                    ),
+                ),
+                Said(
+                    "close_after",
+                    "informative",
+                    Quote(
+                        "After the close response, the Agent sends no notifications or requests for the session on that connection.",
+                        "schema.unstable.json#/$defs/CloseSessionRequest",
+                    ),
+                ),
+                Said(
+                    "close_prompts",
+                    "MUST",
+                    Quote(
+                        "If closing prevents a prompt's user message from being inserted, the Agent MUST answer that request with `-32800` (Request cancelled). If the message has already been inserted, the Agent MUST respond successfully with its `messageId`.",
+                        "schema.unstable.json#/$defs/CloseSessionRequest",
+                    ),
+                ),
+            ),
+        ),
     ),
     error_codes=(
         ErrorCodeEntry(
