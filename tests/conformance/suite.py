@@ -34,10 +34,15 @@ class Run:
 
 
 def run_suite(
-    command: Sequence[str], *options: str, trace: Path | None = None, timeout: float = 300
+    command: Sequence[str],
+    *options: str,
+    trace: Path | None = None,
+    timeout: float = 300,
+    mode: str = "agent",
 ) -> Run:
-    """The suite against `command` (options before `--`); traces read from `trace`."""
-    argv = [sys.executable, "-m", "acp_protocol.conformance", "agent", *options]
+    """The suite (`mode`: agent or client) against `command` (options before `--`); traces
+    read from `trace`."""
+    argv = [sys.executable, "-m", "acp_protocol.conformance", mode, *options]
     if trace is not None:
         argv += ["--trace", str(trace)]
     began = time.monotonic()

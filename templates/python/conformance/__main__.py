@@ -1,4 +1,5 @@
-"""`python -m acp_protocol.conformance agent [options] -- CMD …` (layer: command line).
+"""`python -m acp_protocol.conformance agent [options] -- CMD …` (layer: command line); the
+`client` mode is client_main's.
 
 Runs the edition's cases against the agent CMD starts (a fresh process per case), prints one
 line per case and a summary by level, and exits 0 only when no MUST case failed (1 otherwise).
@@ -18,6 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import NoReturn
 
+from .client_main import add_parser as add_client_parser
+from .client_main import main_client
 from .page import html_page
 from .report import Progress, junit, print_report, write_traces
 from .runner import (
@@ -89,6 +92,7 @@ def parser() -> Parser:
     agent.add_argument("--list", action="store_true", help="list the selected cases and exit")
     agent.add_argument("--verbose", "-v", action="store_true", help="show every case's quote")
     agent.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD …")
+    add_client_parser(modes, protocols, JOBS)
     return top
 
 
@@ -98,6 +102,8 @@ def globs(values: Sequence[str]) -> list[str]:
 
 async def main_async(argv: Sequence[str]) -> int:
     options = parser().parse_args(argv)
+    if options.mode == "client":
+        return await main_client(options)
     command = list(options.command)
     if command[:1] == ["--"]:
         command = command[1:]

@@ -19,9 +19,9 @@ import os
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, Protocol
 
-from ..runtime.transports.process import ProcessTransport, spawn_process
+from ..runtime.transports.process import spawn_process
 from ..runtime.transports.transport import FrameReader
 
 FRAME_LIMIT = 64 * 1024 * 1024
@@ -101,10 +101,33 @@ def answer_request(method: str, params: Any) -> dict[str, Any]:
     return {"error": {"code": -32601, "message": "Method not found: the conformance client"}}
 
 
+class Process(Protocol):
+    pid: int
+
+    def poll(self) -> int | None: ...
+
+
+class Stream(Protocol):
+    """What a peer speaks over: the program's stdin/stdout (`ProcessTransport`), or the socket of
+    the relay a client under test started (`client_wire.RelayStream`)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def process(self) -> Process: ...
+
+    async def read(self) -> bytes: ...
+
+    def write(self, data: bytes, *, batch: int = 0) -> None: ...
+
+    async def close_input(self) -> None: ...
+
+
 class Peer:
     """The program under test, spoken to frame by frame (see the module)."""
 
-    def __init__(self, transport: ProcessTransport, answerer: RequestAnswerer | None) -> None:
+    def __init__(self, transport: Stream, answerer: RequestAnswerer | None) -> None:
         self._transport = transport
         self._answerer = answerer
         self._loop = asyncio.get_running_loop()

@@ -1,0 +1,14 @@
+"""The base client (client_base.py) with no bug: it fails no client case.
+
+Run by path (the suite starts a client in a folder of its own), so the checkout's root is put on
+the import path first.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+
+from tests.conformance.broken.client_base import ClientBugs, serve
+
+serve(ClientBugs())

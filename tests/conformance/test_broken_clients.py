@@ -1,0 +1,66 @@
+"""A deliberately broken client fails exactly the client cases that name its bug (issue 37).
+
+Each `client_*` fixture of tests/conformance/broken is one small v1 client on the raw runtime
+(client_base.py) with one bug; `client_no_bug` is the same client without one and fails nothing.
+The whole client suite runs against each, Ctrl-C included (`--sigint`), and the set of failed
+case ids is compared whole.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conformance.client_suite import broken_client, run_client_suite
+
+FAILS = {
+    "client_no_bug": set(),
+    # JSON-RPC: "The Server MUST NOT reply to a Notification"
+    "client_answers_notifications": {
+        "client.notifications.never_answered.session/update",
+        "client.notifications.never_answered._conformance/no_such_notification",
+    },
+    "client_never_answers_reads": {"client.serves.fs/read_text_file"},
+    "client_ctrl_c_closes_stdin": {"client.cancel.sigint_sends_session_cancel"},
+}
+
+
+@pytest.mark.parametrize("fixture", sorted(FAILS))
+def test_a_broken_client_fails_exactly_the_cases_of_its_bug(fixture: str, tmp_path: Path) -> None:
+    run = run_client_suite(broken_client(fixture), "--protocol", "v1", "--sigint", trace=tmp_path)
+    assert run.traces, run.stderr
+    assert run.ids("fail") == FAILS[fixture], run.stdout
+    must_failed = run.ids("fail", "MUST")
+    assert run.status == (1 if must_failed else 0), run.stdout + run.stderr
+
+
+def test_a_client_that_does_not_start_its_agent_fails_with_one_line(tmp_path: Path) -> None:
+    run = run_client_suite(
+        ["/bin/true"], "--protocol", "v1", "--only", "client.initialize.*", trace=tmp_path
+    )
+    assert run.status == 1, run.stdout + run.stderr
+    reasons = {t["reason"] for t in run.traces.values()}
+    assert reasons == {"the client did not start its agent ({agent}): it exited (0)"}
+
+
+def test_the_suite_names_what_the_client_answered_and_its_frames() -> None:
+    run = run_client_suite(
+        broken_client("client_answers_notifications"),
+        "--protocol",
+        "v1",
+        "--only",
+        "client.notifications.never_answered.session/update",
+    )
+    lines = run.stdout.splitlines()
+    head = next(n for n, line in enumerate(lines) if line.startswith("FAIL"))
+    assert lines[head].split()[:3] == [
+        "FAIL",
+        "MUST",
+        "client.notifications.never_answered.session/update",
+    ]
+    assert "was answered: {'jsonrpc': '2.0', 'id': None, 'result': None}" in lines[head]
+    assert "The Server MUST NOT reply to a Notification" in lines[head + 2]
+    frames = "\n".join(lines[head + 3 :])
+    assert '← {"jsonrpc": "2.0", "id": 1, "method": "initialize"' in frames
+    assert '→ {"jsonrpc": "2.0", "method": "session/update"' in frames
