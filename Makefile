@@ -17,7 +17,7 @@ OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
 CRATE ?=
 
-.PHONY: generate test test-matrix test-typescript test-go ts-build check lint bench update-schema release-notes clean
+.PHONY: generate test test-matrix test-typescript test-go ts-build check lint bench conformance update-schema release-notes clean
 
 $(STAMP): pyproject.toml constraints/dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -62,9 +62,9 @@ check: $(STAMP)
 ## lint: black, ruff and mypy --strict (generated code included, also as Python 3.10 code;
 ## tests/surface.py leaves out the files written for a protocol surface the pinned schemas lack)
 lint: $(STAMP)
-	$(BIN)/black --check --quiet acp_codegen templates/python/runtime templates/python/conformance tests bench examples
-	$(BIN)/ruff check acp_codegen templates/python/runtime templates/python/conformance tests bench examples
-	$(BIN)/mypy acp_codegen generated/python/acp_protocol $$($(BIN)/python -m tests.surface)
+	$(BIN)/black --check --quiet acp_codegen templates/python/runtime templates/python/conformance tools/conformance_field tests bench examples
+	$(BIN)/ruff check acp_codegen templates/python/runtime templates/python/conformance tools/conformance_field tests bench examples
+	$(BIN)/mypy acp_codegen generated/python/acp_protocol tools/conformance_field $$($(BIN)/python -m tests.surface)
 	$(BIN)/mypy --python-version 3.10 generated/python/acp_protocol
 
 ## ts-build: build generated/typescript as a user would (npm ci from its lock, tsc with strict)
@@ -100,6 +100,12 @@ test-matrix: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) ts-build
 ## bench: ours vs the official SDK vs the NDJSON floor; writes docs/benchmarks.{md,png} (never part of `make test`)
 bench: $(STAMP) $(OFFICIAL_STAMP) $(BENCH_STAMP) ts-build
 	$(BIN)/python bench/run.py
+
+## conformance [ROW=key]: the conformance suite against our starter agents and the field's (official SDKs'
+## example agents, coder/acp-go-sdk, codex-acp, claude-agent-acp), each built from a pin; rewrites the
+## table in docs/conformance.md (never part of `make test`); ROW= reruns one row (`--list` names them)
+conformance: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(OFFICIAL_STAMP) ts-build
+	$(BIN)/python -m tools.conformance_field $(if $(ROW),--row $(ROW))
 
 ## update-schema VERSION=x.y.z: pin the schemas of another @agentclientprotocol/sdk version (npm);
 ## update-schema CRATE=x.y.z: pin the schemas built from agent-client-protocol-schema x.y.z (crates.io, needs cargo)

@@ -1,0 +1,158 @@
+"""The field's rows (layer: data): which implementation each row tests, its version, the edition
+its cases come from, who wrote it, and which build makes its command line.
+
+A row is rerun alone by `make conformance ROW=<key>`; `make conformance` runs them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from acp_codegen import __version__ as CODEGEN_VERSION
+
+Origin = Literal["ours", "third party"]
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str
+    implementation: str
+    version: str
+    protocol: Literal["v1", "v2"]
+    origin: Origin
+    build: str
+    """The build (a name in `builds.BUILDS`) that makes the program's command line."""
+    program: str
+    """What runs, said for the table (the example's path in its package, or ours)."""
+    mode: Literal["agent", "client"] = "agent"
+    """The suite's mode: it plays the client of an agent, or the agent of a client."""
+    arguments: tuple[str, ...] = ()
+    """Added to the program's command line (a client's `{prompt}` and `{agent}`)."""
+    options: tuple[str, ...] = ()
+    """The suite's options for this row beyond the field's own."""
+
+    @property
+    def rerun(self) -> str:
+        return f"make conformance ROW={self.key}"
+
+
+def starter(lang: str, title: str, protocol: Literal["v1", "v2"]) -> Row:
+    return Row(
+        f"{lang}-{protocol}",
+        f"acp-codegen {title} starter agent",
+        CODEGEN_VERSION,
+        protocol,
+        "ours",
+        f"starter-{lang}-{protocol}-agent",
+        f"`acp-codegen scaffold agent --lang {lang} --protocol {protocol}`",
+    )
+
+
+def starter_client(lang: str, title: str) -> Row:
+    """A starter client under the suite's client mode: told its prompt and its agent (the
+    suite's relay) as tests/starters/table.py tells it, and sent Ctrl-C (`--sigint`)."""
+    return Row(
+        f"{lang}-v1-client",
+        f"acp-codegen {title} starter client",
+        CODEGEN_VERSION,
+        "v1",
+        "ours",
+        f"starter-{lang}-v1-client",
+        f"`acp-codegen scaffold client --lang {lang} --protocol v1`",
+        mode="client",
+        arguments=("--prompt", "{prompt}", "--", "{agent}"),
+        options=("--sigint",),
+    )
+
+
+ROWS = (
+    starter("python", "Python", "v1"),
+    starter("python", "Python", "v2"),
+    starter("typescript", "TypeScript", "v1"),
+    starter("typescript", "TypeScript", "v2"),
+    starter("go", "Go", "v1"),
+    starter("go", "Go", "v2"),
+    Row(
+        "official-ts-v1",
+        "official TypeScript SDK (`@agentclientprotocol/sdk`)",
+        "2.4.0",
+        "v1",
+        "third party",
+        "official-ts-v1",
+        "tests/interop/node/ts_agent.mjs: an agent written here on the SDK"
+        " (the npm package ships no example)",
+    ),
+    Row(
+        "official-ts-v2",
+        "official TypeScript SDK (`@agentclientprotocol/sdk`)",
+        "2.4.0",
+        "v2",
+        "third party",
+        "official-ts-v2",
+        "tests/interop/node/ts_v2_agent.mjs: an agent written here on the SDK",
+    ),
+    Row(
+        "official-python",
+        "official Python SDK (`agent-client-protocol`, PyPI)",
+        "0.12.1",
+        "v1",
+        "third party",
+        "official-python",
+        "`examples/agent.py` of the SDK's source distribution",
+    ),
+    Row(
+        "official-rust-v1",
+        "official Rust SDK (`agent-client-protocol`, crates.io)",
+        "5.2.0",
+        "v1",
+        "third party",
+        "official-rust-v1",
+        "`examples/simple_agent.rs` of the crate",
+    ),
+    Row(
+        "official-rust-v2",
+        "official Rust SDK (`agent-client-protocol`, crates.io)",
+        "5.2.0",
+        "v2",
+        "third party",
+        "official-rust-v2",
+        "`examples/simple_agent_v2.rs` of the crate",
+    ),
+    Row(
+        "coder-go",
+        "coder/acp-go-sdk (Go)",
+        "0.13.0",
+        "v1",
+        "third party",
+        "coder-go",
+        "`example/agent` of the module",
+    ),
+    Row(
+        "codex-acp",
+        "codex-acp (`@zed-industries/codex-acp`)",
+        "0.16.0",
+        "v1",
+        "third party",
+        "codex-acp",
+        "the agent offline: no account, every proxy a closed local port",
+    ),
+    Row(
+        "claude-agent-acp",
+        "claude-agent-acp (`@zed-industries/claude-agent-acp`)",
+        "0.23.1",
+        "v1",
+        "third party",
+        "claude-agent-acp",
+        "the agent offline: no account, every proxy a closed local port",
+    ),
+    # Client rows (the suite's client mode): our starters' v1 clients. The field's clients
+    # (the official SDKs' example clients, coder's) each take their prompt and agent in a way
+    # of their own, still to be said here.
+    starter_client("python", "Python"),
+    starter_client("typescript", "TypeScript"),
+    starter_client("go", "Go"),
+)
+"""Every row, in the table's order: ours first, then the field; agents, then clients."""
+
+BY_KEY = {row.key: row for row in ROWS}
