@@ -36,7 +36,7 @@ from .session_state import (
     pointer,
     read,
 )
-from .state_fast import SLOW, FastPath, fast_path
+from .state_fast import Plain, plain, route_path
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +68,8 @@ class Compiled(NamedTuple):
     effects: tuple[Effect, ...]
     known: bool
     kind: str
-    fast: FastPath | None
-    """One session effect of a plain shape: its fast path (`state_fast`)."""
+    plain: Plain | None
+    """Its one session effect, where the shape is plain (`state_fast`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +107,8 @@ class StateTable:
             kind = entry.method if entry.variant is None else f"{entry.method} {entry.variant}"
             effects = tuple(Effect(e) for e in entry.effects)
             one = effects[0] if len(effects) == 1 and effects[0].scope == "session" else None
-            fast = None if one is None or not known else fast_path(one, entry.tag)
-            route.entries[entry.variant] = Compiled(entry, effects, known, kind, fast)
+            simple = None if one is None or not known else plain(one)
+            route.entries[entry.variant] = Compiled(entry, effects, known, kind, simple)
         return routes
 
     def methods(self) -> frozenset[str]:
@@ -136,7 +136,9 @@ Listener = Callable[[Applied], None]
 class ClientState:
     """Every session's state and the agent's, from the messages `apply` is given, in order."""
 
-    def __init__(self, table: StateTable) -> None:
+    def __init__(self, table: StateTable, *, fast: bool = True) -> None:
+        """`fast=False`: every message goes the generic way (`state_fast` is a shortcut to the
+        same result; the corpus test runs both)."""
         self.table = table
         self._routes = table.routes()
         self._turn_method = table.turn
@@ -144,6 +146,24 @@ class ClientState:
         """Agent-scoped state (`authStatus`), and the log of messages naming no session."""
         self.sessions: dict[str, SessionState] = {}
         self._listeners: list[tuple[Listener, str | None]] = []
+        self.apply: Callable[[Mapping[str, Any]], Applied] = self._apply
+        """Carry out what a state message does; never raises on its content. The fast path of
+        each plain route of params (`state_fast.route_path`) goes in front of the generic
+        one (`_apply`)."""
+        for (method, part), route in self._routes.items() if fast else ():
+            plains = {variant: c.plain for variant, c in route.entries.items()}
+            found = route_path(
+                method,
+                route.at,
+                route.tag,
+                route.session,
+                plains,
+                self.sessions,
+                Applied,
+                self.apply,
+            )
+            if part == PARAMS and found is not None:
+                self.apply = found
 
     def subscribe(self, listener: Listener, session: str | None = None) -> Callable[[], None]:
         """Call `listener` with what each applied message did (of `session` only, when named),
@@ -179,8 +199,9 @@ class ClientState:
             "sessions": {sid: state.snapshot() for sid, state in self.sessions.items()},
         }
 
-    def apply(self, message: Mapping[str, Any]) -> Applied:
-        """Carry out what `message` (a state message) does; never raises on its content."""
+    def _apply(self, message: Mapping[str, Any]) -> Applied:
+        """`apply` on the generic path: the table's route of the message, its variant, its
+        session, each effect checked (`SessionState.step`), then carried out (`commit`)."""
         method = message.get("method")
         part = RESULT if RESULT in message else PARAMS
         route = self._routes.get((method, part)) if type(method) is str else None
@@ -200,13 +221,6 @@ class ClientState:
         if compiled is None or not compiled.known:
             self._holder(session_id).log.append(message)
             return Applied(session_id, (), True)
-        fast = compiled.fast
-        if fast is not None and session_id is not None:  # the common case (`state_fast`)
-            change = fast(
-                self.sessions.get(session_id) or self.session(session_id), payload, session_id
-            )
-            if change is not SLOW:
-                return tuple.__new__(Applied, (session_id, (change,), False, None))
         return self._carry_out(message, route, compiled, session_id, payload)
 
     def _turn(self, message: Mapping[str, Any]) -> Applied:
