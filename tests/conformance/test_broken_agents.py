@@ -1,8 +1,10 @@
 """A deliberately broken agent fails exactly the cases that name its bug (issue 37).
 
-Each fixture of tests/conformance/broken is one small v1 agent on the raw runtime (base.py) with
-one bug; `no_bug` is the same agent without one and fails nothing. The whole default suite runs
-against each, and the set of failed case ids is compared whole.
+Each fixture of tests/conformance/broken is one small agent with one bug: v1 agents on the raw
+runtime (base.py), v2 agents on the typed layer with the bug in what they write (base_v2.py,
+`v2_*`); `no_bug` and `v2_no_bug` are the same agents without one and fail nothing. The whole
+default suite of the fixture's edition runs against each, and the set of failed case ids is
+compared whole.
 """
 
 from __future__ import annotations
@@ -47,6 +49,18 @@ FAILS = {
     "ignores_cancel": {"prompt.cancel_answers_cancelled", "cancel_request.pending_prompt_answered"},
     "drops_answers_at_eof": {"eof.pending_prompt_answered"},
 }
+V2_FAILS = {
+    "v2_no_bug": set(),
+    # "the Agent MUST report `running` when foreground work starts [...] and `idle` when it ends"
+    "v2_no_idle_after_work": {"lifecycle.turn_reports_running_then_idle"},
+    # the same sentence: an update of the work after its idle
+    "v2_update_after_idle": {"lifecycle.updates_before_idle"},
+    # "After the close response, the Agent sends no notifications or requests for the session"
+    "v2_update_after_close": {"lifecycle.close_sends_nothing_after_its_answer"},
+    # "The Agent SHOULD report `requires_action` when the foreground workflow as a whole cannot
+    # progress without user action"
+    "v2_no_requires_action": {"lifecycle.permission_reports_requires_action"},
+}
 
 
 @pytest.mark.parametrize("fixture", sorted(FAILS))
@@ -56,6 +70,31 @@ def test_a_broken_agent_fails_exactly_the_cases_of_its_bug(fixture: str, tmp_pat
     assert run.ids("fail") == FAILS[fixture], run.stdout
     must_failed = run.ids("fail", "MUST")
     assert run.status == (1 if must_failed else 0), run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("fixture", sorted(V2_FAILS))
+def test_a_broken_v2_agent_fails_exactly_the_cases_of_its_bug(fixture: str, tmp_path: Path) -> None:
+    run = run_suite(broken_agent(fixture), "--protocol", "v2", trace=tmp_path)
+    assert run.traces, run.stderr
+    assert run.ids("fail") == V2_FAILS[fixture], run.stdout
+    must_failed = run.ids("fail", "MUST")
+    assert run.status == (1 if must_failed else 0), run.stdout + run.stderr
+
+
+def test_a_case_that_cannot_judge_what_another_case_failed_is_a_skip_naming_it(
+    tmp_path: Path,
+) -> None:
+    run = run_suite(
+        broken_agent("v2_no_requires_action"),
+        "--protocol",
+        "v2",
+        "--only",
+        "lifecycle.*",
+        trace=tmp_path,
+    )
+    resumes = run.traces["lifecycle.cancelled_permission_outcome_resumes_or_ends"]
+    assert resumes["outcome"] == "skip"
+    assert "lifecycle.permission_reports_requires_action" in resumes["reason"]
 
 
 def test_the_failure_says_what_was_wrong_and_shows_the_frames(tmp_path: Path) -> None:

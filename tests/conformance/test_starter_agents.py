@@ -1,12 +1,13 @@
-"""Our v1 starter agents (`acp-codegen scaffold agent`, Python, TypeScript, Go) pass every
-applicable MUST and SHOULD case of the default suite, and the suite against the Python starter
-finishes well within a minute (issue 37: "The default suite finishes within 60 s against our
-Python starter agent"). The TypeScript and Go starters are built as tests/starters builds them
-(when tsc and go are at hand)."""
+"""Our starter agents (`acp-codegen scaffold agent`, Python, TypeScript, Go; v1 and v2) pass every
+applicable MUST and SHOULD case of the default suite of their edition, and the suite against the
+Python starters finishes well within a minute (issue 37: "The default suite finishes within 60 s
+against our Python starter agent"). The TypeScript and Go starters are built as tests/starters
+builds them (when tsc and go are at hand), once for both editions."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from tests.conformance.suite import Run, run_suite
 from tests.starters.builds import (
     TS_BUILD,
+    Starters,
     build_go,
     build_python,
     build_typescript,
@@ -23,41 +25,70 @@ from tests.starters.builds import (
 SUITE_SECONDS = 60
 
 
-def assert_conforms(run: Run) -> None:
+def assert_conforms(run: Run, protocol: str) -> None:
     assert run.traces, run.stderr
     assert run.ids("fail", "MUST", "SHOULD") == set(), run.stdout
     assert run.status == 0, run.stdout + run.stderr
-    assert all(t["protocol"] == "v1" for t in run.traces.values())
+    assert all(t["protocol"] == protocol for t in run.traces.values())
 
 
+@pytest.mark.parametrize("protocol", ["v1", "v2"])
 def test_the_python_starter_agent_passes_every_must_and_should_case_within_a_minute(
-    tmp_path: Path,
+    protocol: str, tmp_path: Path
 ) -> None:
-    agent = build_python(tmp_path / "starters")["python", "v1", "agent"]
+    agent = build_python(tmp_path / "starters")["python", protocol, "agent"]
     run = run_suite(agent.command, trace=tmp_path / "trace")  # --protocol auto
-    assert_conforms(run)
+    assert_conforms(run, protocol)
     assert run.seconds < SUITE_SECONDS, f"{run.seconds:.1f} s"
-    print(f"\nthe default suite against the Python v1 starter: {run.seconds:.1f} s")
+    print(f"\nthe default suite against the Python {protocol} starter: {run.seconds:.1f} s")
     # Cases the starter cannot show are skipped with their reason, never passed blindly.
-    skipped = run.ids("skip")
-    assert "capabilities.advertised_is_served.session/load" in skipped
-    assert run.traces["capabilities.advertised_is_served.session/load"]["reason"] == (
-        "the agent does not advertise agentCapabilities.loadSession"
-    )
+    if protocol == "v1":
+        assert run.traces["capabilities.advertised_is_served.session/load"]["reason"] == (
+            "the agent does not advertise agentCapabilities.loadSession"
+        )
+        lifecycle = {i for i in run.traces if i.startswith("lifecycle.")}
+        assert lifecycle and lifecycle <= run.ids("skip")
+    else:
+        assert run.traces["capabilities.advertised_is_served.session/delete"]["reason"] == (
+            "the agent does not advertise capabilities.session.delete"
+        )
+        # Every lifecycle case ran (the starter asks permission for `ask …`), none skipped.
+        lifecycle = {i for i in run.traces if i.startswith("lifecycle.")}
+        assert len(lifecycle) == 12 and lifecycle <= run.ids("pass")
+        assert not any(i.startswith("prompt.") for i in run.traces)
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-@pytest.mark.skipif(not (TS_BUILD / "node_modules").exists(), reason="run `make ts-build`")
-def test_the_typescript_starter_agent_passes_every_must_and_should_case(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def typescript_starters() -> Iterator[Starters]:
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    if not (TS_BUILD / "node_modules").exists():
+        pytest.skip("run `make ts-build`")
     folder = typescript_folder()
     try:
-        agent = build_typescript(folder)["typescript", "v1", "agent"]
-        assert_conforms(run_suite(agent.command, "--protocol", "v1", trace=tmp_path))
+        yield build_typescript(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed")
-def test_the_go_starter_agent_passes_every_must_and_should_case(tmp_path: Path) -> None:
-    agent = build_go(tmp_path / "go")["go", "v1", "agent"]
-    assert_conforms(run_suite(agent.command, "--protocol", "v1", trace=tmp_path / "trace"))
+@pytest.fixture(scope="module")
+def go_starters(tmp_path_factory: pytest.TempPathFactory) -> Starters:
+    if shutil.which("go") is None:
+        pytest.skip("go is not installed")
+    return build_go(tmp_path_factory.mktemp("go"))
+
+
+@pytest.mark.parametrize("protocol", ["v1", "v2"])
+def test_the_typescript_starter_agent_passes_every_must_and_should_case(
+    protocol: str, typescript_starters: Starters, tmp_path: Path
+) -> None:
+    agent = typescript_starters["typescript", protocol, "agent"]
+    assert_conforms(run_suite(agent.command, "--protocol", protocol, trace=tmp_path), protocol)
+
+
+@pytest.mark.parametrize("protocol", ["v1", "v2"])
+def test_the_go_starter_agent_passes_every_must_and_should_case(
+    protocol: str, go_starters: Starters, tmp_path: Path
+) -> None:
+    agent = go_starters["go", protocol, "agent"]
+    assert_conforms(run_suite(agent.command, "--protocol", protocol, trace=tmp_path), protocol)

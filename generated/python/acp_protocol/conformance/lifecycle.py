@@ -28,6 +28,9 @@ AFTER_IDLE = 0.5
 """Seconds after the `idle` update during which no update of the work may come."""
 CANCEL_WAIT = 3.0
 """Seconds a cancelled work may take to report `idle`."""
+TURN_WAIT = 5.0
+"""Seconds beyond the suite's timeout a case waiting for a turn's `running`, then its `idle`,
+may take (each wait is the suite's timeout)."""
 HELD_WAIT = 6.0
 """Seconds a prompt sent while work runs may wait for the work ahead of it."""
 
@@ -49,21 +52,21 @@ def cases(edition: EditionData) -> list[Case]:
             "lifecycle.turn_reports_running_then_idle",
             "a prompt's work reports a running state_update, then idle",
             _running_then_idle,
-            0.0,
+            TURN_WAIT,
         ),
         (
             "stop_reason",
             "lifecycle.idle_ends_the_work_with_a_stop_reason",
             "the idle state_update that ends a prompt's work carries a stopReason",
             _stop_reason,
-            0.0,
+            TURN_WAIT,
         ),
         (
             "states",
             "lifecycle.updates_before_idle",
             "every update of a prompt's work arrives before its idle state_update",
             _updates_before_idle,
-            AFTER_IDLE,
+            TURN_WAIT + AFTER_IDLE,
         ),
         (
             "cancelled",
