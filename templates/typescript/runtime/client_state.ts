@@ -24,6 +24,7 @@ import {
   Malformed,
   MISSING,
   SessionState,
+  child,
   isObject,
   pointer,
   read,
@@ -208,9 +209,9 @@ export class ClientState {
     const route = typeof method === "string" ? this.routes.get(method)?.get(part) : undefined;
     if (route === undefined) return method === this.table.turn ? this.turn(message) : NOTHING;
     // An absent part or field reads as null, as a JSON null would.
-    let payload = read(message, [part]) ?? null;
-    for (const key of route.at) payload = read(payload, [key]) ?? null;
-    const variant = route.tag !== null ? (read(payload, [route.tag]) ?? null) : null;
+    let payload = child(message, part) ?? null;
+    for (const key of route.at) payload = child(payload, key) ?? null;
+    const variant = route.tag !== null ? (child(payload, route.tag) ?? null) : null;
     let sessionId: string | null = null;
     for (const path of route.session) {
       const found = read(message, path);
@@ -238,6 +239,20 @@ export class ClientState {
 
   /** Every effect checked, then every step committed: a malformed message changes nothing. */
   private carryOut(message: StateMessage, route: Route, compiled: Compiled, sessionId: string | null, payload: unknown): Applied {
+    const effects = compiled.effects;
+    if (effects.length === 1 && sessionId !== null && (effects[0] as Effect).scope !== "agent") {
+      // One session effect (nearly every update): nothing to gather before committing.
+      const holder = this.session(sessionId);
+      let step: Step | null;
+      try {
+        step = holder.step(effects[0] as Effect, payload, route.base, route.tag);
+      } catch (error) {
+        if (!(error instanceof Malformed)) throw error;
+        return this.malformed(message, compiled.kind, sessionId, holder, error);
+      }
+      const change = step === null ? null : holder.commit(step, sessionId);
+      return applied(sessionId, change === null ? [] : [change]);
+    }
     const steps: Array<[SessionState, Step]> = [];
     let holder: SessionState | null = null;
     try {

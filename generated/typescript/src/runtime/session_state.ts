@@ -112,13 +112,15 @@ export function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The value of `value`'s own property `key`; undefined where absent (or `value` no object). */
+export function child(value: unknown, key: string): unknown {
+  return isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+}
+
 /** The value at the path `keys` (a dotted path, split) of `value`; undefined where absent. */
 export function read(value: unknown, keys: readonly string[]): unknown {
   let found = value;
-  for (const key of keys) {
-    if (!isObject(found) || !Object.hasOwn(found, key)) return undefined;
-    found = found[key];
-  }
+  for (let index = 0; index < keys.length && found !== undefined; index++) found = child(found, keys[index] as string);
   return found;
 }
 
@@ -230,9 +232,7 @@ export class SessionState {
     if (valueKeys !== null) {
       value = read(payload, valueKeys);
     } else if (tag !== null && isObject(payload)) {
-      const copy: { [key: string]: unknown } = { ...payload };
-      delete copy[tag];
-      value = copy;
+      value = without(payload, tag);
     } else {
       value = payload;
     }
@@ -321,6 +321,13 @@ export class SessionState {
     if (this.meta === "replace" || !isObject(stored)) return given;
     return this.meta === "merge" ? mergeMeta(stored as JsonObject, given as JsonObject) : patchMeta(stored as JsonObject, given as JsonObject);
   }
+}
+
+/** A copy of `object` without its property `key` (no `delete`: the copy keeps a fast shape). */
+function without(object: Json, key: string): Json {
+  const copy: { [key: string]: unknown } = {};
+  for (const name of Object.keys(object)) if (name !== key) put(copy, name, object[name]);
+  return copy;
 }
 
 function appendable(current: unknown, value: unknown, base64: boolean): boolean {
