@@ -335,7 +335,8 @@ type heldStep struct {
 
 // carryOut checks every effect of the message, then commits them in order.
 func (c *ClientState) carryOut(message map[string]any, route *stateRoute, compiled *compiledEntry, session *string, payload any) StateApplied {
-	steps := make([]heldStep, 0, len(compiled.effects))
+	var buffer [2]heldStep // room for the steps of most messages (one), on the stack
+	steps := buffer[:0]
 	var holder *SessionState
 	for _, effect := range compiled.effects {
 		switch {
@@ -358,7 +359,7 @@ func (c *ClientState) carryOut(message map[string]any, route *stateRoute, compil
 			steps = append(steps, heldStep{holder, step})
 		}
 	}
-	applied := StateApplied{Session: session}
+	applied := StateApplied{Session: session, Changes: make([]StateChange, 0, len(steps))}
 	for _, held := range steps {
 		if held.state.commit(held.step) {
 			effect := held.step.effect

@@ -185,7 +185,10 @@ def test_the_client_keeps_session_views_only_where_the_prompt_is_answered_at_ins
     updates": where the IR's lifecycle says so (v2), the client handler feeds the session views
     (`acp.Observe`) and the agent's peer makes them (`Session`); v1 has neither."""
     generated = ROOT / "generated" / "go"
-    observe = "acp.Observe(ctx, params, wire.Unmarshal[UpdateSessionNotification], h.handler"
+    observe = (
+        "acp.Observe(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionUpdate,"
+        " wire.Unmarshal[UpdateSessionNotification]), h.handler"
+    )
     session = (
         "func (p AgentPeer) Session(id SessionID) *acp.SessionView[SessionUpdate, ContentBlock]"
     )
@@ -195,3 +198,33 @@ def test_the_client_keeps_session_views_only_where_the_prompt_is_answered_at_ins
     for edition in ("v1", "v1/unstable"):
         assert "acp.Observe(" not in (generated / edition / "client.go").read_text()
         assert "Session(id" not in (generated / edition / "agent.go").read_text()
+
+
+def test_the_client_feeds_its_state_what_the_state_table_covers() -> None:
+    """x-state says "what each update does to client state": the client's handler decodes each
+    message a table entry's params cover through `acp.Feeding`, its agent peer sends the requests
+    whose result an entry covers (v2's `session/new`) or that start a prompt turn (v1's
+    `session/prompt`, the table's `turn`) through `acp.CallFeeding`; every edition has its
+    `StateTable` and the agent peer exposes the state."""
+    generated = ROOT / "generated" / "go"
+    feeds = {
+        "v1": ["MethodSessionUpdate"],
+        "v2": ["MethodSessionUpdate", "MethodSessionRequestPermission"],
+    }
+    calls = {
+        "v1": ["MethodSessionPrompt"],
+        "v1/unstable": ["MethodSessionPrompt"],
+        "v2": ["MethodSessionNew"],
+        "v2/unstable": ["MethodSessionNew", "MethodAuthStatus"],
+    }
+    for edition in calls:
+        protocol = edition.split("/")[0]
+        assert "var StateTable = &acp.StateTable{" in (generated / edition / "state.go").read_text()
+        client = (generated / edition / "client.go").read_text()
+        agent = (generated / edition / "agent.go").read_text()
+        for method in feeds[protocol]:
+            assert f"acp.Feeding(ctx, StateTable, {method}," in client, (edition, method)
+        for method in calls[edition]:
+            assert f"acp.CallFeeding(ctx, p.Conn, {method}," in agent, (edition, method)
+        assert "func (p AgentPeer) SessionState(id SessionID) *acp.SessionState" in agent
+        assert "acp.Feeding(" not in agent and "acp.CallFeeding(" not in client

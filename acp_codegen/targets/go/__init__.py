@@ -32,6 +32,7 @@ from acp_codegen.targets import Options, package_version
 from acp_codegen.targets.go.builders import builders_view
 from acp_codegen.targets.go.names import doc_lines, go_json_text, go_name, go_string, go_text
 from acp_codegen.targets.go.session_views import session_views
+from acp_codegen.targets.go.state import state_feeding
 from acp_codegen.targets.go.tables import TablesView
 from acp_codegen.targets.go.views import FieldView, PackageView
 from acp_codegen.targets.state_table import state_table
@@ -76,13 +77,15 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         view = PackageView(edition)
         view.package_names()
         tables = TablesView(edition, view)
+        table = state_table(edition)
         context: dict[str, Any] = {
             "edition": edition,
             "package": edition.protocol if edition.channel is ir.Stability.STABLE else "unstable",
             "view": view,
             "tables": tables,
             "views": session_views(edition, tables.roles),
-            "table": state_table(edition),
+            "table": table,
+            "feeding": state_feeding(table),
             "schema_version": spec.version,
             "origin": spec.origin,
             **project,

@@ -156,7 +156,7 @@ func (h handlerOfClient) HandleRequest(ctx context.Context, method string, param
 	case MethodFsWriteTextFile:
 		return acp.Answer(ctx, params, wire.Unmarshal[WriteTextFileRequest], h.handler.FsWriteTextFile)
 	case MethodSessionRequestPermission:
-		return acp.AnswerTurn(ctx, params, wire.Unmarshal[RequestPermissionRequest], h.handler.SessionRequestPermission, turnRuleOfClient)
+		return acp.AnswerTurn(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionRequestPermission, wire.Unmarshal[RequestPermissionRequest]), h.handler.SessionRequestPermission, turnRuleOfClient)
 	case MethodTerminalCreate:
 		return acp.Answer(ctx, params, wire.Unmarshal[CreateTerminalRequest], h.handler.TerminalCreate)
 	case MethodTerminalKill:
@@ -176,7 +176,7 @@ func (h handlerOfClient) HandleNotification(ctx context.Context, method string, 
 	case MethodElicitationComplete:
 		acp.Take(ctx, params, wire.Unmarshal[CompleteElicitationNotification], h.handler.ElicitationComplete)
 	case MethodSessionUpdate:
-		acp.Take(ctx, params, wire.Unmarshal[SessionNotification], h.handler.SessionUpdate)
+		acp.Take(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionUpdate, wire.Unmarshal[SessionNotification]), h.handler.SessionUpdate)
 	}
 }
 

@@ -374,9 +374,9 @@ func (p AgentPeer) SessionList(ctx context.Context, params ListSessionsRequest) 
 	return acp.Call(ctx, p.Conn, MethodSessionList, params, wire.Unmarshal[ListSessionsResponse])
 }
 
-// SessionNew sends session/new.
+// SessionNew sends session/new; its result is applied to the client state (ClientState).
 func (p AgentPeer) SessionNew(ctx context.Context, params NewSessionRequest) (NewSessionResponse, error) {
-	return acp.Call(ctx, p.Conn, MethodSessionNew, params, wire.Unmarshal[NewSessionResponse])
+	return acp.CallFeeding(ctx, p.Conn, MethodSessionNew, params, wire.Unmarshal[NewSessionResponse], StateTable)
 }
 
 // SessionPrompt sends session/prompt.
@@ -384,14 +384,14 @@ func (p AgentPeer) SessionPrompt(ctx context.Context, params PromptRequest) (Pro
 	return acp.Call(ctx, p.Conn, MethodSessionPrompt, params, wire.Unmarshal[PromptResponse])
 }
 
-// SessionResume sends session/resume.
+// SessionResume sends session/resume; its result is applied to the client state (ClientState).
 func (p AgentPeer) SessionResume(ctx context.Context, params ResumeSessionRequest) (ResumeSessionResponse, error) {
-	return acp.Call(ctx, p.Conn, MethodSessionResume, params, wire.Unmarshal[ResumeSessionResponse])
+	return acp.CallFeeding(ctx, p.Conn, MethodSessionResume, params, wire.Unmarshal[ResumeSessionResponse], StateTable)
 }
 
-// SessionSetConfigOption sends session/set_config_option.
+// SessionSetConfigOption sends session/set_config_option; its result is applied to the client state (ClientState).
 func (p AgentPeer) SessionSetConfigOption(ctx context.Context, params SetSessionConfigOptionRequest) (SetSessionConfigOptionResponse, error) {
-	return acp.Call(ctx, p.Conn, MethodSessionSetConfigOption, params, wire.Unmarshal[SetSessionConfigOptionResponse])
+	return acp.CallFeeding(ctx, p.Conn, MethodSessionSetConfigOption, params, wire.Unmarshal[SetSessionConfigOptionResponse], StateTable)
 }
 
 // TerminalCancel sends terminal/cancel.
@@ -414,7 +414,36 @@ func (p AgentPeer) SessionCancel(params CancelSessionNotification) error {
 // the stop reason, Updates, Stream and State follow the session. Made on first use, it sees the
 // session's updates from then on, as ClientHandler (ConnectClient) receives them.
 func (p AgentPeer) Session(id SessionID) *acp.SessionView[SessionUpdate, ContentBlock] {
-	return acp.ViewSession[SessionUpdate, ContentBlock](p.Conn, Behaviour.Lifecycle, string(id), decodeSessionUpdate, wire.Unmarshal[PromptResponse])
+	return acp.ViewSession[SessionUpdate, ContentBlock](p.Conn, Behaviour.Lifecycle, string(id), decodeSessionUpdate, wire.Unmarshal[PromptResponse], StateTable)
+}
+
+// ClientState is what the agent's messages on this connection left: each session's state
+// (SessionState) and the agent's, fed by ClientHandler as messages arrive and by this
+// peer's requests as they are answered; no code of yours feeds it (docs/go-target.md).
+func (p AgentPeer) ClientState() *acp.ClientState {
+	return acp.ClientStateOf(p.Conn, StateTable)
+}
+
+// SessionState is one session as its messages left it: Get a target, Entries of a collection in
+// arrival order, Snapshot as plain JSON, Log, Problems.
+func (p AgentPeer) SessionState(id SessionID) *acp.SessionState {
+	return p.ClientState().Session(string(id))
+}
+
+// StateSnapshot is the whole client state as plain JSON: {"agent": …, "sessions": {id: …}}.
+func (p AgentPeer) StateSnapshot() map[string]any {
+	return p.ClientState().Snapshot()
+}
+
+// OnStateChange calls listener with what changed after each message applied to the client
+// state (of session only, when one is given), or kept in a log; it returns the function that
+// unsubscribes it.
+func (p AgentPeer) OnStateChange(listener func(acp.StateApplied), session ...SessionID) (cancel func()) {
+	ids := make([]string, len(session))
+	for i, id := range session {
+		ids[i] = string(id)
+	}
+	return p.ClientState().OnStateChange(listener, ids...)
 }
 
 // AgentOf is the agent that sent the request or notification ctx belongs to (its Conn is nil

@@ -90,7 +90,7 @@ func (h handlerOfClient) HandleRequest(ctx context.Context, method string, param
 	case MethodElicitationCreate:
 		return acp.Answer(ctx, params, decodeCreateElicitationRequest, h.handler.ElicitationCreate)
 	case MethodSessionRequestPermission:
-		return acp.AnswerOutcome(ctx, params, wire.Unmarshal[RequestPermissionRequest], h.handler.SessionRequestPermission, Behaviour.CancelOutcomes[0].Result)
+		return acp.AnswerOutcome(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionRequestPermission, wire.Unmarshal[RequestPermissionRequest]), h.handler.SessionRequestPermission, Behaviour.CancelOutcomes[0].Result)
 	}
 	return nil, acp.MethodNotFoundError(method)
 }
@@ -100,7 +100,7 @@ func (h handlerOfClient) HandleNotification(ctx context.Context, method string, 
 	case MethodElicitationComplete:
 		acp.Take(ctx, params, wire.Unmarshal[CompleteElicitationNotification], h.handler.ElicitationComplete)
 	case MethodSessionUpdate:
-		acp.Observe(ctx, params, wire.Unmarshal[UpdateSessionNotification], h.handler.SessionUpdate, Behaviour.Lifecycle)
+		acp.Observe(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionUpdate, wire.Unmarshal[UpdateSessionNotification]), h.handler.SessionUpdate, Behaviour.Lifecycle)
 	}
 }
 

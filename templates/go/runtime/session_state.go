@@ -1,9 +1,7 @@
 package acp
 
 import (
-	"encoding/base64"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -28,9 +26,8 @@ import (
 //     empty means no config options are advertised", NewSessionResponse.configOptions).
 //   - remove deletes the entry (an unknown id changes nothing), or the target.
 //
-// Values are decoded JSON (map[string]any, []any, string, json.Number or float64, bool, nil).
-// The state never changes a value it holds: every write copies along its path, and what it hands
-// out is a deep copy.
+// Values are decoded JSON (state_values.go): the state never changes a message's values, and
+// what it hands out is a deep copy.
 
 // The actions of an x-state effect, and why a message is malformed: a path it must hold is
 // absent, or holds a value of a type the action cannot use (an id that is not a string, a field
@@ -199,6 +196,7 @@ type stateStep struct {
 	keyed   bool
 	value   any
 	present bool
+	skip    string // an upsert's value is the message without this member (its union tag)
 }
 
 // step reads effect from payload (at base in the state message): ok false when it does not
@@ -225,11 +223,13 @@ func (s *SessionState) step(effect *compiledEffect, payload any, base, tag strin
 		}
 		step.key, step.keyed = key, true
 	}
-	switch object, isObject := payload.(map[string]any); {
+	switch object, isObject := asObject(payload); {
 	case effect.value != nil:
 		step.value, step.present = read(payload, effect.value)
+	case tag != "" && isObject && effect.Action == StateUpsert:
+		step.value, step.present, step.skip = object, true, tag // merged without the tag
 	case tag != "" && isObject:
-		untagged := make(map[string]any, len(object))
+		untagged := make(ownedObject, len(object))
 		for name, member := range object {
 			if name != tag {
 				untagged[name] = member
@@ -249,7 +249,7 @@ func (s *SessionState) step(effect *compiledEffect, payload any, base, tag strin
 			return step, false, &malformed{pointerOf(base, effect.value), stateWrongType}
 		}
 	case StateUpsert:
-		if _, isObject := step.value.(map[string]any); !isObject || !step.present {
+		if _, isObject := asObject(step.value); !isObject || !step.present {
 			return step, false, &malformed{pointerOf(base, effect.value), stateWrongType}
 		}
 	}
@@ -268,12 +268,17 @@ func (s *SessionState) commit(step stateStep) bool {
 	switch effect.Action {
 	case StateAppend:
 		current, ok := read(entry, effect.field)
-		value = written(entry, effect.field, appended(current, ok, step.value, effect.Encoding), true)
+		joined := appended(current, ok, step.value, effect.Encoding)
+		if _, inPlace := current.(*ownedList); inPlace && found {
+			return true // the state's own list grew: nothing holding it changes
+		}
+		value = written(entry, effect.field, joined, true)
 		if !found && step.keyed && effect.id != nil { // a chunk before its entry's upsert
 			value = written(value, effect.id, step.key, true)
 		}
 	case StateUpsert:
-		value = s.upsert(entry, found, effect.field, step.value.(map[string]any))
+		fields, _ := asObject(step.value)
+		value = s.upsert(entry, effect.field, fields, step.skip)
 	default: // replace
 		if effect.field != nil {
 			value = written(entry, effect.field, step.value, step.present)
@@ -335,19 +340,16 @@ func (s *SessionState) remove(target, key string, keyed bool) bool {
 	return isCollection && collection.remove(key)
 }
 
-func (s *SessionState) upsert(entry any, found bool, field []string, fields map[string]any) any {
+func (s *SessionState) upsert(entry any, field []string, fields map[string]any, skip string) any {
 	inner := entry
 	if field != nil {
-		inner, found = read(entry, field)
+		inner, _ = read(entry, field)
 	}
-	stored, _ := inner.(map[string]any)
-	merged := make(map[string]any, len(stored)+len(fields))
-	for name, value := range stored {
-		merged[name] = value
-	}
+	merged := owned(inner)
 	for name, value := range fields {
-		given, isObject := value.(map[string]any)
+		given, isObject := asObject(value)
 		switch {
+		case name == skip:
 		case value == nil:
 			delete(merged, name) // "`null` clears or unsets the value"
 		case name == stateMetaKey && isObject:
@@ -367,147 +369,24 @@ func (s *SessionState) upsert(entry any, found bool, field []string, fields map[
 // value replaces that key's stored value without merging nested objects"; merge (v1)
 // recursively, as RFC 7396; replace whole.
 func (s *SessionState) metaOf(stored any, given map[string]any) any {
-	object, ok := stored.(map[string]any)
-	if !ok || (s.meta != MetaMerge && s.meta != MetaPatch) {
+	if _, ok := asObject(stored); !ok || (s.meta != MetaMerge && s.meta != MetaPatch) {
 		return given
 	}
-	out := make(map[string]any, len(object)+len(given))
-	for name, value := range object {
-		out[name] = value
-	}
+	out := owned(stored)
 	for name, value := range given {
-		nested, isObject := value.(map[string]any)
+		nested, isObject := asObject(value)
 		switch {
 		case value == nil:
 			delete(out, name)
 		case s.meta == MetaMerge && isObject:
-			base, _ := out[name].(map[string]any)
-			out[name] = s.metaOf(orEmpty(base), nested)
+			base, ok := asObject(out[name])
+			if !ok {
+				base = map[string]any{}
+			}
+			out[name] = s.metaOf(base, nested)
 		default:
 			out[name] = value
 		}
 	}
 	return out
-}
-
-func orEmpty(object map[string]any) map[string]any {
-	if object == nil {
-		return map[string]any{}
-	}
-	return object
-}
-
-// read is the value at the path keys of value (false where absent).
-func read(value any, keys []string) (any, bool) {
-	for _, key := range keys {
-		object, ok := value.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if value, ok = object[key]; !ok {
-			return nil, false
-		}
-	}
-	return value, true
-}
-
-// written is a copy of value (an object, or {}) with v at the path keys (present false:
-// removed); the objects along the path are copied, nothing is changed in place.
-func written(value any, keys []string, v any, present bool) any {
-	object, _ := value.(map[string]any)
-	out := make(map[string]any, len(object)+1)
-	for name, member := range object {
-		out[name] = member
-	}
-	if len(keys) == 0 {
-		return out
-	}
-	switch {
-	case len(keys) > 1:
-		out[keys[0]] = written(out[keys[0]], keys[1:], v, present)
-	case present:
-		out[keys[0]] = v
-	default:
-		delete(out, keys[0])
-	}
-	return out
-}
-
-var pointerEscapes = strings.NewReplacer("~", "~0", "/", "~1")
-
-// pointerOf is the JSON pointer of the path keys under base.
-func pointerOf(base string, keys []string) string {
-	var b strings.Builder
-	b.WriteString(base)
-	for _, key := range keys {
-		b.WriteByte('/')
-		b.WriteString(pointerEscapes.Replace(key))
-	}
-	return b.String()
-}
-
-func appendable(current any, present bool, value any, encoding string) bool {
-	if encoding == stateBase64 {
-		if !present || current == nil {
-			current = ""
-		}
-		text, ok := value.(string)
-		stored, isString := current.(string)
-		return ok && isString && decodes(text) && decodes(stored)
-	}
-	if !present || current == nil {
-		return true
-	}
-	_, isList := current.([]any)
-	_, isString := current.(string)
-	_, valueIsString := value.(string)
-	return isList || (isString && valueIsString)
-}
-
-func appended(current any, present bool, value any, encoding string) any {
-	if encoding == stateBase64 {
-		stored, _ := current.(string)
-		joined, _ := base64.StdEncoding.DecodeString(stored)
-		more, _ := base64.StdEncoding.DecodeString(value.(string))
-		return base64.StdEncoding.EncodeToString(append(joined, more...))
-	}
-	if text, ok := value.(string); ok {
-		if stored, isString := current.(string); isString {
-			return stored + text
-		}
-		if !present || current == nil {
-			return text
-		}
-	}
-	list, _ := current.([]any)
-	return append(list[:len(list):len(list)], value) // never the stored list's array
-}
-
-// decodes is whether text is standard, padded base64 ("Independently base64-encoded terminal
-// output bytes", TerminalOutputChunk.data); line breaks are not part of it.
-func decodes(text string) bool {
-	if strings.ContainsAny(text, "\r\n") {
-		return false
-	}
-	_, err := base64.StdEncoding.DecodeString(text)
-	return err == nil
-}
-
-// copyJSON is a deep copy of a decoded JSON value.
-func copyJSON(value any) any {
-	switch v := value.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for name, member := range v {
-			out[name] = copyJSON(member)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, item := range v {
-			out[i] = copyJSON(item)
-		}
-		return out
-	}
-	return value
 }

@@ -36,6 +36,7 @@ type SessionView[U, B any] struct {
 	views   *sessionViews
 	decode  wire.Decoder[U]
 	checked func(json.RawMessage) error // the prompt answer's schema checks
+	table   *StateTable                 // the edition's client-state table
 
 	mu         sync.Mutex
 	updates    []U
@@ -52,10 +53,10 @@ type updateMark struct {
 
 // ViewSession is the view of session on conn (made on first use: it sees the session's updates
 // from then on); each edition's generated peer calls it (v2.AgentPeer.Session). decode reads an
-// update, answer checks the prompt's answer.
-func ViewSession[U, B, R any](conn *Connection, life *PromptLifecycle, session string, decode wire.Decoder[U], answer wire.Decoder[R]) *SessionView[U, B] {
-	if conn == nil || life == nil || life.States == nil {
-		panic("acp: a session view needs a connection and a lifecycle with state updates")
+// update, answer checks the prompt's answer, table is the edition's client-state table.
+func ViewSession[U, B, R any](conn *Connection, life *PromptLifecycle, session string, decode wire.Decoder[U], answer wire.Decoder[R], table *StateTable) *SessionView[U, B] {
+	if conn == nil || life == nil || life.States == nil || table == nil {
+		panic("acp: a session view needs a connection, a lifecycle with state updates and a state table")
 	}
 	views := viewsOf(conn, life)
 	views.mu.Lock()
@@ -69,6 +70,7 @@ func ViewSession[U, B, R any](conn *Connection, life *PromptLifecycle, session s
 			var result R
 			return answer(raw, &result)
 		},
+		table:   table,
 		state:   life.States.Idle,
 		changed: make(chan struct{}),
 	}
@@ -175,6 +177,26 @@ func (v *SessionView[U, B]) State() (state, stopReason string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.state, v.stopReason
+}
+
+// SessionState is the session as its messages left it (the connection's client state, kept
+// whether or not the view was made): messages with their chunks, tool calls, terminals, the
+// plan, commands, config options, info, usage, the run state, each keyed as the schema's x-state
+// says. Get reads a target, Entries a collection in arrival order, Snapshot all of it as JSON.
+func (v *SessionView[U, B]) SessionState() *SessionState {
+	return ClientStateOf(v.conn, v.table).Session(v.session)
+}
+
+// StateSnapshot is SessionState().Snapshot(): the session's state as plain JSON.
+func (v *SessionView[U, B]) StateSnapshot() map[string]any {
+	return v.SessionState().Snapshot()
+}
+
+// OnStateChange calls listener with what changed after each message applied to this session's
+// state (StateApplied.Changes: target, entry id, action), or kept in its log; it returns the
+// function that unsubscribes it.
+func (v *SessionView[U, B]) OnStateChange(listener func(StateApplied)) (cancel func()) {
+	return ClientStateOf(v.conn, v.table).OnStateChange(listener, v.session)
 }
 
 // Updates is every update of the session the view has received, in arrival order.

@@ -574,9 +574,9 @@ func (p AgentPeer) SessionOptions(ctx context.Context, params SessionOptionsRequ
 	return acp.Call(ctx, p.Conn, MethodSessionOptions, params, wire.Unmarshal[SessionOptionsResponse])
 }
 
-// SessionPrompt sends session/prompt.
+// SessionPrompt sends session/prompt; sending it starts a prompt turn of the client state (ClientState).
 func (p AgentPeer) SessionPrompt(ctx context.Context, params PromptRequest) (PromptResponse, error) {
-	return acp.Call(ctx, p.Conn, MethodSessionPrompt, params, wire.Unmarshal[PromptResponse])
+	return acp.CallFeeding(ctx, p.Conn, MethodSessionPrompt, params, wire.Unmarshal[PromptResponse], StateTable)
 }
 
 // SessionResume sends session/resume.
@@ -619,6 +619,35 @@ func (p AgentPeer) MCPMessageNotification(params MessageMCPNotification) error {
 func (p AgentPeer) SessionCancel(params CancelNotification) error {
 	acp.CancelTurn(p.Conn, turnRuleOfClient, params)
 	return p.Conn.Notify(MethodSessionCancel, params)
+}
+
+// ClientState is what the agent's messages on this connection left: each session's state
+// (SessionState) and the agent's, fed by ClientHandler as messages arrive and by this
+// peer's requests as they are answered; no code of yours feeds it (docs/go-target.md).
+func (p AgentPeer) ClientState() *acp.ClientState {
+	return acp.ClientStateOf(p.Conn, StateTable)
+}
+
+// SessionState is one session as its messages left it: Get a target, Entries of a collection in
+// arrival order, Snapshot as plain JSON, Log, Problems.
+func (p AgentPeer) SessionState(id SessionID) *acp.SessionState {
+	return p.ClientState().Session(string(id))
+}
+
+// StateSnapshot is the whole client state as plain JSON: {"agent": …, "sessions": {id: …}}.
+func (p AgentPeer) StateSnapshot() map[string]any {
+	return p.ClientState().Snapshot()
+}
+
+// OnStateChange calls listener with what changed after each message applied to the client
+// state (of session only, when one is given), or kept in a log; it returns the function that
+// unsubscribes it.
+func (p AgentPeer) OnStateChange(listener func(acp.StateApplied), session ...SessionID) (cancel func()) {
+	ids := make([]string, len(session))
+	for i, id := range session {
+		ids[i] = string(id)
+	}
+	return p.ClientState().OnStateChange(listener, ids...)
 }
 
 // AgentOf is the agent that sent the request or notification ctx belongs to (its Conn is nil

@@ -116,7 +116,7 @@ func (h handlerOfClient) HandleRequest(ctx context.Context, method string, param
 	case MethodMCPMessage:
 		return acp.Answer(ctx, params, wire.Unmarshal[MessageMCPRequest], h.handler.MCPMessage)
 	case MethodSessionRequestPermission:
-		return acp.AnswerOutcome(ctx, params, wire.Unmarshal[RequestPermissionRequest], h.handler.SessionRequestPermission, Behaviour.CancelOutcomes[0].Result)
+		return acp.AnswerOutcome(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionRequestPermission, wire.Unmarshal[RequestPermissionRequest]), h.handler.SessionRequestPermission, Behaviour.CancelOutcomes[0].Result)
 	}
 	return nil, acp.MethodNotFoundError(method)
 }
@@ -124,11 +124,11 @@ func (h handlerOfClient) HandleRequest(ctx context.Context, method string, param
 func (h handlerOfClient) HandleNotification(ctx context.Context, method string, params json.RawMessage) {
 	switch method {
 	case MethodAuthStatusUpdate:
-		acp.Take(ctx, params, wire.Unmarshal[AuthStatusUpdateNotification], h.handler.AuthStatusUpdate)
+		acp.Take(ctx, params, acp.Feeding(ctx, StateTable, MethodAuthStatusUpdate, wire.Unmarshal[AuthStatusUpdateNotification]), h.handler.AuthStatusUpdate)
 	case MethodElicitationComplete:
 		acp.Take(ctx, params, wire.Unmarshal[CompleteElicitationNotification], h.handler.ElicitationComplete)
 	case MethodSessionUpdate:
-		acp.Observe(ctx, params, wire.Unmarshal[UpdateSessionNotification], h.handler.SessionUpdate, Behaviour.Lifecycle)
+		acp.Observe(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionUpdate, wire.Unmarshal[UpdateSessionNotification]), h.handler.SessionUpdate, Behaviour.Lifecycle)
 	}
 }
 
