@@ -83,10 +83,11 @@ class StateRule:
     """An `x-state` annotation the schema does not carry, as a behaviour rule's value
     (`acp_codegen.lowering.state_rules`): what one variant of `definition` does to client-held
     state. Applied only where the schema has the variant and the fields it names, and where the
-    schema does not annotate the variant itself."""
+    schema does not annotate the variant (or the definition) itself."""
 
     definition: str
-    variant: str
+    variant: str | None
+    """The union branch's tag; None: the definition itself (a method's params)."""
     effects: tuple[StateEffect, ...]
     spec: str
     """Why: the schema's or the spec's words the entry rests on."""

@@ -59,12 +59,13 @@ def rule_annotations(
             continue
         union = defs.get(rule.definition, {})
         pointer = pointer_join("/$defs", rule.definition)
-        for keyword in ("anyOf", "oneOf"):
+        for keyword in ("anyOf", "oneOf") if rule.variant is not None else ():
             for index, branch in enumerate(union.get(keyword, [])):
                 if _tag_of(branch) == rule.variant:
                     pointer = pointer_join(pointer_join(pointer, keyword), index)
         at = Annotated(rule.definition, rule.variant, pointer)
-        found.append(StateAnnotation(at, rule.effects, f"{rule.definition}.{rule.variant}"))
+        name = rule.definition if rule.variant is None else f"{rule.definition}.{rule.variant}"
+        found.append(StateAnnotation(at, rule.effects, name))
     return tuple(found)
 
 

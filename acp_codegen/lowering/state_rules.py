@@ -16,6 +16,7 @@ prompt turn's streamed agent text is one agent message.
 
 from __future__ import annotations
 
+from acp_codegen.ir import MethodKind
 from acp_codegen.ir.state import StateEffect, StateRule
 from acp_codegen.lowering.rules import Needs, Rule
 
@@ -44,6 +45,30 @@ def _chunk(variant: str, target: str, who: str) -> Rule:
         "message, else the chunk belongs to the current prompt turn's message.",
         StateEffect(
             "session", "append", target, "messageId", "content", "content", fallback="turn"
+        ),
+    )
+
+
+def _permission() -> Rule:
+    """A permission request's tool call, upserted as v2's schema annotates its own
+    (`RequestPermissionRequest`'s `x-state`): the client shows what it is asked about."""
+    return Rule(
+        "v1",
+        "session/request_permission changes client state",
+        StateRule(
+            "RequestPermissionRequest",
+            None,
+            (
+                StateEffect(
+                    "session", "upsert", "toolCall", "toolCall.toolCallId", value="toolCall"
+                ),
+            ),
+            "RequestPermissionRequest.toolCall: details about the tool call requiring "
+            "permission; upserted by its `toolCallId` like a `tool_call_update`.",
+        ),
+        Needs(
+            methods=(("session/request_permission", MethodKind.REQUEST),),
+            paths=(("RequestPermissionRequest", ("toolCall", "toolCallId")),),
         ),
     )
 
@@ -123,5 +148,7 @@ STATE_RULES: tuple[Rule, ...] = (
         None,
         "UsageUpdate: context window and cost update for the session.",
     ),
+    _permission(),
 )
-"""v1's client-state table, in the order of v1's `SessionUpdate` variants."""
+"""v1's client-state table, in the order of v1's `SessionUpdate` variants, then the permission
+request (v2's schema annotates both)."""

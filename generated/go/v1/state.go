@@ -168,5 +168,19 @@ var StateTable = &acp.StateTable{
 			Pointer: "/$defs/SessionUpdate/oneOf/12",
 			Rule:    "SessionUpdate.usage_update",
 		},
+		// /$defs/RequestPermissionRequest (rule RequestPermissionRequest)
+		{
+			Method:  "session/request_permission",
+			Part:    "params",
+			At:      "",
+			Tag:     "",
+			Variant: "",
+			Session: []string{"params.sessionId"},
+			Effects: []acp.StateEffect{
+				{Scope: "session", Action: "upsert", Target: "toolCall", ID: "toolCall.toolCallId", Value: "toolCall"},
+			},
+			Pointer: "/$defs/RequestPermissionRequest",
+			Rule:    "RequestPermissionRequest",
+		},
 	},
 }

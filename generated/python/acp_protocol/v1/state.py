@@ -273,6 +273,29 @@ STATE_TABLE = StateTable(
             pointer="/$defs/SessionUpdate/oneOf/12",
             rule="SessionUpdate.usage_update",
         ),
+        # /$defs/RequestPermissionRequest (rule RequestPermissionRequest)
+        StateEntry(
+            method="session/request_permission",
+            part="params",
+            at=None,
+            tag=None,
+            variant=None,
+            session=("params.sessionId",),
+            effects=(
+                StateEffect(
+                    "session",
+                    "upsert",
+                    "toolCall",
+                    id="toolCall.toolCallId",
+                    field=None,
+                    value="toolCall",
+                    fallback=None,
+                    encoding=None,
+                ),
+            ),
+            pointer="/$defs/RequestPermissionRequest",
+            rule="RequestPermissionRequest",
+        ),
     ),
 )
 """Every annotated message of this edition, in the schema's order."""

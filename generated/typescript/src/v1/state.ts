@@ -272,5 +272,28 @@ export const STATE_TABLE: StateTable = {
       pointer: "/$defs/SessionUpdate/oneOf/12",
       rule: "SessionUpdate.usage_update",
     },
+    // /$defs/RequestPermissionRequest (rule RequestPermissionRequest)
+    {
+      method: "session/request_permission",
+      part: "params",
+      at: null,
+      tag: null,
+      variant: null,
+      session: ["params.sessionId"],
+      effects: [
+        {
+          scope: "session",
+          action: "upsert",
+          target: "toolCall",
+          id: "toolCall.toolCallId",
+          field: null,
+          value: "toolCall",
+          fallback: null,
+          encoding: null,
+        },
+      ],
+      pointer: "/$defs/RequestPermissionRequest",
+      rule: "RequestPermissionRequest",
+    },
   ],
 };

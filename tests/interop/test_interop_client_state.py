@@ -1,0 +1,96 @@
+"""Our generated Python client keeps the session's state while it drives a real v1 agent: the
+official TypeScript SDK's (@agentclientprotocol/sdk 2.4.0, tests/interop/node/ts_agent.mjs).
+
+Issue 38: "a v1 client of ours driving a real v1 agent (the official TypeScript example agent)
+ends with the same state as the updates describe". The expected state is worked out here from
+what the client's own handlers received (each update, each permission request), independently
+of the reducer: v1's chunks without `messageId` join the message of the prompt turn the client
+sent ("the chunk belongs to the current prompt turn's message", `lowering/state_rules.py`), and
+a permission request's tool call is upserted by `toolCallId` ("ToolCall: a tool call the
+language model has requested, by `toolCallId`").
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from acp_protocol.runtime.client_state import Applied
+from acp_protocol.v1 import models
+from acp_protocol.v1.client import Client, ClientContext, spawn_agent
+
+from tests.interop.support import NODE_PEERS, node
+
+
+class WitnessClient(Client):
+    """Records, as wire JSON, every update and permission request the agent sends; allows."""
+
+    def __init__(self) -> None:
+        self.updates: list[dict[str, Any]] = []
+        self.asked: list[dict[str, Any]] = []
+
+    async def session_update(self, params: models.SessionNotification, ctx: ClientContext) -> None:
+        self.updates.append(params.to_wire())
+
+    async def session_request_permission(
+        self, params: models.RequestPermissionRequest, ctx: ClientContext
+    ) -> models.RequestPermissionResponse:
+        self.asked.append(params.to_wire())
+        chosen = models.RequestPermissionOutcomeSelected(outcome="selected", option_id="allow")
+        return models.RequestPermissionResponse(outcome=chosen)
+
+
+def prompt(session_id: str, text: str) -> models.PromptRequest:
+    content = [models.ContentBlockText(type="text", text=text)]
+    return models.PromptRequest(session_id=session_id, prompt=content)
+
+
+async def test_our_client_ends_with_the_state_the_ts_agents_updates_describe(
+    tmp_path: Path,
+) -> None:
+    client = WitnessClient()
+    environment = {**os.environ, "ACP_INTEROP_EVENTS": str(tmp_path / "events")}
+    agent = str(NODE_PEERS / "ts_agent.mjs")
+    changes: list[Applied] = []
+    turns: list[int] = []  # the number of updates received when each turn ended
+    async with spawn_agent(client, node(), agent, env=environment) as connection:
+        await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
+        new = models.NewSessionRequest(cwd=str(NODE_PEERS), mcp_servers=[])
+        session_id = (await connection.agent.session_new(new)).session_id
+        connection.on_state_change(changes.append, session_id)
+        for text in ("stream", "ask to look around", "stream"):
+            answer = await connection.agent.session_prompt(prompt(session_id, text))
+            assert answer.stop_reason == "end_turn"
+            turns.append(len(client.updates))
+        state = connection.session_state(session_id)
+        snapshot = state.snapshot()
+
+    # The agent's words, turn by turn, as the updates carried them.
+    said: list[list[dict[str, Any]]] = []
+    start = 0
+    for end in turns:
+        said.append([u["update"]["content"] for u in client.updates[start:end]])
+        start = end
+    assert all(u["update"]["sessionUpdate"] == "agent_message_chunk" for u in client.updates)
+    assert [[c["text"] for c in turn] for turn in said] == [
+        ["one ", "two ", "three"],
+        ["Allowed. "],
+        ["one ", "two ", "three"],
+    ]
+    # One agent message per prompt turn (v1 chunks carry no messageId), in arrival order.
+    messages = {entry["id"]: entry["value"] for entry in snapshot["targets"]["agentMessage"]}
+    assert list(messages) == ["turn:1", "turn:2", "turn:3"]
+    assert [messages[f"turn:{n}"]["content"] for n in (1, 2, 3)] == said
+    # The permission request's tool call, upserted by its id: what the agent asked about.
+    (asked,) = client.asked
+    tool_call = asked["toolCall"]
+    assert state.entries("toolCall") == [tool_call]
+    assert tool_call["title"] == "to look around"
+    # A change event per applied update, after the state changed; nothing logged or malformed.
+    assert len(changes) == len(client.updates) + len(client.asked)
+    assert {(c.target, c.action) for a in changes for c in a.changes} == {
+        ("agentMessage", "append"),
+        ("toolCall", "upsert"),
+    }
+    assert snapshot["log"] == [] and snapshot["problems"] == []
