@@ -52,7 +52,6 @@ export { TRACE_KEYS, carryTraceContext, traceContextOf, withTraceContext, type T
 export { SessionView, type Idle } from "./session_view.js";
 export {
   ClientState,
-  sentWithState,
   type Applied,
   type ClientSnapshot,
   type StateEntry,
