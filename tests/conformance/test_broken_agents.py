@@ -39,6 +39,18 @@ NOTIFICATIONS_ANSWERED = {
     "envelope.notification_with_number_params_is_never_answered_nor_handled",
     "envelope.notification_with_boolean_params_is_never_answered_nor_handled",
     "envelope.a_non_string_method_without_id_is_invalid_with_null_id",
+    # the same, a cancel naming a request already answered, and the fuzz's notifications
+    "cancel_request.after_its_answer_ignored",
+    "fuzz.must",
+    "fuzz.should",
+}
+BIG_FRAMES = {
+    # a request of 10 and 40 MB, and a line that is not JSON, each answered ("the Server MUST
+    # reply"), the next request too
+    "frames.request_10mb_answered",
+    "frames.not_json_10mb_answered",
+    "frames.request_40mb_answered",
+    "frames.not_json_40mb_answered",
 }
 
 FAILS = {
@@ -47,7 +59,16 @@ FAILS = {
     "advertises_unserved": {"capabilities.advertised_is_served.session/list"},
     "update_after_answer": {"prompt.updates_before_the_answer"},
     "ignores_cancel": {"prompt.cancel_answers_cancelled", "cancel_request.pending_prompt_answered"},
-    "drops_answers_at_eof": {"eof.pending_prompt_answered"},
+    "drops_answers_at_eof": {"eof.pending_prompt_answered", "eof.every_request_read_is_answered"},
+    "dies_on_big_frame": BIG_FRAMES,
+    # requests read before EOF other than the prompt are never answered
+    "drops_requests_at_eof": {"eof.every_request_read_is_answered"},
+    # "Notification to cancel an ongoing request": a request sent after it was not ongoing
+    "cancels_early": {"cancel_request.before_its_request_not_cancelled"},
+    # "The Server MUST NOT reply to a Notification"
+    "answers_late_cancel": {"cancel_request.after_its_answer_ignored"},
+    # the -32602 names no field (informative: JSON-RPC leaves `data` to the server)
+    "invalid_params_without_where": {"params.invalid_names_where"},
 }
 V2_FAILS = {
     "v2_no_bug": set(),

@@ -27,12 +27,17 @@ from types import ModuleType
 from typing import IO, Any
 
 from . import (
+    cancel_order,
     cancel_request,
     capabilities,
     envelope,
+    frames,
+    fuzz,
+    half_close,
     lifecycle,
     methods,
     negotiation,
+    params_where,
     prompt_turn,
 )
 from .cases import Case, Context, Failure, Outcome, Skip, failed, skipped
@@ -48,6 +53,11 @@ FAMILIES = (
     lifecycle,
     cancel_request,
     envelope,
+    params_where,
+    cancel_order,
+    half_close,
+    frames,
+    fuzz,
 )
 """The agent-side case families, in report order."""
 STDERR_TAIL = 4096

@@ -45,12 +45,30 @@ class Bugs:
     """`session/cancel` and `$/cancel_request` change nothing: the turn runs to `end_turn`."""
     drops_answers_at_eof: bool = False
     """At the end of stdin the process exits at once, pending prompts unanswered."""
+    drops_requests_at_eof: bool = False
+    """`session/new` takes 0.5 s; at the end of stdin the process waits for the prompt turns
+    running, then exits: other requests read before the end are never answered."""
+    dies_on_big_frame: bool = False
+    """The reader gives up on a line longer than 8 MB: the process exits."""
+    cancels_early: bool = False
+    """A `$/cancel_request` for an id not seen yet is remembered: the request sent later with
+    that id is answered -32800."""
+    answers_late_cancel: bool = False
+    """A `$/cancel_request` for a request already read is answered (an error, `"id": null`)."""
+    invalid_params_without_where: bool = False
+    """Params refused by the models are answered -32602 "Invalid params", with no `data`."""
 
 
-def checked(params: Any, model: Any) -> Any:
+BIG_LINE = 8 * 1024 * 1024
+SLOW_NEW = 0.5
+
+
+def checked(params: Any, model: Any, bugs: Bugs) -> Any:
     try:
         return validator_for(model)(params)
     except ValidationError as error:
+        if bugs.invalid_params_without_where:
+            raise InvalidParams() from None
         raise InvalidParams.from_validation(error) from None
 
 
@@ -60,6 +78,7 @@ class Agent:
         self.cancelled: dict[str, asyncio.Event] = {}
         self.connection: Connection | None = None
         self.late: set[asyncio.Future[None]] = set()
+        self.turns = 0
 
     def handlers(self) -> MethodHandlers:
         return MethodHandlers(
@@ -72,7 +91,7 @@ class Agent:
         )
 
     async def initialize(self, params: Any, ctx: RequestContext) -> Any:
-        checked(params, models.InitializeRequest)
+        checked(params, models.InitializeRequest, self.bugs)
         result: dict[str, Any] = {
             "protocolVersion": 1,
             "agentInfo": {"name": "broken-fixture", "version": "0"},
@@ -82,17 +101,28 @@ class Agent:
         return result
 
     async def session_new(self, params: Any, ctx: RequestContext) -> Any:
-        checked(params, models.NewSessionRequest)
+        checked(params, models.NewSessionRequest, self.bugs)
+        if self.bugs.drops_requests_at_eof:
+            await asyncio.sleep(SLOW_NEW)
         session_id = f"session-{uuid.uuid4()}"
         self.cancelled[session_id] = asyncio.Event()
         return {"sessionId": session_id}
 
     async def session_prompt(self, params: Any, ctx: RequestContext) -> Any:
-        request = checked(params, models.PromptRequest)
+        request = checked(params, models.PromptRequest, self.bugs)
         session_id = request.session_id
         cancelled = self.cancelled.setdefault(session_id, asyncio.Event())
         cancelled.clear()
         words = " ".join(b.text for b in request.prompt if isinstance(b, models.ContentBlockText))
+        self.turns += 1
+        try:
+            return await self.turn(session_id, words, cancelled, ctx)
+        finally:
+            self.turns -= 1
+
+    async def turn(
+        self, session_id: str, words: str, cancelled: asyncio.Event, ctx: RequestContext
+    ) -> Any:
         for word in words.split():
             if cancelled.is_set() and not self.bugs.ignores_cancel:
                 return {"stopReason": "cancelled"}
@@ -129,14 +159,25 @@ def update(session_id: str, word: str) -> dict[str, Any]:
     return {"sessionId": session_id, "update": chunk}
 
 
+def id_key(value: Any) -> str | None:
+    """A request id as comparable text (an integer or a string; None for any other value)."""
+    return json.dumps(value) if type(value) in (int, str) else None
+
+
 class Tapped:
     """The stdio transport with the bugs that live below the dispatcher: reads are looked at
-    line by line (a notification answered; the end of input ends the process)."""
+    line by line (a notification answered, a cancel remembered or answered, a request dropped
+    for a cancel seen before it, a long line the end of the process; the end of input ends the
+    process)."""
 
-    def __init__(self, transport: PipeTransport, bugs: Bugs) -> None:
+    def __init__(self, transport: PipeTransport, bugs: Bugs, agent: Agent) -> None:
         self.transport = transport
         self.bugs = bugs
-        self.pending = b""
+        self.agent = agent
+        self.pieces: list[bytes] = []
+        self.size = 0
+        self.seen: set[str] = set()
+        self.cancelled: set[str] = set()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.transport, name)
@@ -145,25 +186,78 @@ class Tapped:
         return False  # read through `read`, where the bugs are
 
     async def read(self) -> bytes:
-        chunk = await self.transport.read()
-        if not chunk and self.bugs.drops_answers_at_eof:
-            os._exit(0)
-        if self.bugs.answers_notifications:
-            lines = (self.pending + chunk).split(b"\n")
-            self.pending = lines.pop()
-            for line in lines:
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(message, dict) and "method" in message and "id" not in message:
-                    self.transport.write(b'{"jsonrpc":"2.0","id":null,"result":null}\n')
-        return chunk
+        while not (read := await self.read_lines()) and self.pieces:
+            pass  # every line of the read was the bugs' own: read on (b"" is the end)
+        return read
+
+    async def read_lines(self) -> bytes:
+        while True:
+            chunk = await self.transport.read()
+            if not chunk or b"\n" in chunk:
+                break
+            # part of a line: held in pieces, joined once it ends (no copy per read)
+            self.pieces.append(chunk)
+            self.size += len(chunk)
+            if self.bugs.dies_on_big_frame and self.size > BIG_LINE:
+                os._exit(1)
+        if not chunk:
+            if self.bugs.drops_answers_at_eof:
+                os._exit(0)
+            if self.bugs.drops_requests_at_eof:
+                await asyncio.sleep(0.05)  # the requests read have started
+                while self.agent.turns:
+                    await asyncio.sleep(0.01)
+                await asyncio.sleep(0.05)  # the last turn's answer written
+                os._exit(0)
+            rest, self.pieces, self.size = b"".join(self.pieces), [], 0
+            return rest if rest and self.keep(rest) else b""
+        lines = b"".join([*self.pieces, chunk]).split(b"\n")
+        last = lines.pop()
+        self.pieces, self.size = [last], len(last)
+        return b"".join(line + b"\n" for line in lines if self.keep(line))
+
+    def keep(self, line: bytes) -> bool:
+        """Whether the dispatcher reads `line` (the bugs answer some lines themselves)."""
+        if self.bugs.dies_on_big_frame and len(line) > BIG_LINE:
+            os._exit(1)
+        if not (self.bugs.answers_notifications or self.bugs.cancels_early) and not (
+            self.bugs.answers_late_cancel
+        ):
+            return True
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return True
+        if not isinstance(message, dict) or "method" not in message:
+            return True
+        key = id_key(message.get("id"))
+        params = message.get("params")
+        if "id" not in message:
+            if self.bugs.answers_notifications:
+                self.transport.write(b'{"jsonrpc":"2.0","id":null,"result":null}\n')
+            if message["method"] == "$/cancel_request" and isinstance(params, dict):
+                named = id_key(params.get("requestId"))
+                if self.bugs.answers_late_cancel and named is not None and named in self.seen:
+                    error = {"code": -32600, "message": "that request is over"}
+                    answer = {"jsonrpc": "2.0", "id": None, "error": error}
+                    self.transport.write(json.dumps(answer).encode() + b"\n")
+                if self.bugs.cancels_early and named is not None and named not in self.seen:
+                    self.cancelled.add(named)
+            return True
+        if key is None:
+            return True
+        self.seen.add(key)
+        if key in self.cancelled:
+            error = {"code": -32800, "message": "Request cancelled"}
+            answer = {"jsonrpc": "2.0", "id": message["id"], "error": error}
+            self.transport.write(json.dumps(answer).encode() + b"\n")
+            return False
+        return True
 
 
 async def main(bugs: Bugs) -> None:
     agent = Agent(bugs)
-    transport = Tapped(await open_stdio(), bugs)
+    transport = Tapped(await open_stdio(), bugs, agent)
     async with Connection(transport, agent.handlers()) as connection:
         agent.connection = connection
         await connection.wait_closed()

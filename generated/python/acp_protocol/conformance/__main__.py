@@ -24,6 +24,7 @@ from typing import NoReturn
 
 from .client_main import add_parser as add_client_parser
 from .client_main import main_client
+from .fuzz import FRAMES, SEED, seeded
 from .page import html_page
 from .report import Progress, junit, print_report, write_traces
 from .runner import (
@@ -94,6 +95,10 @@ def parser() -> Parser:
     agent.add_argument("--html", type=Path, metavar="FILE", help="write one self-contained page")
     agent.add_argument("--list", action="store_true", help="list the selected cases and exit")
     agent.add_argument("--verbose", "-v", action="store_true", help="show every case's quote")
+    agent.add_argument("--seed", type=int, default=SEED, help=f"the fuzz's seed ({SEED})")
+    agent.add_argument(
+        "--frames", type=int, default=FRAMES, metavar="N", help=f"fuzz lines ({FRAMES})"
+    )
     agent.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD …")
     add_client_parser(modes, protocols, JOBS)
     return top
@@ -122,7 +127,8 @@ async def main_async(argv: Sequence[str]) -> int:
     else:
         protocol = options.protocol + ("/unstable" if options.unstable else "")
     edition = load_edition(protocol)
-    cases = select(all_cases(edition.data), globs(options.only), globs(options.skip))
+    every = seeded(all_cases(edition.data), options.seed, max(1, options.frames))
+    cases = select(every, globs(options.only), globs(options.skip))
     if options.list:
         for case in cases:
             print(f"{case.level:11}  {case.id}  {case.title}")
