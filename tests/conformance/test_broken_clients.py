@@ -2,8 +2,10 @@
 
 Each `client_*` fixture of tests/conformance/broken is one small v1 client on the raw runtime
 (client_base.py) with one bug; `client_no_bug` is the same client without one and fails nothing.
-The whole client suite runs against each, Ctrl-C included (`--sigint`), and the set of failed
-case ids is compared whole.
+Each `client_v2_*` fixture is one small v2 client on the generated package (client_v2_base.py),
+likewise. The whole client suite of the fixture's edition runs against each, Ctrl-C included
+(`--sigint`; the fixtures reject a permission request: `--permission reject`), and the set of
+failed case ids is compared whole.
 """
 
 from __future__ import annotations
@@ -20,15 +22,32 @@ FAILS = {
     "client_answers_notifications": {
         "client.notifications.never_answered.session/update",
         "client.notifications.never_answered._conformance/no_such_notification",
+        "client.notifications.never_answered.$/cancel_request",
     },
     "client_never_answers_reads": {"client.serves.fs/read_text_file"},
     "client_ctrl_c_closes_stdin": {"client.cancel.sigint_sends_session_cancel"},
+    "client_v2_no_bug": set(),
+    # PromptResponse: "This response does not indicate ... that the Agent has finished
+    # processing it. Processing and completion are reported through `state_update`"
+    "client_v2_exits_on_the_answer": {
+        "client.lifecycle.turn_ends_on_idle_not_on_the_answer",
+        "client.lifecycle.shows_the_idle_stop_reason",
+    },
+    # "The Client answers a request the Agent cancels with `$/cancel_request` with this outcome."
+    "client_v2_answers_withdrawn_requests": {
+        "client.permission.withdrawn_request_answered_cancelled",
+        "client.cancel.sigint_cancels_the_pending_permission",
+    },
+    # "Clients SHOULD treat a `-32002` response as a successful close."
+    "client_v2_close_fails_on_not_found": {"client.close.not_found_is_a_successful_close"},
 }
 
 
 @pytest.mark.parametrize("fixture", sorted(FAILS))
 def test_a_broken_client_fails_exactly_the_cases_of_its_bug(fixture: str, tmp_path: Path) -> None:
-    run = run_client_suite(broken_client(fixture), "--protocol", "v1", "--sigint", trace=tmp_path)
+    protocol = "v2" if fixture.startswith("client_v2_") else "v1"
+    options = ("--protocol", protocol, "--sigint", "--permission", "reject")
+    run = run_client_suite(broken_client(fixture), *options, trace=tmp_path)
     assert run.traces, run.stderr
     assert run.ids("fail") == FAILS[fixture], run.stdout
     must_failed = run.ids("fail", "MUST")

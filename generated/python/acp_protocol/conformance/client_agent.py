@@ -5,14 +5,22 @@
 agent's steps: answer `initialize` and `session/new`, wait for the prompt, stream updates, ask
 the client something, end the turn, see the client exit.
 
-The suite's agent answers `initialize` with the edition's version and no optional capability,
-`session/new` with a fresh session id, and any other request of the client it is not waiting for
-with -32601 (an agent that serves nothing more). Every value it sends is checked against the
-edition's models first (`steps.params`), so the suite never sends what the schema refuses.
+The suite's agent answers `initialize` with the edition's version and no optional capability but
+the one its prompt needs (v2: `capabilities.session`, "Supplying `{}` means the Agent supports
+the baseline session methods"), `session/new` with a fresh session id, and any other request of
+the client it is not waiting for with -32601 (an agent that serves nothing more). Every value it
+sends is checked against the edition's models first (`steps.params`), so the suite never sends
+what the schema refuses.
+
+Where the edition answers its prompt at insertion (v2), the prompt is answered at once with a
+`messageId`, echoed as a `user_message` update and followed by a `running` state update; the
+turn's words are `agent_message_chunk`s of the agent's own message, and the turn ends with an
+`idle` state update carrying the stop reason (v1: the prompt's answer carries it).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,10 +29,15 @@ from typing import Any
 from ..runtime.validators import validator_for
 from .cases import Context, Failure
 from .client_wire import ClientProcess, RelayStream, gone_within
+from .data import LifecycleEntry
 from .peer import Frame, NoAnswer
 from .steps import params
 
 SESSION_ID = "conformance-session-1"
+MESSAGE_ID = "conformance-message-1"
+"""The `messageId` the suite's agent answers a v2 prompt with (the inserted user message)."""
+REPLY_ID = "conformance-reply-1"
+"""The `messageId` of the agent message the suite's agent streams (v2)."""
 LEFTOVER_WAIT = 5.0
 """Seconds the agent (the relay) may outlive its client."""
 WORDS = ("conformance", "chunk", "one", "two", "three")
@@ -34,7 +47,8 @@ WORDS = ("conformance", "chunk", "one", "two", "three")
 @dataclass(kw_only=True)
 class ClientRun(Context):
     """A client case's context: the client's process, the relay's stream, the prompt text the
-    command line was given, the client's folder, and whether `{prompt}` and `--sigint` apply."""
+    command line was given, the client's folder, whether `{prompt}` and `--sigint` apply, and
+    what the client answers a permission request with (`--permission`)."""
 
     client: ClientProcess
     stream: RelayStream
@@ -42,6 +56,8 @@ class ClientRun(Context):
     folder: Path
     has_prompt: bool
     sigint: bool
+    permission: str | None = None
+    """The option kind the client's flags make it select ("allow", "reject"; `--permission`)."""
     seen: int = 0
     """Frames of `peer.received` the scripted agent has read."""
     first: Frame | None = field(default=None)
@@ -96,7 +112,21 @@ def initialize_result(run: ClientRun, version: int | None = None) -> dict[str, A
     for name, info in fields.items():
         if (info.alias or name) in ("agentInfo", "info"):
             result[info.alias or name] = {"name": "acp-conformance-agent", "version": "1"}
+    prompt = run.edition.prompt
+    needed = [c for c in run.edition.capabilities if prompt and prompt.method in c.requires]
+    if needed:  # the shortest: the baseline that advertises the prompt (v2 `capabilities.session`)
+        cap = min(needed, key=lambda c: len(c.path))
+        node = result
+        for key in cap.path[:-1]:
+            node = node.setdefault(key, {})
+        node[cap.path[-1]] = cap.value
     return result
+
+
+def lifecycle(run: ClientRun) -> LifecycleEntry | None:
+    """The edition's prompt lifecycle when its prompt is answered at insertion (v2), else None."""
+    prompt = run.edition.prompt
+    return prompt.lifecycle if prompt is not None and prompt.answer == "insertion" else None
 
 
 async def handshake(run: ClientRun) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -109,20 +139,50 @@ async def handshake(run: ClientRun) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 async def prompted(run: ClientRun) -> dict[str, Any]:
-    """The handshake, then the client's prompt request (not answered yet)."""
+    """The handshake, then the client's prompt request: not answered yet (v1), or inserted (v2:
+    answered with its `messageId`, echoed, the work `running`)."""
     await handshake(run)
     prompt = run.edition.prompt
     if prompt is None:
         raise Failure("the edition has no prompt turn")
-    return await client_request(run, prompt.method)
+    request = await client_request(run, prompt.method)
+    if (life := lifecycle(run)) is not None:
+        # "Identifies the user message inserted into the ACP conversation ... The corresponding
+        # user-message session update carries this same identifier"
+        reply(run, request, {life.message_id: MESSAGE_ID})
+        blocks = (
+            request.get("params", {}).get("prompt") if type(request.get("params")) is dict else []
+        )
+        echo = {life.update_tag: life.user_message, life.message_id: MESSAGE_ID}
+        send_update(run, {**echo, "content": blocks} if type(blocks) is list and blocks else echo)
+        state(run, life.running)
+    return request
+
+
+def send_update(run: ClientRun, value: dict[str, Any]) -> None:
+    """One update of the session (checked against the edition's notification params)."""
+    prompt = run.edition.prompt
+    assert prompt is not None
+    wire = {"sessionId": SESSION_ID, "update": value}
+    run.peer.notify(prompt.update, params(run, prompt.update, wire, "notification"))
+
+
+def state(run: ClientRun, value: str, stop: str | None = None) -> None:
+    """A v2 `state_update` (`idle` with its stop reason when `stop` is given)."""
+    life = lifecycle(run)
+    assert life is not None
+    update = {life.update_tag: life.update_value, life.state_tag: value}
+    send_update(run, update if stop is None else {**update, life.stop_reason: stop})
 
 
 def update(run: ClientRun, text: str) -> None:
-    prompt = run.edition.prompt
-    assert prompt is not None
-    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
-    wire = {"sessionId": SESSION_ID, "update": chunk}
-    run.peer.notify(prompt.update, params(run, prompt.update, wire, "notification"))
+    chunk: dict[str, Any] = {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": text},
+    }
+    if (life := lifecycle(run)) is not None:
+        chunk[life.message_id] = REPLY_ID
+    send_update(run, chunk)
 
 
 async def ask(run: ClientRun, method: str, wire: Any, request_id: Any = None) -> dict[str, Any]:
@@ -136,10 +196,35 @@ async def ask(run: ClientRun, method: str, wire: Any, request_id: Any = None) ->
     return await run.peer.answer(request_id, run.timeout, f"answer to {method}")
 
 
+PERMISSION_OPTIONS = (
+    {"optionId": "conformance-allow", "name": "Allow", "kind": "allow_once"},
+    {"optionId": "conformance-reject", "name": "Reject", "kind": "reject_once"},
+)
+
+
+def permission_params(run: ClientRun) -> dict[str, Any]:
+    """A `session/request_permission` of the edition's shape: an allow and a reject option,
+    and what the request is about where the schema asks for it (v1 `toolCall`, v2 `title`)."""
+    wire: dict[str, Any] = {"sessionId": SESSION_ID, "options": list(PERMISSION_OPTIONS)}
+    entry = run.edition.method("session/request_permission")
+    fields = getattr(getattr(run.models, entry.params), "model_fields", {}) if entry else {}
+    wire_names = {info.alias or name for name, info in fields.items()}
+    if "toolCall" in wire_names:
+        wire["toolCall"] = {"toolCallId": "conformance-call-1", "title": "conformance check"}
+    if "title" in wire_names:
+        wire["title"] = "conformance check"
+    return wire
+
+
 def end_turn(run: ClientRun, request: dict[str, Any], stop: str | None = None) -> None:
+    """The turn ends with `stop` (`end_turn` by default): the prompt's answer (v1), or the idle
+    state update (v2: the prompt was answered at insertion)."""
     prompt = run.edition.prompt
     assert prompt is not None
-    reply(run, request, {"stopReason": stop or prompt.end_turn})
+    if (life := lifecycle(run)) is not None:
+        state(run, life.idle, stop or prompt.end_turn)
+    else:
+        reply(run, request, {"stopReason": stop or prompt.end_turn})
 
 
 async def turn(run: ClientRun) -> dict[str, Any]:
@@ -152,8 +237,34 @@ async def turn(run: ClientRun) -> dict[str, Any]:
 
 
 async def exit_status(run: ClientRun) -> int:
-    """The client's exit status once the turn is over; a Failure when it does not exit."""
-    code = await run.client.exit_within(run.timeout)
+    """The client's exit status once the turn is over; a Failure when it does not exit. What
+    it asks meanwhile is answered: its session closed (v2 `session/close`: "Closing a session
+    that does not exist or is not active SHOULD succeed"), anything else -32601."""
+    life = lifecycle(run)
+    exited = asyncio.ensure_future(run.client.exit_within(run.timeout))
+    try:
+        while not exited.done():
+            asked = asyncio.ensure_future(
+                run.peer.wait_for(_is_request, run.timeout, "a request", start=run.seen)
+            )
+            await asyncio.wait({exited, asked}, return_when=asyncio.FIRST_COMPLETED)
+            if not asked.done():
+                asked.cancel()
+                break
+            if asked.exception() is not None:  # the client ended its output, or a timeout
+                await asyncio.wait({exited})
+                break
+            frame = asked.result()
+            run.seen = run.peer.received.index(frame) + 1
+            message = frame.message
+            assert message is not None
+            if life is not None and message["method"] == life.close:
+                reply(run, message, {})
+            else:
+                reply_error(run, message, -32601, "Method not found: the conformance agent")
+        code = await exited
+    finally:
+        exited.cancel()
     if code is None:
         raise Failure(f"the client did not exit within {run.timeout:g} s of the turn's end")
     return code

@@ -44,6 +44,11 @@ def add_parser(modes: Any, protocols: Sequence[str], jobs: int) -> None:
         "--sigint", action="store_true", help="the client cancels on Ctrl-C: test it"
     )
     client.add_argument(
+        "--permission",
+        choices=("allow", "reject"),
+        help="the option kind the client selects for a permission request (its flags): test it",
+    )
+    client.add_argument(
         "--jobs", type=int, default=jobs, metavar="N", help=f"cases run at once ({jobs})"
     )
     client.add_argument(
@@ -69,7 +74,11 @@ async def main_client(options: argparse.Namespace) -> int:
         if os.sep in command[0]:  # the client runs in a folder of its own
             command[0] = os.path.abspath(command[0])
     settings = ClientSettings(
-        tuple(command), timeout=options.timeout, jobs=options.jobs, sigint=options.sigint
+        tuple(command),
+        timeout=options.timeout,
+        jobs=options.jobs,
+        sigint=options.sigint,
+        permission=options.permission,
     )
     if options.protocol == "auto":
         if options.list:

@@ -25,12 +25,24 @@ from types import ModuleType
 from typing import Any
 
 from ..runtime.validators import validator_for
+from .cancel_request import cancel_method
 from .cases import JSON_RPC, Case, Context, Outcome, describe, error_code, failed, passed, skipped
-from .client_agent import SESSION_ID, ClientRun, ask, end_turn, of, prompted, update
+from .client_agent import (
+    SESSION_ID,
+    ClientRun,
+    ask,
+    end_turn,
+    lifecycle,
+    of,
+    permission_params,
+    prompted,
+    state,
+    update,
+)
 from .data import EditionData, Quote
 from .methods import NOTIFICATION
 from .peer import Frame
-from .steps import capability
+from .steps import capability, params
 
 QUIET = 0.4
 """Seconds a notification is given to draw an answer it must never get."""
@@ -40,6 +52,8 @@ WRITE_FILE = "conformance-written.txt"
 WRITE_TEXT = "written by the conformance suite\n"
 UNKNOWN_REQUESTS = ("_conformance/no_such_method", "conformance/no_such_method")
 UNKNOWN_NOTIFICATION = "_conformance/no_such_notification"
+NEVER_SENT = "conformance-never-sent"
+"""The id a `$/cancel_request` names that no request of the suite's agent had."""
 IDS: dict[str, Any] = {
     "string": "conformance-id-1",
     "numeric_string": "7",
@@ -104,7 +118,7 @@ def _models_in(annotation: Any) -> list[Any]:
 
 
 def cases(edition: EditionData, models: ModuleType) -> list[Case]:
-    if edition.prompt is None or edition.prompt.answer != "completion":
+    if edition.prompt is None:
         return []
     found: list[Case] = []
     served = {"fs/read_text_file": _serves_read, "fs/write_text_file": _serves_write}
@@ -159,7 +173,11 @@ def cases(edition: EditionData, models: ModuleType) -> list[Case]:
             _unknown_method,
         )
     )
-    for name in (edition.prompt.update, UNKNOWN_NOTIFICATION):
+    notifications = [edition.prompt.update, UNKNOWN_NOTIFICATION]
+    protocol_cancel = cancel_method(edition)
+    if protocol_cancel is not None:  # "Unknown, finished or malformed ids are ignored"
+        notifications.append(protocol_cancel.name)
+    for name in notifications:
         found.append(
             Case(
                 f"client.notifications.never_answered.{name}",
@@ -242,20 +260,20 @@ async def _serves_write(run: ClientRun) -> Outcome:
 async def _permission(ctx: Context) -> Outcome:
     run = of(ctx)
     request = await prompted(run)
-    options = [
-        {"optionId": "conformance-allow", "name": "Allow", "kind": "allow_once"},
-        {"optionId": "conformance-reject", "name": "Reject", "kind": "reject_once"},
-    ]
-    tool_call = {"toolCallId": "conformance-call-1", "title": "conformance check"}
-    wire = {"sessionId": SESSION_ID, "toolCall": tool_call, "options": options}
+    life = lifecycle(run)
+    if life is not None:  # "The Agent SHOULD report `requires_action` when ... permissions"
+        state(run, life.requires_action)
     method = "session/request_permission"
+    wire = permission_params(run)
     answer = await ask(run, method, wire)
+    if life is not None:  # "it MUST report `running` when progress resumes"
+        state(run, life.running)
     end_turn(run, request)
     if (why := _result_fits(run, method, answer)) is not None:
         return failed(why)
     outcome = answer["result"].get("outcome", {})
     chosen = outcome.get("optionId") if type(outcome) is dict else None
-    if chosen is not None and chosen not in {o["optionId"] for o in options}:
+    if chosen is not None and chosen not in {o["optionId"] for o in wire["options"]}:
         return failed(f"the client selected {chosen!r}, not an option offered")
     return passed(f"outcome {outcome}")
 
@@ -304,6 +322,9 @@ def _never_answered(name: str) -> Any:
         start = len(run.peer.received)
         if name == UNKNOWN_NOTIFICATION:
             run.peer.notify(name, {"sessionId": SESSION_ID})
+        elif name == getattr(cancel_method(run.edition), "name", None):
+            # a `$/cancel_request` for a request the client never received
+            run.peer.notify(name, params(run, name, {"requestId": NEVER_SENT}, "notification"))
         else:
             update(run, "a chunk that is never answered ")
         await asyncio.sleep(QUIET)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import client_requests, client_session
+from . import client_lifecycle, client_permission, client_requests, client_session
 from .cases import Case, Context, Failure, Outcome, Skip, failed, skipped
 from .client_agent import ClientRun
 from .client_wire import (
@@ -51,6 +51,8 @@ class ClientSettings:
     jobs: int = 4
     sigint: bool = False
     """The client cancels its turn on Ctrl-C: run the `client.cancel.*` cases."""
+    permission: str | None = None
+    """The option kind the client selects for a permission request ("allow", "reject")."""
 
     @property
     def has_prompt(self) -> bool:
@@ -61,6 +63,8 @@ def all_client_cases(edition: Edition) -> list[Case]:
     return [
         *client_session.cases(edition.data, edition.models),
         *client_requests.cases(edition.data, edition.models),
+        *client_permission.cases(edition.data),
+        *client_lifecycle.cases(edition.data, edition.models),
     ]
 
 
@@ -99,6 +103,7 @@ async def run_case(case: Case, edition: Edition, settings: ClientSettings, root:
                 folder=folder,
                 has_prompt=settings.has_prompt,
                 sigint=settings.sigint,
+                permission=settings.permission,
             )
             outcome = await _checked(case, run)
             await peer.close()

@@ -8,6 +8,9 @@ client ends after its turn, and Ctrl-C (`--sigint`) cancels the turn with `sessi
 
 What a client shows on its stdout, and how it ends, is no rule of the protocol: those cases are
 informative (they follow the starter clients' behaviour: one prompt, its reply printed, exit 0).
+The cases are the same for every edition: the scripted agent (client_agent) ends a v1 turn with
+the prompt's answer and a v2 turn with its `idle` state update; v2's own client cases are
+client_lifecycle's.
 """
 
 from __future__ import annotations
@@ -72,16 +75,36 @@ def _model_quote(edition: EditionData, models: ModuleType, method: str, extra: s
     return Quote(first + extra, f"{edition.source}#/$defs/{name}")
 
 
+def ctrl_c(edition: EditionData, models: ModuleType) -> Quote:
+    """The Ctrl-C cases' quote: the starter protocol, and the schema's cancel notification."""
+    prompt = edition.prompt
+    assert prompt is not None
+    entry = edition.method(prompt.cancel, "notification")
+    if entry is None or prompt.answer == "completion":
+        return CTRL_C
+    doc = " ".join(
+        (getattr(getattr(models, entry.params), "__doc__", "") or "").split("\n\n")[0].split()
+    )
+    return Quote(
+        f"Ctrl-C during a turn cancels it the protocol's way: `{prompt.cancel}`, the work then "
+        f"ending with an idle state update, stop reason `{prompt.cancelled}` (the starter client "
+        f'protocol, `--sigint`); the schema: "{doc}"',
+        f"acp-codegen starter clients (docs/install.md, Starters); "
+        f"{edition.source}#/$defs/{entry.params}",
+    )
+
+
 def cases(edition: EditionData, models: ModuleType) -> list[Case]:
     prompt = edition.prompt
-    if prompt is None or prompt.answer != "completion":
+    if prompt is None:
         return []
     n = edition.negotiation
+    capabilities = capabilities_field(edition, models)
     found = [
         Case(
             "client.initialize.params_fit_the_schema",
-            f"the client's {n.method} carries {n.field} and clientCapabilities, and fits "
-            "the schema",
+            f"the client's {n.method} asks {n.field} {edition.protocol_version} and fits the "
+            f"schema ({capabilities} sent, or the schema's default)",
             "MUST",
             _model_quote(edition, models, n.method, SCHEMA_SHAPE),
             _initialize_shape,
@@ -96,7 +119,7 @@ def cases(edition: EditionData, models: ModuleType) -> list[Case]:
         Case(
             "client.negotiation.unspoken_version_disconnects",
             f"answered a {n.field} it does not speak, the client disconnects",
-            _level(n.quote.text),
+            level_of(n.quote.text),
             n.quote,
             _unspoken_version,
         ),
@@ -141,16 +164,16 @@ def cases(edition: EditionData, models: ModuleType) -> list[Case]:
             "client.cancel.sigint_sends_session_cancel",
             f"Ctrl-C during a turn sends {prompt.cancel} for the session (--sigint)",
             "informative",
-            CTRL_C,
+            ctrl_c(edition, models),
             _sigint_cancels,
             budget=3.0,
         ),
         Case(
             "client.cancel.exits_after_the_cancelled_turn",
-            f"after Ctrl-C and the {prompt.cancelled!r} answer, the client exits 0 and leaves no "
-            "agent process (--sigint)",
+            f"after Ctrl-C and the {prompt.cancelled!r} stop reason, the client exits 0 and "
+            "leaves no agent process (--sigint)",
             "informative",
-            CTRL_C,
+            ctrl_c(edition, models),
             _sigint_exits,
             budget=8.0,
         ),
@@ -158,14 +181,25 @@ def cases(edition: EditionData, models: ModuleType) -> list[Case]:
     return found
 
 
-def _level(text: str) -> Level:
+def level_of(text: str) -> Level:
     """The level the words of `text` give ("MUST" or "MUST NOT" → MUST, "SHOULD" → SHOULD)."""
     if re.search(r"\bMUST\b", text):
         return "MUST"
     return "SHOULD" if re.search(r"\bSHOULD\b", text) else "informative"
 
 
-def _fits(run: ClientRun, method: str, message: dict[str, Any]) -> str | None:
+def capabilities_field(edition: EditionData, models: ModuleType) -> str:
+    """The wire name of the `initialize` params field holding the client's capabilities (v1
+    `clientCapabilities`, v2 `capabilities`): the field typed `ClientCapabilities`."""
+    entry = edition.method(edition.negotiation.method)
+    fields = getattr(getattr(models, entry.params), "model_fields", {}) if entry else {}
+    for name, info in fields.items():
+        if "ClientCapabilities" in str(info.annotation):
+            return str(info.alias or name)
+    return "clientCapabilities"
+
+
+def fits(run: ClientRun, method: str, message: dict[str, Any]) -> str | None:
     entry = run.edition.method(method)
     assert entry is not None
     try:
@@ -180,13 +214,17 @@ async def _initialize_shape(ctx: Context) -> Outcome:
     n = run.edition.negotiation
     request = await client_request(run, n.method)
     reply(run, request, initialize_result(run))
-    if (why := _fits(run, n.method, request)) is not None:
+    if (why := fits(run, n.method, request)) is not None:
         return failed(why)
     sent = request["params"]
-    missing = [k for k in (n.field, "clientCapabilities") if k not in sent]
-    if missing:
-        return failed(f"its {n.method} params leave out {', '.join(missing)}")
-    return passed(f"{n.field} {sent[n.field]!r}")
+    if sent.get(n.field) != run.edition.protocol_version:
+        return failed(
+            f"it asks {n.field} {sent.get(n.field)!r}, not {run.edition.protocol_version}"
+        )
+    # The capabilities field has a default in the schema (no capability): omitting it is valid.
+    capabilities = capabilities_field(run.edition, run.models)
+    told = sent.get(capabilities, "omitted (the schema's default)")
+    return passed(f"{n.field} {sent[n.field]!r}, {capabilities} {told}")
 
 
 async def _initialize_first(ctx: Context) -> Outcome:
@@ -248,7 +286,7 @@ async def _prompt_shape(ctx: Context) -> Outcome:
     request = await client_request(run, prompt.method)
     end_turn(run, request)
     for method, message in (("session/new", new), (prompt.method, request)):
-        if (why := _fits(run, method, message)) is not None:
+        if (why := fits(run, method, message)) is not None:
             return failed(why)
     session = request["params"].get("sessionId")
     if session != SESSION_ID:
