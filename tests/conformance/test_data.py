@@ -11,7 +11,7 @@ from acp_protocol.conformance import envelope
 from acp_protocol.conformance.runner import all_cases, load_edition
 from acp_protocol.v1 import behaviour
 
-from acp_codegen.targets.python.conformance import level
+from acp_codegen.targets.python.conformance_schema import level
 from tests.paths import ROOT
 from tests.starters.builds import specification
 
