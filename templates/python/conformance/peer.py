@@ -34,6 +34,11 @@ class NoAnswer(Exception):
     """The program did not write what a case waits for: one line saying what and for how long."""
 
 
+class Unsendable(Exception):
+    """The stream has no form for what a case asks (an agent behind a URL: the end of its stdin,
+    a frame its transport cannot carry): the case is a skip with this line."""
+
+
 def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -191,6 +196,9 @@ class Peer:
         self.transcript.append(frame)
         try:
             self._transport.write(data + b"\n")
+        except Unsendable:
+            self.transcript.pop()
+            raise
         except Exception as error:  # the program is gone: the wait that follows says so
             self.transcript.append(
                 Frame(self.now(), "sent", False, None, f"(not written: {error})")
@@ -276,7 +284,13 @@ class Peer:
 
     def close_input(self) -> None:
         """Close the program's stdin (EOF) and go on reading what it still writes; its process
-        group is ended if it has not exited 2 s later."""
+        group is ended if it has not exited 2 s later. `Unsendable` over a stream with no
+        half-close (`program = False`: an agent behind a URL)."""
+        if not getattr(self._transport, "program", True):
+            raise Unsendable("needs a program the suite starts (not --url)")
+        self._end_input()
+
+    def _end_input(self) -> None:
         if self._closing is None:
             self._input_closed = True
             self._closing = asyncio.create_task(self._transport.close_input())
@@ -284,7 +298,7 @@ class Peer:
     async def close(self) -> None:
         """End the case: stdin closed, `CLOSE_GRACE` seconds to exit, then the whole process
         group killed."""
-        self.close_input()
+        self._end_input()
         assert self._closing is not None
         done, _ = await asyncio.wait({self._closing}, timeout=CLOSE_GRACE)
         if not done:

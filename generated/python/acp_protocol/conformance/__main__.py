@@ -38,6 +38,8 @@ from .runner import (
     run,
     select,
 )
+from .url import add_arguments as add_url_arguments
+from .url import prepare as prepare_url
 
 PROG = "python -m acp_protocol.conformance"
 TOOL_ERROR = 2
@@ -99,6 +101,7 @@ def parser() -> Parser:
     agent.add_argument(
         "--frames", type=int, default=FRAMES, metavar="N", help=f"fuzz lines ({FRAMES})"
     )
+    add_url_arguments(agent)
     agent.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD …")
     add_client_parser(modes, protocols, JOBS)
     return top
@@ -115,10 +118,22 @@ async def main_async(argv: Sequence[str]) -> int:
     command = list(options.command)
     if command[:1] == ["--"]:
         command = command[1:]
+    remote = None
+    if options.url is not None and not options.list:
+        if command:
+            raise ToolError("give --url or a command after `--`, not both")
+        remote = await prepare_url(
+            options.url, options.token_env, options.protocol, options.unstable
+        )
+        command = [options.url]  # what reports name: the URL, never the token
     settings = Settings(
-        tuple(command), timeout=options.timeout, jobs=options.jobs, fresh=options.fresh
+        tuple(command),
+        timeout=options.timeout,
+        jobs=options.jobs,
+        fresh=options.fresh,
+        opener=None if remote is None else remote.open,
     )
-    if not options.list:
+    if not options.list and remote is None:
         check_program(command)
     if options.protocol == "auto":
         if options.list:

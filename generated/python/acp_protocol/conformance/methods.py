@@ -9,6 +9,7 @@ notification is never answered.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from typing import Any
 
 from ..runtime.validators import validator_for
@@ -135,7 +136,9 @@ def _is_answer(frame: Frame) -> bool:
 def _never_answered(name: str) -> Any:
     async def check(ctx: Context) -> Outcome:
         await initialize(ctx)
-        wire: dict[str, Any] = {"sessionId": "conformance-no-such-session"}
+        # A session no one has, its own per case: over a URL, a session belongs to the first
+        # connection that names it, and another connection naming it is refused (404).
+        wire: dict[str, Any] = {"sessionId": f"conformance-no-such-session-{uuid.uuid4().hex[:12]}"}
         entry = ctx.edition.method(name, "notification")
         if entry is not None:
             try:

@@ -23,7 +23,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -45,7 +45,7 @@ from . import (
 )
 from .cases import Case, Context, Failure, Outcome, Skip, failed, skipped
 from .data import EditionData
-from .peer import Frame, NoAnswer, Peer
+from .peer import Frame, NoAnswer, Peer, Unsendable
 from .steps import initialize_wire
 
 FAMILIES = (
@@ -147,6 +147,8 @@ class Settings:
     jobs: int = 4
     fresh: bool = False
     """Every case on a fresh program, shared cases too."""
+    opener: Callable[[], Awaitable[Peer]] | None = None
+    """Opens a connection in place of starting `command` (`--url`: url.Remote.open)."""
 
 
 SHARED_RUN = 12
@@ -167,7 +169,13 @@ class Program:
     async def start(cls, edition: Edition, settings: Settings, workdir: str) -> Program:
         stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the program
         try:
-            peer = await Peer.spawn(settings.command, stderr=stderr)
+            if settings.opener is not None:
+                peer = await settings.opener()
+            else:
+                peer = await Peer.spawn(settings.command, stderr=stderr)
+        except ToolError:
+            stderr.close()
+            raise
         except OSError as error:
             stderr.close()
             raise ToolError(
@@ -187,7 +195,7 @@ class Program:
             outcome = failed(f"no answer within {deadline:g} s")
         except (NoAnswer, Failure) as error:
             outcome = failed(str(error))
-        except Skip as error:
+        except (Skip, Unsendable) as error:
             outcome = skipped(str(error))
         if not case.shared:
             await self.close()
@@ -270,7 +278,10 @@ async def detect_protocol(settings: Settings, unstable: bool) -> str:
     edition = load_edition(newest)
     with tempfile.TemporaryFile() as stderr:
         try:
-            peer = await Peer.spawn(settings.command, stderr=stderr)
+            if settings.opener is not None:
+                peer = await settings.opener()
+            else:
+                peer = await Peer.spawn(settings.command, stderr=stderr)
         except OSError as error:
             raise ToolError(
                 f"cannot start {settings.command[0]!r}: {error.strerror or error}"

@@ -108,8 +108,11 @@ def client_message_route(message: dict[str, Any], header_session: str | None) ->
     `Acp-Session-Id` headers."
     """
     session = params_session(message)
+    method = message.get("method")
     if header_session is None:
-        if session is not None or message.get("method") in SESSION_SCOPED_METHODS:
+        # A method that is not a string (an invalid request) is no session's: the agent's
+        # connection answers it -32600.
+        if session is not None or (isinstance(method, str) and method in SESSION_SCOPED_METHODS):
             raise Refused(400, "Missing Acp-Session-Id")
         return None
     if session is not None and session != header_session:
@@ -120,4 +123,5 @@ def client_message_route(message: dict[str, Any], header_session: str | None) ->
 def answer_route(message: dict[str, Any], route: Route) -> Route:
     """Where the answer to a client's request goes: with the request's session, except the
     requests answered on the connection stream."""
-    return None if message.get("method") in CONNECTION_ROUTED_ANSWERS else route
+    method = message.get("method")
+    return None if isinstance(method, str) and method in CONNECTION_ROUTED_ANSWERS else route
