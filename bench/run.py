@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import client_state
+import client_state_go
+import client_state_ts
 import generation
 import remote
 import report
@@ -310,11 +312,15 @@ def main() -> None:
     results["client_state"] = client_state.measure(
         str(sys.executable), args.n, args.runs, runner.env
     )
+    results["client_state_ts"] = client_state_ts.measure(args.n, args.runs)
+    results["client_state_go"] = client_state_go.measure(args.n, args.runs)
     results["goals"] = (
         goals(results)
         + two_process.goals(results["two_process"])
         + remote.goals(results["remote"])
         + client_state.goals(results["client_state"])
+        + client_state_ts.goals(results["client_state_ts"])
+        + client_state_go.goals(results["client_state_go"])
     )
     for row in results["goals"]:
         at_most = row.setdefault("at_most", False)

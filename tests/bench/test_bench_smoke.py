@@ -40,9 +40,13 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert results["imports"]["official_acp"]["cost"] is not None
     assert results["generation"]["noop"]["median"] > 0
     goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
-    assert len(goals) == 34
+    assert len(goals) == 36
     assert ("state", "apply updates / decode them (Python, v2)") in goals
+    assert ("state", "apply updates / decode them (TypeScript, v2)") in goals
+    assert ("state", "apply updates / decode them (Go, v2)") in goals
     assert results["client_state"]["ratio"] > 0
+    assert results["client_state_ts"]["ratio"] > 0
+    assert results["client_state_go"]["ratio"] > 0
     pairs = {"ts-node", "ours-ts-node", "official-asyncio", "ours-go", "coder-go"} | {
         f"{name}-{loop}" for name in ("ours", "floor") for loop in ("asyncio", "uvloop")
     }
@@ -84,5 +88,7 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         *["2p"] * 16,
         *["http"] * 4,
         *["ws"] * 4,
+        "state",
+        "state",
         "state",
     ]

@@ -1,0 +1,60 @@
+"""Workload (s) on TypeScript: applying v2 updates to our TypeScript package's client state beside
+decoding them, measured as the Python row is (`client_state.py`).
+
+The same frames as the Python row (`client_state.stream`), written to a file and read by
+bench/stdio/ours_ts/client_state.ts (built by `make ts-build` into .build/typescript), which in
+one fresh node process, interleaved per run, times decoding them (`JSON.parse` and the generated
+decoder) and applying the decoded params to a fresh `ClientState` of the v2 table, each phase
+from a collected heap (node's garbage collector runs late: without it, a phase would pay for the
+garbage of the one before). The goal
+(issue 38): applying costs at most a quarter of decoding, as a ratio of medians.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import client_state
+
+SCRIPT = (
+    Path(__file__).resolve().parents[1] / ".build/typescript/dist-test/test/bench/client_state.js"
+)
+
+
+def measure(n: int, runs: int) -> dict[str, Any]:
+    """The samples of a fresh node process, with their medians and the ratio apply / decode."""
+    if not SCRIPT.exists():
+        raise SystemExit(f"{SCRIPT} missing: run `make ts-build`")
+    with tempfile.TemporaryDirectory(prefix="acp-bench-state-") as folder:
+        frames = Path(folder) / "frames.jsonl"
+        frames.write_bytes(b"\n".join(client_state.stream(n)) + b"\n")
+        done = subprocess.run(
+            ["node", "--expose-gc", str(SCRIPT), str(frames), str(runs)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    found: dict[str, Any] = json.loads(done.stdout)
+    decode, apply = (statistics.median(found[k]) for k in ("decode", "apply"))
+    return {**found, "n": n, "ratio": apply / decode}
+
+
+def goals(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "workload": "state",
+            "measure": "apply updates / decode them (TypeScript, v2)",
+            "value": result["ratio"],
+            "goal": client_state.GOAL,
+            "at_most": True,
+        }
+    ]
+
+
+if __name__ == "__main__":
+    print(json.dumps(measure(20_000, 5)))
