@@ -3,7 +3,6 @@
 package acp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 
@@ -75,25 +74,18 @@ func CallFeeding[P, R any](ctx context.Context, conn *Connection, method string,
 }
 
 // feedWire feeds the state message of method, its params and its result (nil: none), decoded
-// with numbers kept exact (json.Number). Bytes that are not JSON change nothing.
+// as JSON values (JSONValues: numbers kept exact). Bytes that are not JSON change nothing.
 func (c *ClientState) feedWire(method string, params, result json.RawMessage) {
 	message := map[string]any{"method": method}
-	if params != nil && decodeJSON(params, &message, "params") != nil {
-		return
-	}
-	if result != nil && decodeJSON(result, &message, "result") != nil {
-		return
+	for name, data := range map[string]json.RawMessage{"params": params, "result": result} {
+		if data == nil {
+			continue
+		}
+		value, err := JSONValues(data)
+		if err != nil {
+			return
+		}
+		message[name] = value
 	}
 	c.Feed(message)
-}
-
-func decodeJSON(data []byte, into *map[string]any, name string) error {
-	decoder := json.NewDecoder(bytes.NewReader(data))
-	decoder.UseNumber()
-	var value any
-	if err := decoder.Decode(&value); err != nil {
-		return err
-	}
-	(*into)[name] = value
-	return nil
 }

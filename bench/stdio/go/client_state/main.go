@@ -124,10 +124,9 @@ func readParams(path string) ([]json.RawMessage, error) {
 	return out, lines.Err()
 }
 
-// values is raw decoded as JSON values, numbers kept exact, as the client's handler feeds them.
+// values is raw decoded as JSON values, as the client's handler feeds them (acp.JSONValues).
 func values(raw json.RawMessage) (map[string]any, error) {
-	decoder := json.NewDecoder(bytes.NewReader(raw))
-	decoder.UseNumber()
-	var out map[string]any
-	return out, decoder.Decode(&out)
+	value, err := acp.JSONValues(raw)
+	out, _ := value.(map[string]any)
+	return out, err
 }
