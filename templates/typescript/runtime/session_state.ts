@@ -21,7 +21,9 @@
  * - `remove` deletes the entry (an unknown id changes nothing), or the target.
  *
  * Collections (targets with an id) keep their entries in arrival order. The state shares the
- * values of the messages it applied and never changes them: every write copies along its path.
+ * values of the messages it applied and never changes them: every write copies along its path,
+ * but for a list the state made itself (by an append), which grows in place (a message's twentieth
+ * chunk costs what its first did).
  * `undefined` stands for an absent value throughout (JSON has none).
  */
 
@@ -175,6 +177,8 @@ export interface Snapshot {
 export class SessionState {
   private readonly targets = new Map<string, unknown>();
   private readonly reported = new Set<string>();
+  /** The lists this state made (appends'): it grows them in place; a message's it never changes. */
+  private readonly owned = new WeakSet<unknown[]>();
   readonly log: unknown[] = [];
   readonly problems: StateProblem[] = [];
   /** The prompt turns started so far (v1's chunks without `messageId` join its message). */
@@ -187,7 +191,8 @@ export class SessionState {
     return this.targets.get(target);
   }
 
-  /** A collection's entries in arrival order (empty where it has none). */
+  /** A collection's entries in arrival order (empty where it has none); the entries are live, the
+   * state's own: `snapshot()` is the copy to keep. */
   entries(target: string): unknown[] {
     const found = this.targets.get(target);
     return found instanceof Entries ? [...found.values()] : [];
@@ -256,7 +261,13 @@ export class SessionState {
     let updated: unknown;
     if (action === APPEND) {
       const field = effect.field;
-      const joined = appended(read(entry, field), value, effect.base64);
+      const current = read(entry, field);
+      if (!effect.base64 && this.owned.has(current as unknown[])) {
+        (current as unknown[]).push(value); // a list this state made, which the entry holds
+        return { scope: effect.scope, session, target, id: key, action };
+      }
+      const joined = appended(current, value, effect.base64);
+      if (Array.isArray(joined)) this.owned.add(joined);
       if (field.length === 0) {
         updated = joined;
       } else {
