@@ -135,3 +135,19 @@ test("a listener that throws is reported, and the others still hear", () => {
   assert.equal(problems.length, 1);
   assert.match(problems[0] as string, /boom/);
 });
+
+test("appending never changes a list a message gave, and a snapshot taken before later chunks keeps its content", () => {
+  const state = new ClientState(V2_UNSTABLE);
+  const given = [{ type: "text", text: "a" }];
+  const chunk = (text: string): StateMessage => ({
+    method: "session/update",
+    params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: { type: "text", text } } },
+  });
+  state.apply({ method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message", messageId: "m", content: given } } });
+  state.apply(chunk("b"));
+  const before = state.snapshot();
+  state.apply(chunk("c"));
+  assert.deepEqual(given, [{ type: "text", text: "a" }]);
+  assert.deepEqual(before.sessions["s"]?.targets["agentMessage"], [{ id: "m", value: { messageId: "m", content: [given[0], { type: "text", text: "b" }] } }]);
+  assert.equal((state.session("s").entries("agentMessage")[0] as { content: unknown[] }).content.length, 3);
+});
