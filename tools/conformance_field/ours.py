@@ -21,7 +21,7 @@ def built(lang: str) -> starters.Starters:
             return starters.build_python(fresh(BUILD / "starters" / "python"))
         if lang == "typescript":
             folder = starters.TS_BUILD / "scaffold-tests" / "conformance-field"
-            if not (starters.TS_BUILD / "node_modules").exists():
+            if not (starters.TS_BUILD / "dist" / "index.js").exists():
                 raise BuildError("the built TypeScript package is needed: run `make ts-build`")
             return starters.build_typescript(fresh(folder))
         return starters.build_go(fresh(BUILD / "starters" / "go"))

@@ -19,7 +19,8 @@ from typing import Any
 from .builds import ROOT
 from .rows import ROWS
 
-DOC = ROOT / "docs" / "conformance.md"
+DOCS = ROOT / "docs"
+DOC = DOCS / "conformance.md"
 RESULTS = ROOT / "docs" / "conformance" / "field.json"
 DETAILS = ROOT / "docs" / "conformance" / "field"
 START, END = "<!-- field:start -->", "<!-- field:end -->"
@@ -167,7 +168,7 @@ def details_page(result: dict[str, Any], failures: Sequence[dict[str, Any]]) -> 
 
 
 def write_details(result: dict[str, Any], failures: Sequence[dict[str, Any]]) -> None:
-    path = ROOT / "docs" / details_name(result["key"])
+    path = DOCS / details_name(result["key"])
     if failures:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(details_page(result, failures), encoding="utf-8")
