@@ -151,3 +151,12 @@ def official_agent(protocol: str) -> Starter:
     node = tool("node", "install Node.js 18 or newer")
     assert (NODE_PEERS / "node_modules").exists(), "run `npm ci --prefix tests/interop/node`"
     return Starter("official", protocol, "agent", (node, str(OFFICIAL_AGENTS[protocol])))
+
+
+TOOL_CALL_AGENT = Path(__file__).with_name("tool_call_agent.py")
+
+
+def tool_call_agent() -> Starter:
+    """The v2 agent that reports a tool call in two updates, the second with only its status
+    (tests/starters/tool_call_agent.py), as a starter agent stands."""
+    return Starter("tool-call", "v2", "agent", (sys.executable, str(TOOL_CALL_AGENT)))

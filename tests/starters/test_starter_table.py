@@ -13,6 +13,9 @@ tests/interop/node): 3 x 4 pairs a version.
   printed, while the agent works on a slow prompt: the client cancels the prompt (v1
   `session/cancel`, v2 its `session/cancel`), prints `[cancelled]`, exits 0, no traceback; five
   times a pair, so that a race shows;
+- v2: what a client prints is read from its session's state, the same for the three clients: a
+  tool call's line carries the title an earlier update gave when a later one brings only its
+  status (tests/starters/tool_call_agent.py);
 - a client meeting an agent of the other version fails with one line naming both versions;
 - no run leaves an agent process behind.
 
@@ -39,9 +42,11 @@ from tests.starters.builds import (
     build_python,
     build_typescript,
     official_agent,
+    tool_call_agent,
     typescript_folder,
 )
 from tests.starters.table import Outcome, Run
+from tests.starters.tool_call_agent import EXPECTED as TOOL_CALL_LINES
 
 REPEATS = 5
 """Ctrl-C runs per pair."""
@@ -169,6 +174,9 @@ def table_runs(starters: Starters) -> dict[str, list[Run]]:
                     add("read", "read notes.txt")
                 for _ in range(REPEATS):
                     add("ctrl_c", say.slow, ctrl_c=True)
+        if protocol == "v2":
+            for client in clients(starters, protocol):
+                runs.setdefault("tool_call", []).append(Run(client, tool_call_agent(), "hi"))
         other = {"v1": "v2", "v2": "v1"}[protocol]
         for client in clients(starters, protocol):
             for agent in agents(starters, other):
@@ -240,6 +248,18 @@ def test_read_path_of_a_file_in_the_clients_folder_comes_back_through_the_client
     runs = outcomes["read"]
     assert len(runs) == 3 * 4
     bad = failures(runs, lambda o: ended(o, "first line of the notes "))
+    assert not bad, bad
+
+
+def test_every_v2_starter_client_prints_a_tool_calls_title_and_status_from_the_state(
+    outcomes: dict[str, list[Outcome]],
+) -> None:
+    """A `tool_call_update` with a title and `in_progress`, the agent's text, then one with only
+    `completed`: each line shows the tool call as the state holds it (the title kept, "Omission
+    leaves the title unchanged"), the text between; the three clients print the same stdout."""
+    runs = outcomes["tool_call"]
+    assert len(runs) == 3
+    bad = failures(runs, lambda o: ended(o, TOOL_CALL_LINES))
     assert not bad, bad
 
 
