@@ -168,8 +168,7 @@ class Held:
     def __init__(self, ctx: Context, methods: Collection[str]) -> None:
         self.ctx = ctx
         self.methods = set(methods)
-        # The peer answers the program's requests through its answerer; none: the case does.
-        ctx.peer._answerer = None
+        ctx.peer.hold_requests()  # the case answers them
 
     def is_request(self, frame: Frame) -> bool:
         message = frame.message

@@ -14,7 +14,7 @@ from typing import Any
 from .cases import JSON_RPC, Case, Context, Failure, Outcome, describe, failed, passed, skipped
 from .data import EditionData, PromptEntry, Quote
 from .peer import Frame, NoAnswer, is_notification, is_response
-from .steps import initialize, long_prompt, new_session, prompt_params
+from .steps import initialize, long_prompt, new_session, prompt_params, running_prompt
 
 AFTER_ANSWER = 0.5
 """Seconds after the answer during which no update of the turn may come."""
@@ -164,7 +164,7 @@ def _cancelled(prompt: PromptEntry) -> Any:
 
 def _answered_after_eof(prompt: PromptEntry) -> Any:
     async def check(ctx: Context) -> Outcome:
-        _, request_id = await _start(ctx, prompt, "answered after the end of input")
+        _, request_id = await _start(ctx, prompt, running_prompt())
         ctx.peer.close_input()
         answer = await ctx.peer.answer(request_id, ctx.timeout, f"{prompt.method} after EOF")
         return passed(f"answered with {describe(answer)}")

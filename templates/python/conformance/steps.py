@@ -14,6 +14,7 @@ from .data import EditionData
 PROBE_METHOD = "_conformance/probe"
 """An extension method no agent serves: answered -32601, it shows the connection still reads
 and answers (its id is a string no case uses)."""
+RUNNING_PROMPT_WORDS = 20
 LONG_PROMPT_WORDS = 120
 """Words of the prompt a turn is cancelled in: the starters stream a long prompt's words 50 ms
 apart (6 s); an agent that finishes first makes the cancel case a skip."""
@@ -114,6 +115,12 @@ def prompt_params(ctx: Context, session_id: str, text: str) -> Any:
 
 def long_prompt() -> str:
     return " ".join(f"word{n}" for n in range(LONG_PROMPT_WORDS))
+
+
+def running_prompt() -> str:
+    """A prompt whose turn is still running a moment after it is sent (the starters stream its
+    words 50 ms apart: 1 s), for the cases that end the input under a pending turn."""
+    return " ".join(f"word{n}" for n in range(RUNNING_PROMPT_WORDS))
 
 
 async def probe(ctx: Context, what: str) -> None:

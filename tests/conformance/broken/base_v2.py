@@ -97,7 +97,8 @@ class Tapped:
     def __init__(self, transport: PipeTransport, bugs: Bugs) -> None:
         self.transport = transport
         self.bugs = bugs
-        self.pending = b""
+        self.pending: list[bytes] = []
+        """The parts of the line read so far (a 40 MB frame arrives in many reads)."""
         self.closes: dict[Any, str] = {}
         """Request id of a `session/close` → its session."""
         self.last_chunk: dict[str, bytes] = {}
@@ -110,8 +111,11 @@ class Tapped:
 
     async def read(self) -> bytes:
         chunk = await self.transport.read()
-        lines = (self.pending + chunk).split(b"\n")
-        self.pending = lines.pop()
+        if b"\n" not in chunk:  # a long line: its parts are kept, never joined per read
+            self.pending.append(chunk)
+            return chunk
+        lines = (b"".join(self.pending) + chunk).split(b"\n")
+        self.pending = [lines.pop()]
         for line in lines:
             message = parsed(line)
             if message.get("method") == "session/close" and "id" in message:

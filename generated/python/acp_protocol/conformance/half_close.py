@@ -19,7 +19,7 @@ from .cases import Case, Context, Outcome, failed, passed
 from .data import EditionData
 from .peer import NoAnswer
 from .prompt_turn import EOF_ANSWER
-from .steps import initialize, new_session, params, prompt_params
+from .steps import initialize, new_session, params, prompt_params, running_prompt
 
 UNKNOWN = "_conformance/no_such_method"
 
@@ -51,8 +51,7 @@ async def _every_request(ctx: Context) -> Outcome:
         ctx.peer.request(request_id, method, wire)
         sent[request_id] = what
 
-    text = "answered after the end of input"
-    send(prompt.method, prompt_params(ctx, session_id, text), prompt.method)
+    send(prompt.method, prompt_params(ctx, session_id, running_prompt()), prompt.method)
     fresh = params(ctx, "session/new", {"cwd": ctx.workdir, "mcpServers": []})
     send("session/new", fresh, "session/new")
     for n in range(3):

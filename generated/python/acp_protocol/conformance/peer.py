@@ -31,6 +31,10 @@ FRAME_LIMIT = 64 * 1024 * 1024
 """The longest line read from the program (a longer one is recorded by its size only)."""
 CLOSE_GRACE = 0.3
 """Seconds the program gets to exit once its stdin is closed at the end of a case."""
+START_ALLOWANCE = 20.0
+"""Seconds a program may take from its start to its first frame: a cold start (an interpreter
+importing its SDK, `npx` resolving a package, a loaded machine) is not an answer's latency, so
+the first answer's wait runs at least this long from the start."""
 
 
 class NoAnswer(Exception):
@@ -148,6 +152,11 @@ class Peer:
         self._closing: asyncio.Task[None] | None = None
         self._reader = asyncio.create_task(self._read())
 
+    def hold_requests(self) -> None:
+        """Stop answering the program's requests as they arrive (the answerer given at the
+        start): the case answers them itself, or leaves them pending."""
+        self._answerer = None
+
     @classmethod
     async def spawn(
         cls,
@@ -249,6 +258,8 @@ class Peer:
         """The first received frame from index `start` on that `matches`; NoAnswer naming
         `what` when none comes within `timeout` seconds or the program's output ends."""
         deadline = self._loop.time() + timeout
+        if not self.received:  # the program's first frame: its start is not a latency
+            deadline = max(deadline, self._started + START_ALLOWANCE)
         seen = start
         while True:
             while seen < len(self.received):
@@ -259,6 +270,8 @@ class Peer:
             if self.ended:
                 raise NoAnswer(f"the program ended its output before {what}{self._exit_note()}")
             left = deadline - self._loop.time()
+            if left <= 0 and not self.received:
+                raise NoAnswer(f"no {what} within {START_ALLOWANCE:g} s of the program's start")
             if left <= 0:
                 raise NoAnswer(f"no {what} within {timeout:g} s")
             self._changed.clear()

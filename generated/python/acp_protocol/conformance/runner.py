@@ -45,7 +45,7 @@ from . import (
 )
 from .cases import Case, Context, Failure, Outcome, Skip, failed, skipped
 from .data import EditionData
-from .peer import Frame, NoAnswer, Peer, Unsendable
+from .peer import START_ALLOWANCE, Frame, NoAnswer, Peer, Unsendable
 from .steps import initialize_wire
 
 FAMILIES = (
@@ -189,6 +189,8 @@ class Program:
         first_frame = len(self.peer.transcript) if self.ran else 0
         first_byte = self.stderr.seek(0, os.SEEK_END)
         deadline = 2 * self.context.timeout + case.budget
+        if not self.peer.received:  # a fresh program: its start is not the case's time
+            deadline += START_ALLOWANCE
         try:
             outcome = await asyncio.wait_for(case.check(self.context), deadline)
         except asyncio.TimeoutError:
