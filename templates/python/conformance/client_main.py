@@ -11,13 +11,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .client_runner import ClientSettings, all_client_cases, detect_client_protocol, run_clients
-from .report import Progress, junit, print_report, write_traces
+from .outputs import run_and_report
 from .runner import ToolError, check_program, load_edition, select
 
 
@@ -53,6 +52,7 @@ def add_parser(modes: Any, protocols: Sequence[str], jobs: int) -> None:
     )
     client.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     client.add_argument("--trace", type=Path, metavar="DIR", help="write one JSON trace per case")
+    client.add_argument("--html", type=Path, metavar="FILE", help="write one self-contained page")
     client.add_argument("--list", action="store_true", help="list the selected cases and exit")
     client.add_argument("--verbose", "-v", action="store_true", help="show every case's quote")
     client.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD …")
@@ -96,18 +96,11 @@ async def main_client(options: argparse.Namespace) -> int:
         f"`{' '.join(command)}`, {settings.jobs} at once",
         file=sys.stderr,
     )
-    progress = Progress(len(cases))
-    began = time.monotonic()
-    try:
-        results = await run_clients(cases, edition, settings, progress)
-    finally:
-        progress.end()
-    seconds = time.monotonic() - began
-    print_report(results, seconds, options.verbose)
-    if options.junit is not None:
-        junit(results, seconds, protocol).write(
-            options.junit, encoding="utf-8", xml_declaration=True
-        )
-    if options.trace is not None:
-        write_traces(options.trace, results, protocol, command)
-    return 1 if any(r.case.level == "MUST" and r.outcome.status == "fail" for r in results) else 0
+    return await run_and_report(
+        len(cases),
+        lambda progress: run_clients(cases, edition, settings, progress),
+        options,
+        protocol,
+        edition.data.source,
+        command,
+    )

@@ -16,17 +16,14 @@ import argparse
 import asyncio
 import os
 import sys
-import time
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import NoReturn
 
 from .client_main import add_parser as add_client_parser
 from .client_main import main_client
 from .fuzz import FRAMES, SEED, seeded
-from .page import html_page
-from .report import Progress, junit, print_report, write_traces
+from .outputs import run_and_report
 from .runner import (
     Settings,
     ToolError,
@@ -45,7 +42,6 @@ PROG = "python -m acp_protocol.conformance"
 TOOL_ERROR = 2
 JOBS = min(16, 4 * (os.cpu_count() or 1))
 """Cases run at once by default: a case mostly waits on the program, so more than the cores."""
-MUST_FAILED = 1
 
 
 class Parser(argparse.ArgumentParser):
@@ -155,26 +151,14 @@ async def main_async(argv: Sequence[str]) -> int:
         f"`{' '.join(command)}`, {settings.jobs} at once",
         file=sys.stderr,
     )
-    progress = Progress(len(cases))
-    began = time.monotonic()
-    try:
-        results = await run(cases, edition, settings, progress)
-    finally:
-        progress.end()
-    seconds = time.monotonic() - began
-    print_report(results, seconds, options.verbose)
-    if options.junit is not None:
-        junit(results, seconds, protocol).write(
-            options.junit, encoding="utf-8", xml_declaration=True
-        )
-    if options.trace is not None:
-        write_traces(options.trace, results, protocol, command)
-    if options.html is not None:
-        when = datetime.now(timezone.utc)
-        page = html_page(results, seconds, protocol, edition.data.source, command, when)
-        options.html.write_text(page, encoding="utf-8")
-    must_failed = any(r.case.level == "MUST" and r.outcome.status == "fail" for r in results)
-    return MUST_FAILED if must_failed else 0
+    return await run_and_report(
+        len(cases),
+        lambda progress: run(cases, edition, settings, progress),
+        options,
+        protocol,
+        edition.data.source,
+        command,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
