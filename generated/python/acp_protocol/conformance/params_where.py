@@ -75,6 +75,8 @@ async def _names_where(ctx: Context) -> Outcome:
         error = answer["error"]
         said = words(error.get("data")) | words(error.get("message"))
         fields = wrong_fields(ctx, method, bad)
+        if not fields:
+            continue  # params of no fixed fields (a union): nothing the answer must name
         if fields & said:
             named.append(f"{method.name} ({', '.join(sorted(fields & said))})")
         else:
