@@ -49,20 +49,22 @@ def starter(lang: str, title: str, protocol: Literal["v1", "v2"]) -> Row:
     )
 
 
-def starter_client(lang: str, title: str) -> Row:
+def starter_client(lang: str, title: str, protocol: Literal["v1", "v2"]) -> Row:
     """A starter client under the suite's client mode: told its prompt and its agent (the
-    suite's relay) as tests/starters/table.py tells it, and sent Ctrl-C (`--sigint`)."""
+    suite's relay) as tests/starters/table.py tells it, sent Ctrl-C (`--sigint`), and expected
+    to reject a permission request (no terminal: `--permission reject`), as
+    tests/conformance/test_starter_clients.py runs it."""
     return Row(
-        f"{lang}-v1-client",
+        f"{lang}-{protocol}-client",
         f"acp-codegen {title} starter client",
         CODEGEN_VERSION,
-        "v1",
+        protocol,
         "ours",
-        f"starter-{lang}-v1-client",
-        f"`acp-codegen scaffold client --lang {lang} --protocol v1`",
+        f"starter-{lang}-{protocol}-client",
+        f"`acp-codegen scaffold client --lang {lang} --protocol {protocol}`",
         mode="client",
         arguments=("--prompt", "{prompt}", "--", "{agent}"),
-        options=("--sigint",),
+        options=("--sigint", "--permission", "reject"),
     )
 
 
@@ -146,12 +148,15 @@ ROWS = (
         "claude-agent-acp",
         "the agent offline: no account, every proxy a closed local port",
     ),
-    # Client rows (the suite's client mode): our starters' v1 clients. The field's clients
+    # Client rows (the suite's client mode): our starters' v1 and v2 clients. The field's clients
     # (the official SDKs' example clients, coder's) each take their prompt and agent in a way
     # of their own, still to be said here.
-    starter_client("python", "Python"),
-    starter_client("typescript", "TypeScript"),
-    starter_client("go", "Go"),
+    starter_client("python", "Python", "v1"),
+    starter_client("python", "Python", "v2"),
+    starter_client("typescript", "TypeScript", "v1"),
+    starter_client("typescript", "TypeScript", "v2"),
+    starter_client("go", "Go", "v1"),
+    starter_client("go", "Go", "v2"),
 )
 """Every row, in the table's order: ours first, then the field; agents, then clients."""
 

@@ -46,7 +46,8 @@ class V2Client(Client):
     def __init__(self, bugs: V2ClientBugs) -> None:
         self.bugs = bugs
         self.asking = 0
-        self.heard = asyncio.get_running_loop().time()
+        self.heard: float | None = None
+        """When the agent last said something (None: nothing yet, however long that takes)."""
 
     async def session_request_permission(
         self, params: models.RequestPermissionRequest, ctx: ClientContext
@@ -89,9 +90,10 @@ class V2Client(Client):
 
 
 async def linger(client: V2Client) -> None:
-    """Until the agent has been quiet for `LINGER` seconds, no permission request pending."""
+    """Until the agent has said something and then been quiet for `LINGER` seconds, no
+    permission request pending."""
     loop = asyncio.get_running_loop()
-    while client.asking or loop.time() - client.heard < LINGER:
+    while client.asking or client.heard is None or loop.time() - client.heard < LINGER:
         await asyncio.sleep(0.05)
 
 
