@@ -6,8 +6,8 @@ Layer: typed layer (pure data; `client_state.ClientState.apply` tries it first).
 route from the table's shapes, never from the update it is about: a route whose params name the
 session one key down and hold the tagged update one key down (`route_path`), and per variant a
 `Plain` effect (`plain`: one session effect, single-key paths, no field for an upsert or
-replace, a list to append to). Whenever anything is not plain (another method, a session or
-entry not made yet, a string or base64 append, a missing or odd id, a removal, a variant with
+replace, a list to append to). Whenever anything is not plain (another method, a session or a
+collection not made yet, a string or base64 append, a missing or odd id, a removal, a variant with
 no plain effect) it hands the message to the generic path, which carries it out and reports what
 is malformed. The fast path *is* `ClientState.apply` (one call per update, not two).
 `tests/corpus/state/` runs both (`ClientState(table, fast=False)` is the generic path alone).
