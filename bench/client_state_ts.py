@@ -13,7 +13,6 @@ garbage of the one before). The goal
 from __future__ import annotations
 
 import json
-import statistics
 import subprocess
 import tempfile
 from pathlib import Path
@@ -39,21 +38,11 @@ def measure(n: int, runs: int) -> dict[str, Any]:
             text=True,
             check=True,
         )
-    found: dict[str, Any] = json.loads(done.stdout)
-    decode, apply = (statistics.median(found[k]) for k in ("decode", "apply"))
-    return {**found, "n": n, "ratio": apply / decode}
+    return client_state.with_ratio(json.loads(done.stdout), n)
 
 
 def goals(result: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {
-            "workload": "state",
-            "measure": "apply updates / decode them (TypeScript, v2)",
-            "value": result["ratio"],
-            "goal": client_state.GOAL,
-            "at_most": True,
-        }
-    ]
+    return [client_state.goal_row(result, "TypeScript")]
 
 
 if __name__ == "__main__":
