@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.client_suite import broken_client, run_client_suite
+from tests.conformance.suite import run_suite
 
 FAILS = {
     "client_no_bug": set(),
@@ -83,3 +84,48 @@ def test_the_suite_names_what_the_client_answered_and_its_frames() -> None:
     frames = "\n".join(lines[head + 3 :])
     assert '← {"jsonrpc": "2.0", "id": 1, "method": "initialize"' in frames
     assert '→ {"jsonrpc": "2.0", "method": "session/update"' in frames
+
+
+def test_a_client_that_does_not_start_its_agent_is_told_by_its_last_stderr_line(
+    tmp_path: Path,
+) -> None:
+    client = ["/bin/sh", "-c", "echo starting >&2; echo 'cannot spawn the agent' >&2; exit 3"]
+    run = run_suite(
+        client,
+        "--protocol",
+        "v1",
+        "--only",
+        "client.initialize.comes_first",
+        trace=tmp_path,
+        mode="client",
+    )
+    assert run.status == 0, run.stdout + run.stderr  # an informative case failed, no MUST
+    (trace,) = run.traces.values()
+    assert trace["reason"] == (
+        "the client did not start its agent ({agent}): it exited (3);"
+        " its stderr ends 'cannot spawn the agent'"
+    )
+
+
+READS_ITS_PROMPT = (
+    # A client that reads its prompt from standard input (as the official Python SDK's example
+    # client does): the no-bug client fixture, given the line it read.
+    "/bin/sh",
+    "-c",
+    'read -r prompt; fixture="$1"; shift; exec "$0" "$fixture" --prompt "$prompt" -- "$@"',
+)
+
+
+def test_stdin_gives_a_client_that_reads_its_prompt_the_prompt_line(tmp_path: Path) -> None:
+    python, fixture = broken_client("client_no_bug")
+    command = [*READS_ITS_PROMPT, python, fixture, "{agent}"]
+    options = ("--protocol", "v1", "--only", "client.prompt.*")
+    told = run_suite(
+        command, *options, "--stdin", "{prompt}", trace=tmp_path / "told", mode="client"
+    )
+    assert told.ids("fail") == set(), told.stdout + told.stderr
+    assert "client.prompt.sends_the_prompt_text" in told.ids("pass"), told.stdout
+    untold = run_suite(command, *options, trace=tmp_path / "untold", mode="client")
+    assert untold.traces["client.prompt.sends_the_prompt_text"]["reason"] == (
+        "neither the client's command line nor --stdin holds {prompt}"
+    )

@@ -148,15 +148,90 @@ ROWS = (
         "claude-agent-acp",
         "the agent offline: no account, every proxy a closed local port",
     ),
-    # Client rows (the suite's client mode): our starters' v1 and v2 clients. The field's clients
-    # (the official SDKs' example clients, coder's) each take their prompt and agent in a way
-    # of their own, still to be said here.
+    # Client rows (the suite's client mode): our starters' v1 and v2 clients, then the field's,
+    # each told its prompt and its agent the way its usage line says, and given `--permission`
+    # only where the example says what it answers (no field client cancels on Ctrl-C).
     starter_client("python", "Python", "v1"),
     starter_client("python", "Python", "v2"),
     starter_client("typescript", "TypeScript", "v1"),
     starter_client("typescript", "TypeScript", "v2"),
     starter_client("go", "Go", "v1"),
     starter_client("go", "Go", "v2"),
+    Row(
+        "official-ts-v1-client",
+        "official TypeScript SDK (`@agentclientprotocol/sdk`)",
+        "2.4.0",
+        "v1",
+        "third party",
+        "official-ts-client",
+        "tests/interop/node/ts_one_shot_client.mjs: a client written here on the SDK, doing what"
+        " the Rust SDK's `yolo_one_shot_client` does (the npm package ships no example)",
+        mode="client",
+        arguments=("v1", "{prompt}", "{agent}"),
+        options=("--permission", "allow"),
+    ),
+    Row(
+        "official-ts-v2-client",
+        "official TypeScript SDK (`@agentclientprotocol/sdk`)",
+        "2.4.0",
+        "v2",
+        "third party",
+        "official-ts-client",
+        "tests/interop/node/ts_one_shot_client.mjs: a client written here on the SDK, doing what"
+        " the Rust SDK's `v2_one_shot_client` does",
+        mode="client",
+        arguments=("v2", "{prompt}", "{agent}"),
+        options=("--permission", "reject"),
+    ),
+    Row(
+        "official-python-client",
+        "official Python SDK (`agent-client-protocol`, PyPI)",
+        "0.12.1",
+        "v1",
+        "third party",
+        "official-python-client",
+        "`examples/client.py` of the SDK's source distribution: its prompt read from standard"
+        " input (`--stdin`)",
+        mode="client",
+        arguments=("{agent}",),
+        options=("--stdin", "{prompt}"),
+    ),
+    Row(
+        "official-rust-v1-client",
+        "official Rust SDK (`agent-client-protocol`, crates.io)",
+        "5.2.0",
+        "v1",
+        "third party",
+        "official-rust-v1-client",
+        "`examples/yolo_one_shot_client.rs` of the crate (it approves every permission request)",
+        mode="client",
+        arguments=("--command={agent}", "{prompt}"),
+        options=("--permission", "allow"),
+    ),
+    Row(
+        "official-rust-v2-client",
+        "official Rust SDK (`agent-client-protocol`, crates.io)",
+        "5.2.0",
+        "v2",
+        "third party",
+        "official-rust-v2-client",
+        "`examples/v2_one_shot_client.rs` of the crate (it declines every permission request)",
+        mode="client",
+        arguments=("--command={agent}", "{prompt}"),
+        options=("--permission", "reject"),
+    ),
+    Row(
+        "coder-go-client",
+        "coder/acp-go-sdk (Go)",
+        "0.13.0",
+        "v1",
+        "third party",
+        "coder-go-client",
+        "`example/client` of the module (its prompt is fixed; it asks a permission's choice on"
+        " standard input)",
+        mode="client",
+        arguments=("{agent}",),
+    ),
 )
 """Every row, in the table's order: ours first, then the field; agents, then clients."""
 

@@ -69,9 +69,7 @@ def run_row(row: Row, only: Sequence[str] = (), folder: Path | None = None) -> R
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     argv = [sys.executable, "-m", "acp_protocol.conformance", row.mode, "--protocol", row.protocol]
-    argv += ["--trace", str(folder / "traces")]
-    if row.mode == "agent":  # the client mode has no --html yet
-        argv += ["--html", str(folder / "report.html")]
+    argv += ["--trace", str(folder / "traces"), "--html", str(folder / "report.html")]
     argv += [*OPTIONS, *row.options, *(f"--only={glob}" for glob in only)]
     command = [*program.command, *row.arguments]
     began = time.monotonic()

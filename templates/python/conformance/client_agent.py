@@ -190,7 +190,7 @@ async def ask(run: ClientRun, method: str, wire: Any, request_id: Any = None) ->
     if run.edition.method(method) is not None:
         wire = params(run, method, wire)
     run.peer.request(request_id, method, wire)
-    return await run.peer.answer(request_id, run.timeout, f"answer to {method}")
+    return await run.peer.answer(request_id, run.timeout, method)
 
 
 PERMISSION_OPTIONS = (

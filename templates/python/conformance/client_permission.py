@@ -96,7 +96,7 @@ async def _as_told(ctx: Context) -> Outcome:
     wire = permission_params(run)
     request_id = run.next_id()
     run.peer.request(request_id, METHOD, params(run, METHOD, wire))
-    answer = await run.peer.answer(request_id, run.timeout, f"answer to {METHOD}")
+    answer = await run.peer.answer(request_id, run.timeout, METHOD)
     end_turn(run, request)
     result = answer.get("result")
     outcome = result.get("outcome") if type(result) is dict else None
@@ -119,12 +119,12 @@ async def _held(run: ClientRun) -> tuple[dict[str, Any], Any, int]:
     # compiled, a module imported) does not make the second look held.
     warm_up = run.next_id()
     run.peer.request(warm_up, METHOD, params(run, METHOD, permission_params(run)))
-    await run.peer.answer(warm_up, run.timeout, f"answer to the first {METHOD}")
+    await run.peer.answer(warm_up, run.timeout, f"the first {METHOD}")
     request_id = f"conformance-permission-{run.next_id()}"
     at = len(run.peer.received)
     run.peer.request(request_id, METHOD, params(run, METHOD, permission_params(run)))
     try:
-        answer = await run.peer.answer(request_id, HOLD, f"answer to {METHOD}")
+        answer = await run.peer.answer(request_id, HOLD, METHOD)
     except NoAnswer:
         return request, request_id, at
     end_turn(run, request)
@@ -147,7 +147,7 @@ async def _withdrawn(ctx: Context) -> Outcome:
     request, request_id, _ = await _held(run)
     _cancel_request(run, request_id)
     try:
-        answer = await run.peer.answer(request_id, run.timeout, f"answer to the withdrawn {METHOD}")
+        answer = await run.peer.answer(request_id, run.timeout, f"the withdrawn {METHOD}")
     finally:
         life = lifecycle(run)
         assert life is not None
@@ -182,7 +182,7 @@ async def _sigint_while_asking(ctx: Context) -> Outcome:
     # "After `session/cancel`, the Agent ... MUST cancel them with `$/cancel_request`."
     _cancel_request(run, request_id)
     try:
-        answer = await run.peer.answer(request_id, run.timeout, f"answer to the {METHOD}")
+        answer = await run.peer.answer(request_id, run.timeout, f"the {METHOD}")
     finally:
         end_turn(run, request, prompt.cancelled)
     if _outcome(answer) != CANCELLED:

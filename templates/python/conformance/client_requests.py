@@ -288,7 +288,7 @@ def _answered(method: str, cap: ClientCapability | None) -> Any:
                 return skipped(f"advertised by {'.'.join(cap.path)} (client.serves.* checks it)")
         request_id = run.next_id()
         run.peer.request(request_id, method, {"sessionId": SESSION_ID})
-        answer = await run.peer.answer(request_id, run.timeout, f"answer to {method}")
+        answer = await run.peer.answer(request_id, run.timeout, method)
         end_turn(run, request)
         return passed(f"answered {describe(answer)}")
 

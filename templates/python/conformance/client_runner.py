@@ -50,10 +50,15 @@ class ClientSettings:
     """The client cancels its turn on Ctrl-C: run the `client.cancel.*` cases."""
     permission: str | None = None
     """The option kind the client selects for a permission request ("allow", "reject")."""
+    stdin: str | None = None
+    """The line the client's standard input holds (`{prompt}` filled in); None: /dev/null."""
 
     @property
     def has_prompt(self) -> bool:
-        return any(PROMPT in argument for argument in self.command)
+        return any(PROMPT in text for text in (*self.command, self.stdin or ""))
+
+    def stdin_line(self, prompt: str) -> str | None:
+        return None if self.stdin is None else self.stdin.replace(PROMPT, prompt)
 
 
 def all_client_cases(edition: Edition) -> list[Case]:
@@ -70,7 +75,7 @@ async def run_case(case: Case, edition: Edition, settings: ClientSettings, root:
     listener = await Listener.open(folder)
     argv = client_argv(settings.command, relay_command(listener.address), PROMPT_TEXT)
     try:
-        client = ClientProcess.start(argv, folder)
+        client = ClientProcess.start(argv, folder, settings.stdin_line(PROMPT_TEXT))
     except OSError as error:
         await listener.close()
         raise ToolError(f"cannot start {argv[0]!r}: {error.strerror or error}") from None
@@ -85,6 +90,9 @@ async def run_case(case: Case, edition: Edition, settings: ClientSettings, root:
                 if code is not None
                 else f"not within {STARTUP * settings.timeout:g} s"
             )
+            said = [line for line in client.errors().splitlines() if line.strip()]
+            if said:  # what it printed last says why, as a person running it would see
+                how += f"; its stderr ends {said[-1].strip()[:200]!r}"
             outcome = failed(f"the client did not start its agent ({AGENT}): {how}")
         else:
             peer = Peer(stream, None)

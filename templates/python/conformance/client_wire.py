@@ -1,13 +1,15 @@
-"""The client under test and the wire to it (layer: wire): the client's process, the command line
-it is started with, and the socket its relay (`relay.py`) connects to.
+"""The client under test and the wire to it (layer: wire): the client's process, the command line it
+is started with, and the socket its relay (`relay.py`) connects to.
 
-The suite starts the client in a fresh folder, in a process group of its own, stdin from
-/dev/null (not a terminal), stdout and stderr kept in files. Its command line names the agent it
-should start with `{agent}`: an argument that is exactly `{agent}` becomes the relay's command
-(several arguments); `{agent}` inside an argument becomes that command quoted for a shell; a
-command without `{agent}` gets the relay's command appended. `{prompt}` becomes the case's
-prompt text. The relay connects to the suite's socket and names its process first; the suite's
-`Peer` then reads and writes the relay's socket as it would an agent's stdio (`RelayStream`).
+The suite starts the client in a fresh folder, in a process group of its own, stdin from /dev/null
+(not a terminal) or, with `--stdin TEXT`, from a file holding TEXT as one line (a client that reads
+its prompts from standard input, then sees its end), stdout and stderr kept in files. Its command
+line names the agent it should start with `{agent}`: an argument that is exactly `{agent}` becomes
+the relay's command (several arguments); `{agent}` inside an argument becomes that command quoted
+for a shell; a command without `{agent}` gets the relay's command appended. `{prompt}` becomes the
+case's prompt text. The relay connects to the suite's socket and names its process first; the
+suite's `Peer` then reads and writes the relay's socket as it would an agent's stdio
+(`RelayStream`).
 """
 
 from __future__ import annotations
@@ -164,15 +166,21 @@ class ClientProcess:
         self._exit: asyncio.Future[int] | None = None
 
     @classmethod
-    def start(cls, argv: Sequence[str], cwd: Path) -> ClientProcess:
-        """OSError when the program cannot be started."""
+    def start(cls, argv: Sequence[str], cwd: Path, stdin: str | None = None) -> ClientProcess:
+        """OSError when the program cannot be started. `stdin`: the line its standard input
+        holds before its end (None: /dev/null)."""
         stdout = (cwd / ".client-stdout").open("w+b")
         stderr = (cwd / ".client-stderr").open("w+b")
+        source: IO[bytes] | int = subprocess.DEVNULL
+        if stdin is not None:
+            feed = cwd / ".client-stdin"
+            feed.write_bytes(stdin.rstrip("\n").encode() + b"\n")
+            source = feed.open("rb")
         try:
             process = subprocess.Popen(
                 list(argv),
                 cwd=cwd,
-                stdin=subprocess.DEVNULL,
+                stdin=source,
                 stdout=stdout,
                 stderr=stderr,
                 start_new_session=True,  # its own process group, as a terminal's foreground job
@@ -181,6 +189,9 @@ class ClientProcess:
             stdout.close()
             stderr.close()
             raise
+        finally:
+            if not isinstance(source, int):
+                source.close()  # the child holds its own copy
         return cls(process, stdout, stderr)
 
     @property

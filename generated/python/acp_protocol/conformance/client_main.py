@@ -5,8 +5,9 @@
 
 The suite plays a scripted agent and runs the client CMD starts, a fresh one per case: in CMD,
 `{agent}` is the agent command the client should start (a relay to the suite), `{prompt}` the
-prompt text; without `{agent}`, the agent command is appended. Reports, exit statuses and levels
-are the agent mode's (docs/conformance.md, "Testing a client").
+prompt text; without `{agent}`, the agent command is appended. `--stdin TEXT` gives a client that
+reads its prompts from standard input the line TEXT (`{prompt}` filled in), then the input's end.
+Reports, exit statuses and levels are the agent mode's (docs/conformance.md, "Testing a client").
 """
 
 from __future__ import annotations
@@ -48,6 +49,12 @@ def add_parser(modes: Any, protocols: Sequence[str], jobs: int) -> None:
         help="the option kind the client selects for a permission request (its flags): test it",
     )
     client.add_argument(
+        "--stdin",
+        metavar="TEXT",
+        help="the line the client reads from standard input ({prompt} filled in), then its end;"
+        " default: /dev/null",
+    )
+    client.add_argument(
         "--jobs", type=int, default=jobs, metavar="N", help=f"cases run at once ({jobs})"
     )
     client.add_argument(
@@ -79,6 +86,7 @@ async def main_client(options: argparse.Namespace) -> int:
         jobs=options.jobs,
         sigint=options.sigint,
         permission=options.permission,
+        stdin=options.stdin,
     )
     if options.protocol == "auto":
         if options.list:

@@ -297,7 +297,7 @@ async def _prompt_shape(ctx: Context) -> Outcome:
 async def _prompt_text(ctx: Context) -> Outcome:
     run = of(ctx)
     if not run.has_prompt:
-        return skipped("the client's command line has no {prompt}")
+        return skipped("neither the client's command line nor --stdin holds {prompt}")
     request = await prompted(run)
     end_turn(run, request)
     blocks = request.get("params", {}).get("prompt", [])
