@@ -3,6 +3,8 @@
 - The generated package (`acp-protocol-sdk`, generated/python/pyproject.toml): its built wheel
   installs under the oldest and newest supported Python with the lowest pydantic it declares, and
   an in-memory agent <-> client round trip runs (round_trip.py).
+- The generated wheel's conformance suite (`python -m acp_protocol.conformance`) runs against an
+  agent written in JavaScript, with its reports.
 - The generator (`acp-codegen`): its built wheel carries its templates and pinned schemas, and
   runs `scaffold`, `generate --out --package` and `check` from an empty folder.
 """
@@ -15,9 +17,11 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
+from tests.interop.support import NODE_PEERS, node
 from tests.matrix import find_python, lowest_pydantic
 from tests.paths import ROOT
 
@@ -101,3 +105,42 @@ def test_the_generator_wheel_scaffolds_generates_and_checks_outside_the_checkout
     )
     done = run([sys.executable, "-c", probe], cwd=user, env={"PYTHONPATH": str(user / "src")})
     assert done.stdout.strip() == "[('text', 'hi'), ('type', 'text')]"
+
+
+def test_the_generated_wheel_runs_the_conformance_suite_against_a_node_agent(
+    generated_wheel: Path, tmp_path: Path
+) -> None:
+    """Issue 37's "done when": `pip install` of the generated wheel, then `python -m
+    acp_protocol.conformance agent -- node agent.js` runs the suite against an agent written in
+    another language (the official TypeScript SDK's agent of tests/interop/node), with a progress
+    line, a summary, JUnit and HTML."""
+    agent = NODE_PEERS / "ts_agent.mjs"
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = str(env_dir / "bin" / "python")
+    run([python, "-m", "pip", "install", "--quiet", str(generated_wheel)], cwd=tmp_path)
+    # the negotiation family, and a MUST case this agent fails (its SDK answers the id 2^53+1 as
+    # 2^53: JavaScript numbers): the exit status says a MUST case failed
+    broken = "envelope.request_with_id_2_53_plus_1_is_answered_with_that_exact_id"
+    done = subprocess.run(
+        [
+            *(python, "-m", "acp_protocol.conformance", "agent", "--protocol", "v1"),
+            *("--only", "negotiation.*", "--only", broken, "--timeout", "20"),
+            *("--junit", "report.xml", "--html", "report.html", "--", node(), str(agent)),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"FAIL  MUST         {broken}" in done.stdout
+    assert "MUST " in done.stdout.splitlines()[-4] and "1 failed" in done.stdout.splitlines()[-4]
+    assert done.stdout.splitlines()[-1].endswith("1 MUST cases failed")
+    assert "\r" in done.stderr or "/" in done.stderr  # the progress line
+    suite = ElementTree.parse(tmp_path / "report.xml").getroot()
+    cases = {str(case.get("name")).split()[0]: case for case in suite.iter("testcase")}
+    assert cases[broken].find("failure") is not None
+    assert len([name for name in cases if name.startswith("negotiation.")]) == 5
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and broken in page
