@@ -1,13 +1,15 @@
 """The one jinja2 set-up every template of the generator is rendered with: `StrictUndefined` (a
 missing value is an error, never an empty string), no autoescaping (the output is code and
 Markdown, not HTML), block tags that leave no blank lines behind, and one jinja test per IR node
-class, named by rule (`{% if t is null_type %}`, `{% if d is tagged_union %}`)."""
+class, named by rule (`{% if t is null_type %}`, `{% if d is tagged_union %}`). A target adds its
+own filters (its spellings: `gostr`, `pyrepr`, …) and globals as data."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
@@ -29,7 +31,11 @@ IR_NODE_TESTS: dict[str, Callable[..., bool]] = {
 }
 
 
-def template_environment(folder: Path) -> jinja2.Environment:
+def template_environment(
+    folder: Path,
+    filters: Mapping[str, Any] | None = None,
+    globals: Mapping[str, Any] | None = None,
+) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(folder),
         undefined=jinja2.StrictUndefined,
@@ -40,4 +46,6 @@ def template_environment(folder: Path) -> jinja2.Environment:
         extensions=["jinja2.ext.do"],
     )
     env.tests.update(IR_NODE_TESTS)
+    env.filters.update(filters or {})
+    env.globals.update(globals or {})
     return env

@@ -16,10 +16,12 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
+
+import jinja2
 
 from acp_codegen.ir import Specification
 from acp_codegen.problems import GenerationError
@@ -68,6 +70,16 @@ class Request:
             "protocol": self.protocol,
             "unstable": self.unstable,
         }
+
+    def files(
+        self, env: jinja2.Environment, templates: Mapping[str, str], starter: str, **names: Any
+    ) -> dict[str, str]:
+        """The project's files: each of `templates` (relative path → template name) rendered
+        with `context()` and a target's own `names`, and the starter at the path `starter`."""
+        context = {**self.context(), **names}
+        files = {path: env.get_template(name).render(context) for path, name in templates.items()}
+        files[starter] = self.starter
+        return files
 
     def relative(self, path: Path) -> str:
         """`path` relative to the project folder, with `/` and a leading `./` or `../` (Go's

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acp_codegen import ir
+from acp_codegen.targets.kit.fields import flat_fields
 
 PARAMS, RESULT = "params", "result"
 SESSION = "session"
@@ -188,7 +189,7 @@ def _definition(edition: ir.Edition, name: str | None) -> ir.Definition | None:
 
 
 def _fields(edition: ir.Edition, name: str | None) -> tuple[ir.Field, ...]:
-    """A struct's fields, its bases' first (an alias is followed; a tagged union's: those every
+    """A struct's fields, flat (`kit.fields`; an alias is followed; a tagged union's: those every
     variant has)."""
     definition = _definition(edition, name)
     if isinstance(definition, ir.Alias) and isinstance(definition.target, ir.Ref):
@@ -199,5 +200,4 @@ def _fields(edition: ir.Edition, name: str | None) -> tuple[ir.Field, ...]:
         return tuple(f for f in each[0] if all(f.wire_name in n for n in names))
     if not isinstance(definition, ir.Struct):
         return ()
-    inherited = tuple(f for base in definition.bases for f in _fields(edition, base))
-    return inherited + definition.fields
+    return flat_fields(definition, {d.name: d for d in edition.definitions})

@@ -10,7 +10,7 @@ import pytest
 
 from acp_codegen.ir import Specification, Stability
 from acp_codegen.lowering import lower_edition
-from acp_codegen.problems import GenerationError
+from acp_codegen.problems import SchemaProblems
 from acp_codegen.targets import Options
 from acp_codegen.targets.typescript import generate
 
@@ -139,5 +139,5 @@ def test_two_methods_with_one_handler_name_are_an_error(tmp_path: Path) -> None:
         "ReadFile2Request": {**params, "x-method": "fs.read-file", "x-side": "client"},
         "ReadFile2Response": {**params, "x-method": "fs.read-file", "x-side": "client"},
     }
-    with pytest.raises(GenerationError, match="both map to the TypeScript handler 'fsReadFile'"):
+    with pytest.raises(SchemaProblems, match="both map to the TypeScript handler 'fsReadFile'"):
         render(tmp_path, defs)

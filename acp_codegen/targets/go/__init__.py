@@ -30,11 +30,19 @@ from acp_codegen import ir, resources, templating
 from acp_codegen.problems import GenerationError
 from acp_codegen.targets import Options, package_version
 from acp_codegen.targets.go.builders import builders_view
-from acp_codegen.targets.go.names import doc_lines, go_json_text, go_name, go_string, go_text
+from acp_codegen.targets.go.names import (
+    METHODS,
+    doc_lines,
+    go_json_text,
+    go_name,
+    go_string,
+    go_text,
+)
 from acp_codegen.targets.go.session_views import session_views
 from acp_codegen.targets.go.state import state_feeding
 from acp_codegen.targets.go.tables import TablesView
 from acp_codegen.targets.go.views import FieldView, PackageView
+from acp_codegen.targets.kit.files import Writer, prepend
 from acp_codegen.targets.state_table import state_table
 
 MODULE = "acp-protocol-sdk"
@@ -42,7 +50,6 @@ MODULE = "acp-protocol-sdk"
 GO_VERSION = "1.24"
 """The lowest Go the module builds with: `omitzero` (absent `wire.Opt` fields) is 1.24's."""
 TEMPLATES = resources.TEMPLATES / "go"
-RUNTIME_SOURCES = TEMPLATES / "runtime"
 EDITION_FILES = ("doc", "types", "codec", "methods", "behaviour", "registry", "state")
 
 
@@ -52,27 +59,31 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         raise GenerationError(
             f"the Go target writes the module {MODULE}; another module path is not supported"
         )
+    METHODS.check(spec)
     env = template_environment()
+    out = Writer(env, TEMPLATES)
     header = (
         env.get_template("header.go.jinja")
         .render(origin=spec.origin, command=options.command)
         .rstrip("\n")
     )
     project = {"header": header, "module": MODULE, "go_version": GO_VERSION}
-    _write(out_dir / "go.mod", env.get_template("go.mod.jinja"), **project)
-    _write(
+    out.render(out_dir / "go.mod", "go.mod.jinja", **project)
+    out.render(
         out_dir / "version.go",
-        env.get_template("version.go.jinja"),
+        "version.go.jinja",
         version=package_version(spec),
         schema_version=spec.version,
         origin=spec.origin,
         **project,
     )
-    copy_header = env.get_template("runtime_copy_header.go.jinja")
-    for source in sorted(RUNTIME_SOURCES.rglob("*.go")):
-        relative = source.relative_to(RUNTIME_SOURCES).as_posix()
-        text = copy_header.render(path=relative, command=options.command)
-        _write_text(out_dir / relative, text + "\n" + source.read_text())
+    out.copy(
+        "runtime",
+        out_dir,
+        header="runtime_copy_header.go.jinja",
+        command=options.command,
+        preambles={".go": prepend},
+    )
     for edition in spec.editions:
         view = PackageView(edition)
         view.package_names()
@@ -91,36 +102,26 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             **project,
         }
         for kind in EDITION_FILES:
-            _write(
-                out_dir / edition.key / f"{kind}.go",
-                env.get_template(f"{kind}.go.jinja"),
-                **context,
-            )
-        _write(
+            out.render(out_dir / edition.key / f"{kind}.go", f"{kind}.go.jinja", **context)
+        out.render(
             out_dir / edition.key / "builders.go",
-            env.get_template("builders.go.jinja"),
+            "builders.go.jinja",
             builders=builders_view(view, context["tables"]),
             **context,
         )
         for role in context["tables"].roles:
-            _write(
+            out.render(
                 out_dir / edition.key / f"{role.role.name}.go",
-                env.get_template("role.go.jinja"),
+                "role.go.jinja",
                 r=role,
                 **context,
             )
 
 
 def template_environment() -> jinja2.Environment:
-    env = templating.template_environment(TEMPLATES)
-    env.filters["gostr"] = go_string
-    env.filters["golit"] = _literal
-    env.filters["gojson"] = go_json_text
-    env.filters["doc_lines"] = doc_lines
-    env.filters["go_name"] = go_name
-    env.filters["json_members"] = _json_members
-    env.filters["prefix"] = _prefix
-    return env
+    filters = {"gostr": go_string, "golit": _literal, "gojson": go_json_text, "go_name": go_name}
+    more = {"doc_lines": doc_lines, "json_members": _json_members, "prefix": _prefix}
+    return templating.template_environment(TEMPLATES, {**filters, **more})
 
 
 def _prefix(text: str, prefix: str) -> str:
@@ -142,12 +143,3 @@ def _json_members(constants: tuple[FieldView, ...]) -> str:
         for f in constants
     ]
     return go_text(",".join(members)) if members else '""'
-
-
-def _write(path: Path, template: jinja2.Template, **context: Any) -> None:
-    _write_text(path, template.render(**context))
-
-
-def _write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)

@@ -14,8 +14,8 @@ import json
 import re
 from collections.abc import Collection
 
-from acp_codegen import ir
 from acp_codegen.problems import GenerationError
+from acp_codegen.targets.kit.naming import MethodSpelling
 from acp_codegen.words import snake
 
 INITIALISMS = {
@@ -165,22 +165,7 @@ def check_identifier(name: str, where: str) -> str:
     return name
 
 
-def method_names(edition: ir.Edition) -> dict[tuple[str, ir.MethodKind], str]:
-    """The Go name of every method (`session/prompt` → `SessionPrompt`, `$/cancel_request` →
-    `CancelRequest`); where an edition has a request and a notification of one name, the
-    notification's gets `Notification`. Two methods that would share a name are an error."""
-    requests = {m.name for m in edition.requests()}
-    names = {
-        m.key: go_name(m.name)
-        + ("Notification" if m.kind is ir.MethodKind.NOTIFICATION and m.name in requests else "")
-        for m in edition.methods
-    }
-    seen: dict[str, str] = {}
-    for (method, _), name in sorted(names.items()):
-        if name in seen:
-            raise GenerationError(
-                f"{edition.source}: methods {seen[name]!r} and {method!r} both map to the Go "
-                f"name {name!r}"
-            )
-        seen[name] = method
-    return names
+METHODS = MethodSpelling("Go", "name", go_name, "Notification")
+"""A method's Go name (`session/prompt` → `SessionPrompt`, `$/cancel_request` →
+`CancelRequest`; its constant is `Method` + it); a notification that shares its name with a
+request gets `Notification`. When two names clash is the kit's one rule (`kit.naming`)."""

@@ -21,14 +21,13 @@ TEMPLATES = {"go.mod": "project/go.mod.jinja", "README.md": "project/README.md.j
 
 
 def render_project(spec: Specification, request: Request) -> Project:
-    env = template_environment()
-    context = {
-        **request.context(),
-        "module": MODULE,
-        "module_version": MODULE_VERSION,
-        "module_path": request.relative(request.generated("go")),
-        "go_version": GO_VERSION,
-    }
-    files = {path: env.get_template(name).render(context) for path, name in TEMPLATES.items()}
-    files["main.go"] = request.starter
+    files = request.files(
+        template_environment(),
+        TEMPLATES,
+        "main.go",
+        module=MODULE,
+        module_version=MODULE_VERSION,
+        module_path=request.relative(request.generated("go")),
+        go_version=GO_VERSION,
+    )
     return Project(files=files)

@@ -13,18 +13,18 @@ An edition whose prompt is answered at insertion (ACP v2) gets `scaffold_v2.go.j
 agent's prompt method is the foreground work (the SDK answers the prompt, reports the states and
 carries out cancel and close), the client prints the reply until the agent reports idle and
 sends `session/cancel` on Ctrl-C. The template is chosen by the IR's lifecycle, not by the
-version's name.
+version's name. The edition, the role and the command come from the kit (`kit.scaffold.starter`).
 """
 
 from __future__ import annotations
 
-from acp_codegen.ir import PromptAnswer, Specification, Stability
+from acp_codegen.ir import PromptAnswer, Specification
 from acp_codegen.problems import GenerationError
 from acp_codegen.targets.go import MODULE, template_environment
 from acp_codegen.targets.go.tables import MethodView, TablesView
 from acp_codegen.targets.go.views import PackageView
+from acp_codegen.targets.kit.scaffold import DEFAULT_PROTOCOL, starter
 
-SUFFIX = ".go"
 STARTER_METHODS = {
     "agent": ("initialize", "session/new", "session/prompt"),
     "client": (
@@ -59,42 +59,30 @@ completion (v1: the handler is the turn), at insertion (v2: the handler is the f
 
 
 def render_scaffold(
-    spec: Specification, role_name: str, *, unstable: bool, protocol: str = "v1"
+    spec: Specification, role_name: str, *, unstable: bool, protocol: str = DEFAULT_PROTOCOL
 ) -> str:
     """The starter program for `role_name` ("agent" or "client")."""
-    channel = Stability.UNSTABLE if unstable else Stability.STABLE
-    edition = spec.edition(protocol, channel)
-    if edition is None:
-        raise GenerationError(
-            f"{spec.origin} pins no {channel.value} {protocol} schema to scaffold from"
-        )
-    if role_name not in STARTER_METHODS:
-        raise GenerationError(f"unknown role {role_name!r}; choose one of agent, client")
-    life = edition.behaviour.lifecycle
-    template, methods = STARTERS[PromptAnswer.COMPLETION if life is None else life.answer]
-    view = PackageView(edition)
-    tables = TablesView(edition, view)
+    s = starter(spec, role_name, unstable=unstable, protocol=protocol, lang="go")
+    template, methods = STARTERS[s.answer]
+    view = PackageView(s.edition)
+    tables = TablesView(s.edition, view)
     by_name = {m.method.name: m for m in tables.methods}
     missing = [name for name in methods[role_name] if name not in by_name]
     if missing:
         raise GenerationError(
-            f"{edition.source}: the Go starter {role_name} needs {', '.join(missing)}"
+            f"{s.edition.source}: the Go starter {role_name} needs {', '.join(missing)}"
         )
-    flags = (["--unstable"] if unstable else []) + (
-        [] if protocol == "v1" else ["--protocol", protocol]
-    )
-    command = " ".join(["acp-codegen scaffold", role_name, "--lang go", *flags])
     package = protocol  # the import name of the edition's package in the starter
     return (
         template_environment()
         .get_template(template)
         .render(
             role=role_name,
-            life=life,
+            life=s.lifecycle,
             package=package,
-            command=command,
-            edition=edition,
-            package_path=f"{MODULE}/{edition.key}",
+            command=s.command,
+            edition=s.edition,
+            package_path=f"{MODULE}/{s.edition.key}",
             module=MODULE,
             m={name: _signature(by_name[name], view, package) for name in methods[role_name]},
         )

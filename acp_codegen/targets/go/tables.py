@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from acp_codegen import ir
 from acp_codegen.problems import GenerationError
-from acp_codegen.targets.go.names import go_name, method_names
+from acp_codegen.targets.go.names import METHODS, go_name
 from acp_codegen.targets.go.views import PackageView
 
 
@@ -182,7 +182,7 @@ class TablesView:
 
     def __init__(self, edition: ir.Edition, view: PackageView) -> None:
         self.edition = edition
-        names = method_names(edition)
+        names = METHODS.names(edition)
         self.methods = [MethodView(m, names[m.key]) for m in edition.methods]
         self.by_key = {m.method.key: m for m in self.methods}
         taken = view.package_names()

@@ -2,8 +2,8 @@
 that are Go's and not the IR's, and the checks that every name is free.
 
 The rules that are Go's:
-- a struct is written flat: its bases' fields, then its own (a redeclared field takes the base's
-  place), so no embedded struct's promoted methods fight its own MarshalJSON;
+- a struct is written flat (`kit.fields`): its bases' fields, then its own (a redeclared field
+  takes the base's place), so no embedded struct's promoted methods fight its own MarshalJSON;
 - a field that may be absent or null (or both) is a `wire.Opt[T]`, with `omitzero` when it may
   be absent; any other field is its type itself. A reference to an alias of a nullable type (v1's
   `RequestId`) is nullable where it is used: the alias names the type without the null;
@@ -22,6 +22,7 @@ from acp_codegen import ir
 from acp_codegen.problems import GenerationError
 from acp_codegen.targets.go.names import check_identifier, go_name, json_tag_name
 from acp_codegen.targets.go.unions import Interface, UnionTable, Wrapper, strip_nullable
+from acp_codegen.targets.kit.fields import flat_fields
 
 INTEGER_TYPES = {
     "int8": (-(2**7), 2**7 - 1),
@@ -227,22 +228,11 @@ class PackageView:
             isinstance(target, ir.Ref) and self._nullable_alias(target.name)
         )
 
-    def _flat_fields(self, struct: ir.Struct) -> list[ir.Field]:
-        merged: dict[str, ir.Field] = {}
-        for base in struct.bases:
-            parent = self.by_name[base]
-            if isinstance(parent, ir.Struct):
-                for f in self._flat_fields(parent):
-                    merged[f.wire_name] = f
-        for f in struct.fields:
-            merged[f.wire_name] = f
-        return list(merged.values())
-
     def _struct(self, struct: ir.Struct) -> StructView:
         name = self.go_names[struct.name]
         fields: list[FieldView] = []
         taken = {EXTRA_FIELD: "the kept unknown members"}
-        for f in self._flat_fields(struct):
+        for f in flat_fields(struct, self.by_name):
             where = f"{struct.pointer}/properties/{f.wire_name}"
             json_tag_name(f.wire_name, where)
             value = strip_nullable(f.type)

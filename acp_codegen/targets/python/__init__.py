@@ -22,18 +22,22 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import jinja2
 
 from acp_codegen import __version__, ir, resources, templating
 from acp_codegen.targets import Options, package_version
+from acp_codegen.targets.kit.files import Writer, prepend
 from acp_codegen.targets.python.builders import builders_view
 from acp_codegen.targets.python.conformance import conformance_view
 from acp_codegen.targets.python.format import format_source
 from acp_codegen.targets.python.helpers import helpers_view
 from acp_codegen.targets.python.models import models_view
-from acp_codegen.targets.python.roles import any_typed_results, method_handler_names, role_views
+from acp_codegen.targets.python.roles import (
+    HANDLERS,
+    any_typed_results,
+    role_views,
+)
 from acp_codegen.targets.python.types import PRIMITIVES, attribute_name
 from acp_codegen.targets.state_table import state_table
 
@@ -45,11 +49,9 @@ PYDANTIC = ">=2.10,<3"
 """The pydantic versions the generated package supports: 2.7-2.9 fail on the first request
 (`SchemaError: definition ... was never filled`); the lowest is tested by `make test-matrix`."""
 TEMPLATES = resources.TEMPLATES / "python"
-RUNTIME_SOURCES = TEMPLATES / "runtime"
-# Hand-written subpackages copied verbatim (each file with a header naming its source): the
-# runtime, and the conformance suite (`python -m acp_protocol.conformance`, its data files too).
+# Hand-written subpackages copied verbatim (each file with a header naming its source, `PREAMBLES`):
+# the runtime, and the conformance suite (`python -m acp_protocol.conformance`, its data files too).
 COPIED_SUBPACKAGES = ("runtime", "conformance")
-COPIED_DATA = (".json",)
 # (role, method) → the base-class method answers it from a runtime helper when the user sets one
 # (`Agent.session_store`, `Client.file_service`); see templates/python/role.py.jinja.
 PROVIDED_METHODS = frozenset(
@@ -61,7 +63,9 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
     """Write the Python package for `spec` into `out_dir` (which the caller has made empty): as
     the distribution `DISTRIBUTION` (pyproject.toml + `acp_protocol/`), or, with
     `options.package`, only the package, under that import name."""
+    HANDLERS.check(spec)
     env = template_environment()
+    out = Writer(env, TEMPLATES, _format)
     header = env.get_template("header.py.jinja").render(origin=spec.origin, command=options.command)
     package = options.package or PACKAGE
     package_dir = out_dir.joinpath(*package.split("."))
@@ -69,50 +73,55 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
     models = [render_models(e, header, r) for e, _, r in editions]
 
     if options.package is None:
-        _write_text(
+        out.render(
             out_dir / "pyproject.toml",
-            env.get_template("pyproject.toml.jinja").render(
-                header=header,
-                name=DISTRIBUTION,
-                version=package_version(spec),
-                origin=spec.origin,
-                package=PACKAGE,
-                pydantic=PYDANTIC,
-            ),
+            "pyproject.toml.jinja",
+            header=header,
+            name=DISTRIBUTION,
+            version=package_version(spec),
+            origin=spec.origin,
+            package=PACKAGE,
+            pydantic=PYDANTIC,
         )
-    _write(
+    out.render(
         package_dir / "__init__.py",
-        env.get_template("package_init.py.jinja"),
+        "package_init.py.jinja",
         header=header,
         package=package,
         spec=spec,
         generator_version=__version__,
     )
-    (package_dir / "py.typed").write_text("")
+    out.write(package_dir / "py.typed", "")
     stable = [e for e in spec.editions if e.channel is ir.Stability.STABLE]
     if stable:
-        _write(
+        out.render(
             package_dir / "agents.py",
-            env.get_template("agents.py.jinja"),
+            "agents.py.jinja",
             header=header,
             editions=stable,
         )
-    _write(
+    out.render(
         package_dir / "bridge.py",
-        env.get_template("bridge.py.jinja"),
+        "bridge.py.jinja",
         header=header,
         package=package,
     )
     for subpackage in COPIED_SUBPACKAGES:
-        _copy_subpackage(env, subpackage, package_dir, options.command)
+        out.copy(
+            subpackage,
+            package_dir / subpackage,
+            header="runtime_copy_header.py.jinja",
+            command=options.command,
+            preambles=PREAMBLES,
+        )
 
     for protocol in spec.protocols:
         if spec.edition(protocol, ir.Stability.STABLE) is None:
             # Only an unstable edition is pinned (schemas before 2.0): the protocol's package
             # holds just `unstable`.
-            _write(
+            out.render(
                 package_dir / protocol / "__init__.py",
-                env.get_template("edition_init.py.jinja"),
+                "edition_init.py.jinja",
                 header=header,
                 protocol=protocol,
                 edition=None,
@@ -139,87 +148,76 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             "runtime_import": runtime_import,
             "conformance_import": runtime_import.removesuffix("runtime") + "conformance",
             "roles": roles,
-            "handler_names": method_handler_names(edition),
+            "handler_names": HANDLERS.names(edition),
             "provided_methods": PROVIDED_METHODS,
             "any_typed_results": any_typed_results(edition),
         }
-        init = env.get_template("edition_init.py.jinja")
-        _write(
+        out.render(
             directory / "__init__.py",
-            init,
+            "edition_init.py.jinja",
             has_unstable=has_unstable,
             submodules=submodules,
             **context,
         )
         for relative, text in model_files.items():
-            _write_text(directory / relative, text, formatted=True)
-        _write(directory / "behaviour.py", env.get_template("behaviour.py.jinja"), **context)
-        _write(
+            out.write(directory / relative, text, formatted=True)
+        out.render(directory / "behaviour.py", "behaviour.py.jinja", **context)
+        out.render(
             directory / "conformance.py",
-            env.get_template("conformance.py.jinja"),
+            "conformance.py.jinja",
             view=conformance_view(edition),
             **context,
         )
-        _write(directory / "methods.py", env.get_template("methods.py.jinja"), **context)
-        _write(
+        out.render(directory / "methods.py", "methods.py.jinja", **context)
+        out.render(
             directory / "state.py",
-            env.get_template("state.py.jinja"),
+            "state.py.jinja",
             table=state_table(edition),
             **context,
         )
-        _write(directory / "peers.py", env.get_template("peers.py.jinja"), **context)
+        out.render(directory / "peers.py", "peers.py.jinja", **context)
         if helpers.helpers:
-            _write(
+            out.render(
                 directory / "helpers.py",
-                env.get_template("helpers.py.jinja"),
+                "helpers.py.jinja",
                 view=helpers,
                 **context,
             )
         if builders.roots:
-            _write(
+            out.render(
                 directory / "builders.py",
-                env.get_template("builders.py.jinja"),
+                "builders.py.jinja",
                 view=builders,
                 **context,
             )
         for role in roles:
-            _write(
+            out.render(
                 directory / f"{role.name}.py",
-                env.get_template("role.py.jinja"),
+                "role.py.jinja",
                 role=role,
                 **context,
             )
 
 
-def _copy_subpackage(env: jinja2.Environment, name: str, package_dir: Path, command: str) -> None:
-    """Copy templates/python/<name>/ into the package's <name>/: each Python file under a header
-    naming its source and the command that regenerates it; each JSON data file with that
-    sentence as its first member, `"generated"` (JSON has no comments)."""
-    sources = TEMPLATES / name
-    for source in sorted(sources.rglob("*")):
-        if "__pycache__" in source.parts or not source.is_file():
-            continue
-        relative = source.relative_to(sources).as_posix()  # subpackages: `transports/`
-        copy_header = env.get_template("runtime_copy_header.py.jinja").render(
-            file_name=f"{name}/{relative}", command=command
-        )
-        if source.suffix == ".py":
-            _write_text(package_dir / name / relative, copy_header + "\n" + source.read_text())
-        elif source.suffix in COPIED_DATA:
-            said = " ".join(line.removeprefix("# ") for line in copy_header.splitlines())
-            data = {"generated": said, **json.loads(source.read_text(encoding="utf-8"))}
-            text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-            _write_text(package_dir / name / relative, text)
+def _json_preamble(header: str, text: str) -> str:
+    """A copied JSON data file: the header's sentence as its first member, `"generated"` (JSON
+    has no comments)."""
+    said = " ".join(line.removeprefix("# ") for line in header.splitlines() if line)
+    data = {"generated": said, **json.loads(text)}
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+PREAMBLES = {".py": prepend, ".json": _json_preamble}
+"""How a copied file takes its header, by its ending: a module on top, a JSON data file as a
+member (no other file is copied)."""
 
 
 def template_environment() -> jinja2.Environment:
-    env = templating.template_environment(TEMPLATES)
-    env.filters["pyrepr"] = _pyrepr
-    env.filters["docstring"] = _docstring
-    env.filters["attribute_name"] = attribute_name
-    env.filters["constant_name"] = _constant_name
-    env.globals["primitives"] = PRIMITIVES
-    return env
+    filters = {"pyrepr": _pyrepr, "docstring": _docstring, "constant_name": _constant_name}
+    names = {"attribute_name": attribute_name}
+    return templating.template_environment(
+        TEMPLATES, {**filters, **names}, {"primitives": PRIMITIVES}
+    )
 
 
 def render_models(edition: ir.Edition, header: str, runtime_import: str) -> dict[str, str]:
@@ -283,12 +281,6 @@ def _docstring(text: str, indent: int) -> str:
     return '"""' + "\n".join([lines[0], *rest, pad + '"""'])
 
 
-def _write(path: Path, template: jinja2.Template, **context: Any) -> None:
-    _write_text(path, template.render(**context))
-
-
-def _write_text(path: Path, text: str, *, formatted: bool = False) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".py" and not formatted:
-        text = format_source(text)
-    path.write_text(text)
+def _format(path: Path, text: str) -> str:
+    """black for a module written by a template; the models modules are laid out by theirs."""
+    return format_source(text) if path.suffix == ".py" else text

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from acp_codegen import ir
+from acp_codegen.targets.kit.fields import flat_fields
 from acp_codegen.targets.python.types import attribute_name
 from acp_codegen.words import snake
 
@@ -99,21 +100,10 @@ def struct_parameters(
 ) -> tuple[tuple[Parameter, ...], tuple[Parameter, ...]]:
     """The required and the optional parameters of a constructor of `struct`: every field but
     the constant ones (tags, which the model fills in)."""
-    fields = [f for f in _all_fields(struct, by_name) if not isinstance(f.type, ir.Const)]
+    fields = [f for f in flat_fields(struct, by_name) if not isinstance(f.type, ir.Const)]
     parameters = [
         Parameter(attribute_name(f.wire_name), f, f.type == ir.Ref(TEXT_UNION)) for f in fields
     ]
     required = tuple(p for p in parameters if p.field.required)
     optional = tuple(p for p in parameters if not p.field.required)
     return required, optional
-
-
-def _all_fields(struct: ir.Struct, by_name: Mapping[str, ir.Definition]) -> list[ir.Field]:
-    """A struct's fields with its bases' first; a field it redeclares replaces the base's."""
-    fields: dict[str, ir.Field] = {}
-    for base in struct.bases:
-        parent = by_name.get(base)
-        if isinstance(parent, ir.Struct):
-            fields.update((f.wire_name, f) for f in _all_fields(parent, by_name))
-    fields.update((f.wire_name, f) for f in struct.fields)
-    return list(fields.values())

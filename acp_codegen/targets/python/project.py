@@ -13,13 +13,12 @@ TEMPLATES = {"README.md": "project/README.md.jinja"}
 
 
 def render_project(spec: Specification, request: Request) -> Project:
-    env = template_environment()
-    context = {
-        **request.context(),
-        "sdk": SDK,
-        "package": PACKAGE,
-        "sdk_path": request.relative(request.generated("python")),
-    }
-    files = {path: env.get_template(name).render(context) for path, name in TEMPLATES.items()}
-    files[f"{request.role}.py"] = request.starter
+    files = request.files(
+        template_environment(),
+        TEMPLATES,
+        f"{request.role}.py",
+        sdk=SDK,
+        package=PACKAGE,
+        sdk_path=request.relative(request.generated("python")),
+    )
     return Project(files=files)

@@ -26,23 +26,23 @@ import jinja2
 
 from acp_codegen import __version__, ir, resources, templating
 from acp_codegen.targets import Options, package_version
+from acp_codegen.targets.kit.files import Writer, prepend
+from acp_codegen.targets.kit.roles import role_views
 from acp_codegen.targets.state_table import state_table
 from acp_codegen.targets.typescript.behaviour import behaviour_view
 from acp_codegen.targets.typescript.builders import builder_tree
 from acp_codegen.targets.typescript.names import (
+    HANDLERS,
     comment_lines,
-    handler_names,
     json_literal,
     property_key,
 )
-from acp_codegen.targets.typescript.roles import role_views
 from acp_codegen.targets.typescript.views import types_view
 from acp_codegen.words import pascal
 
 PACKAGE = "acp-protocol-sdk"
 """The npm package name (free on the npm registry), unless `options.package` names another."""
 TEMPLATES = resources.TEMPLATES / "typescript"
-RUNTIME_SOURCES = TEMPLATES / "runtime"
 DEV_DEPENDENCIES = (
     ("@types/node", "20.19.43"),
     ("@types/ws", "8.18.2"),
@@ -60,46 +60,50 @@ global `WebSocket`). The base package needs neither."""
 def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
     """Write the TypeScript package for `spec` into `out_dir` (which the caller has made empty);
     `options.package` names the npm package (default `acp-protocol-sdk`)."""
+    HANDLERS.check(spec)
     env = template_environment()
+    out = Writer(env, TEMPLATES)
     header = env.get_template("header.ts.jinja").render(origin=spec.origin, command=options.command)
     name = options.package or PACKAGE
     version = package_version(spec)
     project = {"origin": spec.origin, "command": options.command, "name": name, "version": version}
-    _write(
+    out.render(
         out_dir / "package.json",
-        env.get_template("package.json.jinja"),
+        "package.json.jinja",
         edition_keys=[e.key for e in spec.editions],
         dev_dependencies=DEV_DEPENDENCIES,
         peer_dependencies=PEER_DEPENDENCIES,
         **project,
     )
-    _write(out_dir / "package-lock.json", env.get_template("package-lock.json.jinja"), **project)
-    _write(out_dir / "tsconfig.json", env.get_template("tsconfig.json.jinja"), **project)
+    out.render(out_dir / "package-lock.json", "package-lock.json.jinja", **project)
+    out.render(out_dir / "tsconfig.json", "tsconfig.json.jinja", **project)
     src = out_dir / "src"
-    _write(
+    out.render(
         src / "index.ts",
-        env.get_template("package_index.ts.jinja"),
+        "package_index.ts.jinja",
         header=header,
         origin=spec.origin,
         package=name,
         version=spec.version,
         generator_version=__version__,
     )
-    _write(
+    out.render(
         src / "versions.ts",
-        env.get_template("versions.ts.jinja"),
+        "versions.ts.jinja",
         header=header,
         editions=versioned_editions(spec),
     )
-    copy_header = env.get_template("runtime_copy_header.ts.jinja")
-    for source in sorted(RUNTIME_SOURCES.rglob("*.ts")):
-        relative = source.relative_to(RUNTIME_SOURCES).as_posix()
-        text = copy_header.render(file_name=relative, command=options.command)
-        _write_text(src / "runtime" / relative, text + source.read_text())
+    out.copy(
+        "runtime",
+        src / "runtime",
+        header="runtime_copy_header.ts.jinja",
+        command=options.command,
+        preambles={".ts": prepend},
+    )
 
     for edition in spec.editions:
         directory = src / edition.key
-        names = handler_names(edition)
+        names = HANDLERS.names(edition)
         context: dict[str, Any] = {
             "header": header,
             "edition": edition,
@@ -108,32 +112,33 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             "behaviour": behaviour_view(edition, names),
         }
         view = types_view(edition)
-        _write(directory / "types.ts", env.get_template("types.ts.jinja"), view=view, **context)
-        _write(directory / "decode.ts", env.get_template("decode.ts.jinja"), view=view, **context)
+        out.render(directory / "types.ts", "types.ts.jinja", view=view, **context)
+        out.render(directory / "decode.ts", "decode.ts.jinja", view=view, **context)
         for module in ("methods", "peers"):
-            _write(directory / f"{module}.ts", env.get_template(f"{module}.ts.jinja"), **context)
-        builders = env.get_template("builders.ts.jinja")
-        _write(directory / "builders.ts", builders, tree=builder_tree(edition), **context)
-        _write(
+            out.render(directory / f"{module}.ts", f"{module}.ts.jinja", **context)
+        out.render(
+            directory / "builders.ts", "builders.ts.jinja", tree=builder_tree(edition), **context
+        )
+        out.render(
             directory / "behaviour.ts",
-            env.get_template("behaviour.ts.jinja"),
+            "behaviour.ts.jinja",
             view=context["behaviour"],
             **context,
         )
-        _write(
+        out.render(
             directory / "state.ts",
-            env.get_template("state.ts.jinja"),
+            "state.ts.jinja",
             table=state_table(edition),
             **context,
         )
         for role in context["roles"]:
-            _write(
+            out.render(
                 directory / f"{role.name}.ts",
-                env.get_template("role.ts.jinja"),
+                "role.ts.jinja",
                 role=role,
                 **context,
             )
-        _write(directory / "index.ts", env.get_template("edition_index.ts.jinja"), **context)
+        out.render(directory / "index.ts", "edition_index.ts.jinja", **context)
 
 
 def versioned_editions(spec: ir.Specification) -> list[ir.Edition]:
@@ -147,18 +152,5 @@ def versioned_editions(spec: ir.Specification) -> list[ir.Edition]:
 
 
 def template_environment() -> jinja2.Environment:
-    env = templating.template_environment(TEMPLATES)
-    env.filters["tsjson"] = json_literal
-    env.filters["property_key"] = property_key
-    env.filters["comment_lines"] = comment_lines
-    env.filters["pascal"] = pascal
-    return env
-
-
-def _write(path: Path, template: jinja2.Template, **context: Any) -> None:
-    _write_text(path, template.render(**context))
-
-
-def _write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    filters = {"tsjson": json_literal, "property_key": property_key, "pascal": pascal}
+    return templating.template_environment(TEMPLATES, {**filters, "comment_lines": comment_lines})

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acp_codegen import ir
+from acp_codegen.targets.kit.fields import flat_fields
 from acp_codegen.targets.typescript.names import camel
-from acp_codegen.targets.typescript.views import flat_fields
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,19 +36,18 @@ TEMPLATES = {
 
 
 def render_project(spec: Specification, request: Request) -> Project:
-    env = template_environment()
-    context = {
-        **request.context(),
-        "sdk": SDK,
-        "sdk_path": SDK,
-        "dev_dependencies": [
+    files = request.files(
+        template_environment(),
+        TEMPLATES,
+        f"src/{request.role}.ts",
+        sdk=SDK,
+        sdk_path=SDK,
+        dev_dependencies=[
             (name, version)
             for name, version in DEV_DEPENDENCIES
             if name in PROJECT_DEV_DEPENDENCIES
         ],
-    }
-    files = {path: env.get_template(name).render(context) for path, name in TEMPLATES.items()}
-    files[f"src/{request.role}.ts"] = request.starter
+    )
 
     def write_package(out_dir: Path) -> None:
         generate(spec, out_dir, Options(command=request.command))

@@ -1,8 +1,8 @@
 """The types and decoders modules of one edition, as their templates need them.
 
-TypeScript interfaces are written flat: a struct's interface lists its bases' fields and its own
-(a field redeclared overrides the base's), so a redeclared field never fights `extends`. Two
-rules of the tagged unions live here:
+TypeScript interfaces are written flat (`kit.fields`): a struct's interface lists its bases'
+fields and its own (a field redeclared overrides the base's), so a redeclared field never fights
+`extends`. Two rules of the tagged unions live here:
 - a union's catch-all struct types its tag as `UnknownTag` (a string at run time, typed apart
   from every known tag so that `switch (u.sessionUpdate)` narrows to the known variants);
 - a default variant (the objects *without* the tag) that declares no tag field is written into
@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acp_codegen import ir
+from acp_codegen.targets.kit.fields import flat_fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,17 +91,3 @@ def types_view(edition: ir.Edition) -> TypesView:
             )
             defaults[d.name] = VariantView("", d.default.name, not has_tag)
     return TypesView(edition, fields, variants, defaults, frozenset(catch_all_tags))
-
-
-def flat_fields(struct: ir.Struct, by_name: dict[str, ir.Definition]) -> tuple[ir.Field, ...]:
-    """The struct's fields with its bases' first (depth first, in order); a redeclared field
-    takes the base's place."""
-    merged: dict[str, ir.Field] = {}
-    for base in struct.bases:
-        parent = by_name[base]
-        if isinstance(parent, ir.Struct):
-            for f in flat_fields(parent, by_name):
-                merged[f.wire_name] = f
-    for f in struct.fields:
-        merged[f.wire_name] = f
-    return tuple(merged.values())

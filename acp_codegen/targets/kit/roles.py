@@ -1,7 +1,9 @@
-"""The IR's roles as the TypeScript typed layer names them: interfaces, handlers, peers.
+"""The IR's roles as a typed layer names them: classes, handlers, peers.
 
-Roles are data in the IR (`ir.Role`: the methods a side handles, its turn rule); this module
-only names them (`Agent`, `AgentContext`, `AgentConnection`, `ClientPeer`), from the role's name.
+Roles are data in the IR (`ir.Role`: the methods a side handles, its turn rule); a role view only
+names them, from the role's name in PascalCase: the handler interface or base class (`Agent`),
+its context (`AgentContext`), its connection (`AgentConnection`) and the typed handle the other
+side calls it through (`AgentPeer`). Each handler is named by the target's `MethodSpelling`.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acp_codegen import ir
+from acp_codegen.targets.kit.naming import MethodKey
 from acp_codegen.words import pascal
 
 
@@ -20,9 +23,14 @@ class HandlerView:
 
 @dataclass(frozen=True, slots=True)
 class RoleView:
+    """One side: its handler class, its context, its connection and its typed peer."""
+
     role: ir.Role
     requests: tuple[HandlerView, ...]
     notifications: tuple[HandlerView, ...]
+    session_views: bool = False
+    """This side receives the state updates of a prompt lifecycle answered at insertion: its
+    connection has `session(id)`, a view of one session (the v2 client)."""
 
     @property
     def name(self) -> str:
@@ -42,7 +50,7 @@ class RoleView:
 
     @property
     def peer_class(self) -> str:
-        """The typed handle on this role, used by the other side (`AgentPeer`)."""
+        """The typed handle on this role, used by the other side (`ClientPeer`)."""
         return self.class_name + "Peer"
 
     @property
@@ -58,15 +66,17 @@ class RoleView:
         return self.class_name + "Connection"
 
 
-def role_views(
-    edition: ir.Edition, names: dict[tuple[str, ir.MethodKind], str]
-) -> tuple[RoleView, ...]:
-    """The edition's roles, their handlers named by `names` (`names.handler_names`)."""
+def role_views(edition: ir.Edition, names: dict[MethodKey, str]) -> tuple[RoleView, ...]:
+    """The edition's roles, their handlers named by `names` (`MethodSpelling.names`)."""
+    lifecycle = edition.behaviour.lifecycle
+    states = None if lifecycle is None else lifecycle.states
+    viewed = None if states is None else states.notification
     return tuple(
         RoleView(
             role,
             tuple(HandlerView(m, names[m.key]) for m in role.requests),
             tuple(HandlerView(m, names[m.key]) for m in role.notifications),
+            any(m.name == viewed for m in role.notifications),
         )
         for role in edition.roles
     )
