@@ -6,7 +6,13 @@ Generated per edition (`acp_protocol.v1`, `acp_protocol.v1.unstable`):
 - `peers.py`: the typed handle on each side (`ClientPeer`: one method per method clients handle).
 They subclass what is here. This module is method-agnostic: the routes come from the generated
 method table, and ACP's feature-level cancellation given by the generated role module
-(`TURN_RULE`, see `session_turns`).
+(`TURN_RULE`, see `session_turns`), carried out with the edition's behaviour by one
+`behaviour_engine.BehaviourEngine`.
+
+`Sender` (where a typed peer sends: a `Connection`, or a `RequestContext` for nested requests)
+returns the innermost coroutine rather than awaiting it in one of its own: a request is one
+coroutine from the typed peer to the pending table, however many layers it crosses (each
+pass-through frame would cost memory per pending request and time per message).
 """
 
 from __future__ import annotations
@@ -14,15 +20,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from functools import partial
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from .behaviour import Behaviour
-from .cancellation import CancelSignal
+from .behaviour_engine import BehaviourEngine, Sender
 from .client_state import ClientState, StateSender, StateTable
 from .connection import Connection
-from .edition_rules import EditionRules
 from .errors import (
     InternalError,
     InvalidParams,
@@ -35,31 +40,11 @@ from .errors import (
 from .frames import RequestId
 from .method_spec import MethodSpec
 from .request_state import CancelSource, RequestContext
-from .session_turns import SessionTurns, TurnRule, session_id_of
+from .session_turns import TurnRule
 from .session_view import SessionViews
 from .validators import validator_for
 
 log = logging.getLogger(__name__)
-
-
-class Sender(Protocol):
-    """Where a typed peer sends: a `Connection`, or a `RequestContext` (nested requests).
-
-    Both return the innermost coroutine rather than awaiting it in one of their own: a request
-    is one coroutine from the typed peer to the pending table, however many layers it crosses
-    (each pass-through frame would cost memory per pending request and time per message)."""
-
-    def request(
-        self,
-        method: str,
-        params: Any = None,
-        *,
-        cancel: CancelSignal | None = None,
-        cascade: bool = True,
-        parse: Callable[[Any], Any] | None = None,
-    ) -> Coroutine[Any, Any, Any]: ...
-
-    def notify(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]: ...
 
 
 def parse_result(spec: MethodSpec, value: Any) -> Any:
@@ -201,8 +186,10 @@ class Router(Generic[PeerT]):
     - `_`-prefixed names go to `extension_request` / `extension_notification` when overridden:
       otherwise `-32601`, and an unknown notification is ignored ("Unknown notifications SHOULD be
       ignored", ACP `extensibility.mdx`). `$/` methods never get here: they are the runtime's.
-    - The side's `TurnRule` (ACP `session/cancel`) is applied, see `session_turns`.
-    - The edition's `Behaviour` (`edition_rules`): version negotiation and capabilities in
+    - One path for every request: routed, its params validated, then run by the behaviour
+      engine (`behaviour_engine`), which carries out the side's `TurnRule` (ACP v1's
+      `session/cancel`, see `session_turns`) and the edition's `Behaviour`: version negotiation and
+      capabilities in
       `initialize`, computed from what is served: the methods the implementation overrides, the
       notifications received, the SDK's own (`advertised()`, such as `session/list` from a
       `session_store`; the lifecycle's close); never a base method answering -32601. Then the
@@ -246,30 +233,19 @@ class Router(Generic[PeerT]):
             ]
             + list(self._notifications)
         )
-        self._rules = (
-            None
-            if behaviour is None
-            else EditionRules(
-                behaviour,
-                advertised=lambda: implemented.union(advertised()),
-                receives=self._notifications,
-            )
+        self._engine = BehaviourEngine(
+            behaviour,
+            turn_rule,
+            advertised=lambda: implemented.union(advertised()),
+            receives=self._notifications,
         )
-        # The notifications a rule acts on before the handler (`session/cancel` in v2).
-        self._rule_notifications = frozenset(
-            () if self._rules is None else self._rules.notifications()
-        )
+        # The notifications a rule acts on before the handler (`session/cancel`).
+        self._rule_notifications = self._engine.notifications()
         # The notifications the rules observe once validated (a client's session views).
-        self._observed = frozenset(() if self._rules is None else self._rules.observed())
+        self._observed = frozenset(self._engine.observed())
+        self._initialize = self._engine.initialize
         self._extension_request = _override(implementation, base, "extension_request")
         self._extension_notification = _override(implementation, base, "extension_notification")
-        self._turns = SessionTurns(turn_rule) if turn_rule is not None else None
-        # The feature-level cancel this side receives (ACP agents: `session/cancel`), if any.
-        self._received_cancel = (
-            turn_rule.cancel_method
-            if turn_rule is not None and turn_rule.cancel_is_received
-            else None
-        )
         self._connection: Connection | None = None
         self._peer: PeerT | None = None
         self._notification_ctx: HandlerContext[PeerT] | None = None
@@ -277,19 +253,16 @@ class Router(Generic[PeerT]):
     def bind(self, connection: Connection) -> PeerT:
         """Attach the connection this router serves; returns the connection-wide typed peer."""
         self._connection = connection
-        if self._rules is not None:
-            self._rules.bind(connection)
-            if self._rules.views is not None:
-                self._rules.views.client_state = self.client_state
+        self._engine.bind(connection)
+        if self._engine.views is not None:
+            self._engine.views.client_state = self.client_state
         self._peer = self._peer_type(self._sender_for(connection))
         # One context serves every notification: it has no request and the connection's peer.
         self._notification_ctx = self._context_type(None, self._peer)
         return self._peer
 
     def _sender_for(self, sender: Sender) -> Sender:
-        turns = self._turns
-        if turns is not None and not turns.rule.cancel_is_received:
-            sender = _CancelAfterSending(sender, self)
+        sender = self._engine.sender(sender)
         if self.client_state is not None:
             return StateSender(sender, self.client_state)
         return sender
@@ -300,39 +273,25 @@ class Router(Generic[PeerT]):
 
     async def handle_request(self, method: str, params: Any, context: RequestContext) -> Any:
         route = self._requests.get(method)
-        rules = self._rules
-        ruled = rules is not None and route is not None and rules.owns(method)
-        if route is None or (route.handler is None and not ruled):
+        engine = self._engine
+        if route is None or (route.handler is None and not engine.owns(method)):
             if route is None and method.startswith("_") and self._extension_request is not None:
                 return await self._extension_request(method, params, self._context(context))
             raise MethodNotFound(data={"method": method})
-        if ruled and rules is not None and method == rules.initialize:
-            rules.negotiate(params)  # a client of another version: -32022, whatever its params
+        if method == self._initialize:
+            engine.negotiate(params)  # a client of another version: -32022, whatever its params
         try:
             typed = route.params(params)
         except ValidationError as error:
             raise InvalidParams.from_validation(error) from None
         if method in self._state_methods and self.client_state is not None:
             self.client_state.feed({"method": method, "params": params})
-        if ruled:
-            assert rules is not None
-            handler = route.handler
-            call = None if handler is None else partial(self._call, handler, typed)
-            try:
-                result = await rules.request(method, params, context, call)
-            except LookupError:
-                raise MethodNotFound(data={"method": method}) from None
-            return _checked_result(route.spec, result)
-        assert route.handler is not None
-        handler_context = self._context(context)
-        turns = self._turns
-        if turns is not None and method == turns.rule.method:
-            session_id = session_id_of(params)
-            if session_id is not None:
-                call = partial(route.handler, typed, handler_context)
-                result = await turns.run(session_id, context.request_id, call)
-                return _checked_result(route.spec, result)
-        result = await route.handler(typed, handler_context)
+        handler = route.handler
+        call = None if handler is None else partial(self._call, handler, typed)
+        try:
+            result = await engine.request(method, params, context, call)
+        except LookupError:
+            raise MethodNotFound(data={"method": method}) from None
         return _checked_result(route.spec, result)
 
     def _call(
@@ -350,11 +309,8 @@ class Router(Generic[PeerT]):
         return self._peer_type(self._sender_for(request))
 
     def handle_notification(self, method: str, params: Any) -> Awaitable[None] | None:
-        if method == self._received_cancel:
-            self.cancel_turns(params)
         if method in self._rule_notifications:
-            assert self._rules is not None
-            self._rules.notification(method, params)
+            self._engine.notification(method, params)
         route = self._notifications.get(method)
         observed = method in self._observed
         stateful = method in self._state_methods
@@ -376,8 +332,7 @@ class Router(Generic[PeerT]):
         if stateful and self.client_state is not None:
             self.client_state.feed({"method": method, "params": params})
         if observed:
-            assert self._rules is not None
-            self._rules.observe(method, params, typed)  # the client's session views
+            self._engine.observe(method, params, typed)  # the client's session views
         if route.handler is None:
             return None
         context = self._notification_ctx
@@ -386,21 +341,18 @@ class Router(Generic[PeerT]):
 
     def cancel_turns(self, cancel_params: Any) -> int:
         """Apply the turn rule to a cancel notification's params; how many turns it cancelled."""
-        if self._turns is None or self._connection is None:
-            return 0
-        if isinstance(cancel_params, BaseModel):
-            cancel_params = cancel_params.model_dump(mode="json", by_alias=True)
-        return self._turns.cancel(self._connection, session_id_of(cancel_params))
+        return self._engine.cancel_turns(cancel_params)
 
     @property
     def turn_rule(self) -> TurnRule | None:
-        return None if self._turns is None else self._turns.rule
+        turns = self._engine.turns
+        return None if turns is None else turns.rule
 
     @property
     def session_views(self) -> SessionViews | None:
         """The client's session views, where the edition's prompt lifecycle answers at
         insertion; None elsewhere."""
-        return None if self._rules is None else self._rules.views
+        return self._engine.views
 
 
 _PROVIDED = "__acp_provided__"
@@ -443,35 +395,6 @@ def _checked_result(spec: MethodSpec, result: Any) -> Any:
         detail = f"the handler of {spec.name} returned {type(result).__name__}, not a valid result"
         log.error("%s: %s", detail, validation_summary(error))
         raise InternalError(data={"details": detail, **validation_details(error)}) from None
-
-
-class _CancelAfterSending:
-    """A sender that applies the router's turn rule after sending its cancel notification: the
-    client "MUST respond to all pending `session/request_permission` requests with the
-    `cancelled` outcome" once it has sent `session/cancel` (ACP `prompt-turn.mdx`)."""
-
-    __slots__ = ("_router", "_sender")
-
-    def __init__(self, sender: Sender, router: Router[Any]) -> None:
-        self._sender = sender
-        self._router = router
-
-    def request(
-        self,
-        method: str,
-        params: Any = None,
-        *,
-        cancel: CancelSignal | None = None,
-        cascade: bool = True,
-        parse: Callable[[Any], Any] | None = None,
-    ) -> Coroutine[Any, Any, Any]:
-        return self._sender.request(method, params, cancel=cancel, cascade=cascade, parse=parse)
-
-    async def notify(self, method: str, params: Any = None) -> None:
-        await self._sender.notify(method, params)
-        rule = self._router.turn_rule
-        if rule is not None and method == rule.cancel_method:
-            self._router.cancel_turns(params)
 
 
 RoleConnectionT = TypeVar("RoleConnectionT", bound="RoleConnection[Any]")
