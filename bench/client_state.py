@@ -2,7 +2,8 @@
 
 A v2 session's stream of `session/update` frames (per prompt turn: the user message, running,
 twenty agent message chunks, a tool call with three content chunks and its completion, usage,
-idle), as bytes. In one fresh process, interleaved per run:
+idle), as bytes. In one fresh process, interleaved per run, in CPU time (`time.process_time`:
+other processes on the machine change wall time, not CPU time):
 - decode: each line parsed (orjson) and its params validated as `UpdateSessionNotification`, as
   the client's router does before anything sees the update;
 - apply: the decoded params applied to a fresh `ClientState` of the v2 table (`apply`, what the
@@ -89,15 +90,15 @@ def samples(n: int, runs: int) -> dict[str, list[float]]:
     validate(decoded[0])  # its models built once, untimed
     found: dict[str, list[float]] = {"decode": [], "apply": []}
     for _ in range(runs + 1):  # the first round warms up, untimed
-        started = time.perf_counter()
+        started = time.process_time()
         for line in lines:
             validate(orjson.loads(line)["params"])
-        decode = time.perf_counter() - started
+        decode = time.process_time() - started
         state = ClientState(STATE_TABLE)
-        started = time.perf_counter()
+        started = time.process_time()
         for params in decoded:
             state.apply({"method": "session/update", "params": params})
-        apply = time.perf_counter() - started
+        apply = time.process_time() - started
         found["decode"].append(decode)
         found["apply"].append(apply)
     return {name: values[1:] for name, values in found.items()}

@@ -4,9 +4,11 @@ decoding them, measured as the Python row is (`client_state.py`).
 The same frames as the Python row (`client_state.stream`), written to a file and read by
 bench/stdio/ours_ts/client_state.ts (built by `make ts-build` into .build/typescript), which in
 one fresh node process, interleaved per run, times decoding them (`JSON.parse` and the generated
-decoder) and applying the decoded params to a fresh `ClientState` of the v2 table, each phase
-from a collected heap (node's garbage collector runs late: without it, a phase would pay for the
-garbage of the one before). The goal
+decoder) and applying the decoded params to a fresh `ClientState` of the v2 table, in CPU time,
+each phase from a collected heap (node's garbage collector runs late: without it, a phase would
+pay for the garbage of the one before) and with the collector on the timed thread
+(`--single-threaded-gc`: no phase's CPU time holds the sweeping the one before left running);
+the first rounds warm the compiler up, untimed. The goal
 (issue 38): applying costs at most a quarter of decoding, as a ratio of medians.
 """
 
@@ -33,7 +35,7 @@ def measure(n: int, runs: int) -> dict[str, Any]:
         frames = Path(folder) / "frames.jsonl"
         frames.write_bytes(b"\n".join(client_state.stream(n)) + b"\n")
         done = subprocess.run(
-            ["node", "--expose-gc", str(SCRIPT), str(frames), str(runs)],
+            ["node", "--expose-gc", "--single-threaded-gc", str(SCRIPT), str(frames), str(runs)],
             capture_output=True,
             text=True,
             check=True,

@@ -106,3 +106,62 @@ def test_the_corpus_files_are_json_lines() -> None:
     for protocol in TABLES:
         for step in steps(protocol):
             assert set(step) == {"case", "message", "changes", "expect"}
+
+
+def update(session_update: dict[str, Any]) -> dict[str, Any]:
+    return {"method": "session/update", "params": {"sessionId": "s", "update": session_update}}
+
+
+def chunk(message_id: str, text: str) -> dict[str, Any]:
+    content = {"type": "text", "text": text}
+    return update(
+        {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": content}
+    )
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast path", "generic path"])
+def test_an_entry_read_before_later_chunks_keeps_its_content(fast: bool) -> None:
+    """The state grows its own list in place, but never one a reader was handed: `entries`, or
+    an entry read later from the mapping `get` handed out."""
+    state = ClientState(TABLES["v2"], fast=fast)
+    given = [{"type": "text", "text": "a"}]
+    message = {"sessionUpdate": "agent_message", "messageId": "m", "content": given}
+    state.apply(update(message))
+    state.apply(chunk("m", "b"))
+    session = state.session("s")
+    (held,) = session.entries("agentMessage")
+    state.apply(chunk("m", "c"))
+    state.apply(chunk("m", "d"))
+    mapping = session.get("agentMessage")
+    state.apply(chunk("m", "e"))
+    from_mapping = mapping["m"]
+    state.apply(chunk("m", "f"))
+    assert [block["text"] for block in held["content"]] == ["a", "b"]
+    assert [block["text"] for block in from_mapping["content"]] == list("abcde")
+    (now,) = session.entries("agentMessage")
+    assert [block["text"] for block in now["content"]] == list("abcdef")
+    assert given == [{"type": "text", "text": "a"}]
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast path", "generic path"])
+def test_chunks_of_messages_and_tool_calls_interleaved_each_end_in_their_own_entry(
+    fast: bool,
+) -> None:
+    state = ClientState(TABLES["v2"], fast=fast)
+    given = [{"type": "text", "text": "u"}]
+    tool = {"sessionUpdate": "tool_call_update", "toolCallId": "t", "title": "Read"}
+    state.apply(update({**tool, "content": given}))
+    for word in "abc":
+        state.apply(chunk("m1", word))
+        state.apply(chunk("m2", word.upper()))
+        content = {"type": "content", "content": {"type": "text", "text": word}}
+        state.apply(
+            update(
+                {"sessionUpdate": "tool_call_content_chunk", "toolCallId": "t", "content": content}
+            )
+        )
+    session = state.session("s")
+    texts = ["".join(b["text"] for b in m["content"]) for m in session.entries("agentMessage")]
+    assert texts == ["abc", "ABC"]
+    assert len(session.entries("toolCall")[0]["content"]) == 4
+    assert given == [{"type": "text", "text": "u"}]

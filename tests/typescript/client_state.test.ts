@@ -58,14 +58,17 @@ function cases(protocol: string): Array<[string, Step[]]> {
 
 for (const [protocol, table] of TABLES) {
   for (const [name, group] of cases(protocol)) {
-    test(`${protocol}: ${name}`, () => {
-      const state = new ClientState(table);
-      group.forEach((step, index) => {
-        const applied = state.apply(step.message);
-        assert.deepEqual(applied.changes, step.changes, `step ${index}: changes`);
-        assert.deepEqual(state.snapshot(), step.expect, `step ${index}: state`);
+    for (const fast of [true, false]) {
+      // `fast: false`: the generic path alone (the fast path is a shortcut to the same state).
+      test(`${protocol}${fast ? "" : " (generic path)"}: ${name}`, () => {
+        const state = new ClientState(table, () => {}, { fast });
+        group.forEach((step, index) => {
+          const applied = state.apply(step.message);
+          assert.deepEqual(applied.changes, step.changes, `step ${index}: changes`);
+          assert.deepEqual(state.snapshot(), step.expect, `step ${index}: state`);
+        });
       });
-    });
+    }
   }
 }
 
@@ -150,4 +153,24 @@ test("appending never changes a list a message gave, and a snapshot taken before
   assert.deepEqual(given, [{ type: "text", text: "a" }]);
   assert.deepEqual(before.sessions["s"]?.targets["agentMessage"], [{ id: "m", value: { messageId: "m", content: [given[0], { type: "text", text: "b" }] } }]);
   assert.equal((state.session("s").entries("agentMessage")[0] as { content: unknown[] }).content.length, 3);
+});
+
+test("chunks of messages and tool calls interleaved each end in their own entry, on either path, and no message's list changes", () => {
+  for (const fast of [true, false]) {
+    const state = new ClientState(V2_UNSTABLE, () => {}, { fast });
+    const given = [{ type: "text", text: "u" }];
+    const update = (update: object): StateMessage => ({ method: "session/update", params: { sessionId: "s", update } });
+    const text = (text: string): object => ({ type: "text", text });
+    state.apply(update({ sessionUpdate: "tool_call_update", toolCallId: "t", title: "Read", content: given }));
+    for (const word of ["a", "b", "c"]) {
+      state.apply(update({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: text(word) }));
+      state.apply(update({ sessionUpdate: "agent_message_chunk", messageId: "m2", content: text(word.toUpperCase()) }));
+      state.apply(update({ sessionUpdate: "tool_call_content_chunk", toolCallId: "t", content: { type: "content", content: text(word) } }));
+    }
+    const session = state.session("s");
+    const contents = (session.entries("agentMessage") as Array<{ content: Array<{ text: string }> }>).map((m) => m.content.map((block) => block.text).join(""));
+    assert.deepEqual(contents, ["abc", "ABC"], `fast: ${fast}`);
+    assert.equal((session.entries("toolCall")[0] as { content: unknown[] }).content.length, 4, `fast: ${fast}`);
+    assert.deepEqual(given, [{ type: "text", text: "u" }], `fast: ${fast}`);
+  }
 });

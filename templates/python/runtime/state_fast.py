@@ -15,6 +15,7 @@ is malformed. The fast path *is* `ClientState.apply` (one call per update, not t
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -81,96 +82,143 @@ def route_path(
     """The fast path of `method`'s route of params, in front of `otherwise` (which gets every
     message it does not carry out), or None where the route's shape is not the plain one: the
     annotated part one key under `params` and tagged, the session one key under `params`.
-    `plains` holds each variant's `Plain` effect (None: none); `applied` is
-    `client_state.Applied`. What an update did is a value, made once per (session, target,
-    entry, action) and handed out again: a chunk's twentieth append reports what its first
-    did, and making one costs more than carrying the update out."""
+    `plains` holds each variant's `Plain` effect (None: none); each one becomes a `Handler`
+    (`handler`), looked up by the update's tag; `applied` is `client_state.Applied`."""
     if at is None or len(at) != 1 or tag is None or len(session) != 1:
         return None
     if len(session[0]) != 2 or session[0][0] != "params":
         return None
-    at_key, session_key, make = at[0], session[0][1], tuple.__new__
-    done: dict[tuple[str, str, str | None, str], Any] = {}
+    at_key, session_key = at[0], session[0][1]
+    handlers = {
+        variant: handler(effect, tag, applied, otherwise)
+        for variant, effect in plains.items()
+        if variant is not None and effect is not None
+    }
 
     def run(message: Any) -> Any:
-        if message.get("method") != method or "result" in message:
+        try:  # a key absent, or a value that is no object, goes the generic way
+            params = message["params"]
+            if message["method"] != method or "result" in message:
+                return otherwise(message)
+            payload = params[at_key]
+            session_id = params[session_key]
+            state = sessions[session_id]
+            carry_out = handlers[payload[tag]]
+        except (KeyError, TypeError):
             return otherwise(message)
-        params = message.get("params")
-        if type(params) is not dict:
-            return otherwise(message)
-        payload = params.get(at_key)
-        session_id = params.get(session_key)
         if type(payload) is not dict or type(session_id) is not str:
             return otherwise(message)
-        variant = payload.get(tag)
-        effect = plains.get(variant) if type(variant) is str else None
-        state = sessions.get(session_id)
-        if effect is None or state is None:
-            return otherwise(message)
-        action, scope, target, id_key, field, value_key = effect
-        targets = state._targets
-        key = None
-        if action == APPEND:
-            key = payload.get(id_key)
-            value = payload.get(value_key, MISSING_VALUE)
-            entries = targets.get(target)
-            if type(key) is not str or value is MISSING_VALUE or type(value) is str:
+        return carry_out(message, session_id, state, payload)
+
+    return run
+
+
+Handler = Callable[[Any, str, SessionState, dict[str, Any]], Any]
+"""One variant's plain effect carried out on (message, session id, its state, the update), the
+session made already; what it did, or what `otherwise` did with the message."""
+
+
+def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]], otherwise: Apply) -> Handler:
+    """The `Handler` of `effect`. What an update did is a value, made once per (session, entry)
+    and handed out again: a chunk's twentieth append reports what its first did, and making one
+    costs more than carrying the update out."""
+    action, scope, target, id_key, field, value_key = effect
+    make = tuple.__new__
+    done: defaultdict[str, dict[str | None, Any]] = defaultdict(dict)
+
+    def _done(session_id: str, key: str | None) -> Any:
+        by_key = done[session_id]
+        found = by_key.get(key)
+        if found is None:  # the first update of this entry (no exception: it is often)
+            change = make(StateChange, (scope, session_id, target, key, action))
+            found = by_key[key] = make(applied, (session_id, (change,), False, None))
+        return found
+
+    if action == APPEND and id_key is not None and field is not None and value_key is not None:
+
+        def append(message: Any, session_id: str, state: SessionState, payload: Any) -> Any:
+            try:
+                key = payload[id_key]
+                value = payload[value_key]
+                entries = state._targets[target]
+            except KeyError:  # a missing id or value is malformed; a collection not made yet
                 return otherwise(message)
-            if type(entries) is not Entries:
-                return otherwise(message)
+            if type(key) is not str or type(value) is str or type(entries) is not Entries:
+                return otherwise(message)  # an odd id, or a string to extend
             entry = entries.get(key)
             if entry is None:  # a chunk before its entry's upsert makes the entry
-                entries[key] = {field: [value], id_key: key}
+                grown = [value]
+                entries[key] = {field: grown, id_key: key}
             else:
-                current = entry.get(field) if type(entry) is dict else None
-                if current is None and type(entry) is dict:
-                    current = ()
-                elif type(current) is not list:
-                    return otherwise(message)  # a string to extend, or malformed
+                current = entry.get(field) if type(entry) is dict else MISSING_VALUE
+                if current is state._grown:
+                    current.append(value)  # the state's own list, which no reader holds
+                    return state._grown_by or _done(session_id, key)
+                if current is not None and type(current) is not list:
+                    return otherwise(message)  # an entry or field of another shape
                 new = entry.copy()  # the state never changes what it shares
-                new[field] = [*current, value]
+                grown = new[field] = [*(current or ()), value]
                 entries[key] = new
-        elif action == UPSERT and id_key is not None:
+            found = _done(session_id, key)
+            if target not in state._shared:
+                state._grown, state._grown_by = grown, found
+            return found
+
+        return append
+
+    if action == UPSERT and id_key is not None:
+
+        def upsert(message: Any, session_id: str, state: SessionState, payload: Any) -> Any:
             key = payload.get(id_key)
-            entries = targets.get(target)
+            entries = state._targets.get(target)
             if type(key) is not str or type(entries) is not Entries:
                 return otherwise(message)
             entries[key] = _merged(state, entries.get(key), payload, tag)
-        elif action == UPSERT:  # the target's one value
+            return _done(session_id, key)
+
+        return upsert
+
+    if action == UPSERT:
+
+        def upsert_one(message: Any, session_id: str, state: SessionState, payload: Any) -> Any:
+            """An upsert without `id`: it merges into the target's one value."""
+            targets = state._targets
             current = targets.get(target)
             if type(current) is Entries:
                 return otherwise(message)
             targets[target] = _merged(state, current, payload, tag)
-        else:  # REPLACE
-            if value_key is None:
-                value = payload.copy()
-                del value[tag]
-            else:
-                value = payload.get(value_key, MISSING_VALUE)
-                if value is MISSING_VALUE:
-                    return otherwise(message)  # an absent value removes the target
-            targets[target] = value
-        found = done.get((session_id, target, key, action))
-        if found is None:
-            change = make(StateChange, (scope, session_id, target, key, action))
-            found = done[session_id, target, key, action] = make(
-                applied, (session_id, (change,), False, None)
-            )
-        return found
+            return _done(session_id, None)
 
-    return run
+        return upsert_one
+
+    def replace(message: Any, session_id: str, state: SessionState, payload: Any) -> Any:
+        if value_key is None:
+            value = payload.copy()
+            del value[tag]
+        else:
+            value = payload.get(value_key, MISSING_VALUE)
+            if value is MISSING_VALUE:
+                return otherwise(message)  # an absent value removes the target
+        state._targets[target] = value
+        return _done(session_id, None)
+
+    return replace
 
 
 def _merged(state: SessionState, entry: Any, payload: dict[str, Any], tag: str | None) -> Any:
     """`SessionState._upsert` of a plain upsert: "omitted fields leave the existing tool call
     value unchanged, `null` clears or unsets the value, and concrete values replace the
     previous value" (`ToolCallUpdate`)."""
-    merged = entry.copy() if type(entry) is dict else {}
     if META not in payload and None not in payload.values():  # concrete values only
-        merged.update(payload)
+        if type(entry) is dict:
+            merged = entry.copy()
+            merged.update(payload)
+        else:
+            merged = payload.copy()
         if tag is not None:
             del merged[tag]  # never stored: an entry holds no union tag
         return merged
+    merged = entry.copy() if type(entry) is dict else {}
     for name, value in payload.items():
         if name == tag:
             continue

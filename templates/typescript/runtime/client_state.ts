@@ -16,10 +16,21 @@
  * nothing else; a malformed one (a path it needs is absent) is logged too and reported once per
  * kind in `problems` with the JSON pointer of what is missing; `apply` never throws on a message.
  * A message is checked whole (every effect) before anything changes.
+ *
+ * The messages a session sends most go a fast path first (`fastRoutes`, as the Python runtime's
+ * `state_fast.py`): per route whose params name the session and hold the tagged update one key
+ * down, per variant whose one effect is plain (a session effect with single-key paths, no field
+ * for an upsert or replace, a list to append to), a handler carrying it out in one call. Whenever
+ * anything is not plain (a session or collection not made yet, a string to extend, an absent or
+ * odd id or value) it hands the message to the generic path (`step`, then `commit`), which
+ * carries it out and reports what is malformed: the same state either way
+ * (`new ClientState(table, onProblem, { fast: false })` is the generic path alone; the corpus runs
+ * both).
  */
 
 import {
   ACTIONS,
+  APPEND,
   Effect,
   Malformed,
   MISSING,
@@ -28,6 +39,10 @@ import {
   isObject,
   pointer,
   read,
+  REPLACE,
+  UPSERT,
+  without,
+  type Json,
   type Snapshot,
   type StateChange,
   type StateEffect,
@@ -116,6 +131,79 @@ function applied(session: string | null, changes: readonly StateChange[], logged
   return { session, changes, logged, problem };
 }
 
+/** One variant's plain effect, as the fast path reads it: its action and target, and the keys of
+ * the update holding the entry's id, the target's field and the value (null: none). */
+interface FastEffect {
+  readonly action: string;
+  readonly target: string;
+  readonly idKey: string | null;
+  readonly field: string | null;
+  readonly valueKey: string | null;
+}
+
+/** The fast path of one method's route of params: the keys of its params holding the update and
+ * the session, the update's union tag, and the plain effect of each variant that has one. Data,
+ * not closures: one compiled `fastApply` serves every `ClientState`. */
+interface FastRoute {
+  readonly atKey: string;
+  readonly sessionKey: string;
+  readonly tag: string;
+  readonly effects: ReadonlyMap<string, FastEffect>;
+}
+
+/** The fast path of `route` (a route of params), or null where its shape is not the plain one:
+ * the annotated union one key under `params` and tagged, the session one key under `params`. */
+function fastRoute(route: Route): FastRoute | null {
+  const sessionPath = route.session[0];
+  const tag = route.tag;
+  if (route.at.length !== 1 || tag === null || route.session.length !== 1 || sessionPath === undefined) return null;
+  if (sessionPath.length !== 2 || sessionPath[0] !== PARAMS) return null;
+  const effects = new Map<string, FastEffect>();
+  for (const [variant, compiled] of route.entries) {
+    const effect = variant === null ? null : fastEffect(compiled);
+    if (effect !== null) effects.set(variant as string, effect);
+  }
+  return { atKey: route.at[0] as string, sessionKey: sessionPath[1] as string, tag, effects };
+}
+
+/** `compiled`'s one effect where its shape is plain, else null: a session effect with single-key
+ * paths; an append's id, field and value named; an upsert's id (if any) and no field or value; a
+ * replace's value (if any) and no id or field. */
+function fastEffect(compiled: Compiled): FastEffect | null {
+  const effect = compiled.effects[0];
+  if (compiled.effects.length !== 1 || effect === undefined || !compiled.known || effect.scope !== "session") return null;
+  if (effect.base64 || effect.turnFallback || effect.idUnderValue) return null;
+  const single = (keys: readonly string[] | null): string | null => (keys !== null && keys.length === 1 ? (keys[0] as string) : null);
+  const { action, target } = effect;
+  const idKey = single(effect.id);
+  const field = single(effect.field);
+  const valueKey = single(effect.value);
+  const plain =
+    action === APPEND
+      ? idKey !== null && field !== null && valueKey !== null
+      : action === UPSERT
+        ? effect.value === null && effect.field.length === 0 && (effect.id === null || idKey !== null)
+        : action === REPLACE && effect.id === null && effect.field.length === 0 && (effect.value === null || valueKey !== null);
+  return plain ? { action, target, idKey, field, valueKey } : null;
+}
+
+/** The fast paths of `table`, by method (made once per table: every `ClientState` of it shares them). */
+const FAST_ROUTES = new WeakMap<StateTable, ReadonlyMap<string, FastRoute>>();
+
+function fastRoutesOf(table: StateTable, routes: Map<string, Map<string, Route>>): ReadonlyMap<string, FastRoute> {
+  let found = FAST_ROUTES.get(table);
+  if (found === undefined) {
+    const made = new Map<string, FastRoute>();
+    for (const [method, parts] of routes) {
+      const route = parts.get(PARAMS);
+      const fast = route === undefined ? null : fastRoute(route);
+      if (fast !== null) made.set(method, fast);
+    }
+    FAST_ROUTES.set(table, (found = made));
+  }
+  return found;
+}
+
 /** The routes of `table`, by method then part. */
 function routesOf(table: StateTable): Map<string, Map<string, Route>> {
   const routes = new Map<string, Map<string, Route>>();
@@ -146,14 +234,20 @@ export class ClientState {
   /** The requests whose responses change state (`session/new`'s `configOptions`). */
   readonly results: ReadonlySet<string>;
   private readonly routes: Map<string, Map<string, Route>>;
+  /** The fast path of each method's plain route of params (see the module's comment). */
+  private readonly fastRoutes: ReadonlyMap<string, FastRoute>;
   private readonly listeners = new Set<{ readonly listener: StateListener; readonly session: string | null }>();
 
-  /** `onProblem`: told of each new kind of malformed message (the state's `problems` keep it). */
+  /** `onProblem`: told of each new kind of malformed message (the state's `problems` keep it);
+   * `fast: false`: every message goes the generic way (the fast path is a shortcut to the same
+   * state). */
   constructor(
     readonly table: StateTable,
     private readonly onProblem: (message: string) => void = () => {},
+    options: { readonly fast?: boolean } = {},
   ) {
     this.routes = routesOf(table);
+    this.fastRoutes = options.fast === false ? new Map() : fastRoutesOf(table, this.routes);
     this.agent = new SessionState(table.meta);
     const methods = new Set(table.entries.map((e) => e.method));
     if (table.turn !== null) methods.add(table.turn);
@@ -206,6 +300,11 @@ export class ClientState {
     if (!isObject(message)) return NOTHING;
     const method = message.method;
     const part = Object.hasOwn(message, RESULT) ? RESULT : PARAMS;
+    const fast = part === PARAMS && typeof method === "string" ? this.fastRoutes.get(method) : undefined;
+    if (fast !== undefined) {
+      const done = this.fastApply(fast, child(message, PARAMS));
+      if (done !== null) return done;
+    }
     const route = typeof method === "string" ? this.routes.get(method)?.get(part) : undefined;
     if (route === undefined) return method === this.table.turn ? this.turn(message) : NOTHING;
     // An absent part or field reads as null, as a JSON null would.
@@ -226,6 +325,38 @@ export class ClientState {
       return applied(sessionId, [], true);
     }
     return this.carryOut(message, route, compiled, sessionId, payload);
+  }
+
+  /** The fast path of `params` on `route`: what it did, or null where the generic path is to carry
+   * the message out (a session not made yet, no plain effect, or one its state declines), nothing
+   * changed. */
+  private fastApply(route: FastRoute, params: unknown): Applied | null {
+    const payload = child(params, route.atKey);
+    const sessionId = child(params, route.sessionKey);
+    if (!isObject(payload) || typeof sessionId !== "string") return null;
+    const variant = child(payload, route.tag);
+    const effect = typeof variant === "string" ? route.effects.get(variant) : undefined;
+    const state = this.sessions.get(sessionId);
+    if (effect === undefined || state === undefined) return null;
+    const { action, target, idKey, valueKey } = effect;
+    let key: string | null = null;
+    if (idKey !== null) {
+      const found = child(payload, idKey);
+      if (typeof found !== "string") return null;
+      key = found;
+    }
+    if (action === APPEND) {
+      const value = child(payload, valueKey as string);
+      if (value === undefined || typeof value === "string") return null; // a string may extend a string
+      if (!state.appendItem(target, key as string, effect.field as string, idKey as string, value)) return null;
+    } else if (action === UPSERT) {
+      if (!state.upsertFields(target, key, payload, route.tag)) return null;
+    } else {
+      const value = valueKey === null ? without(payload, route.tag) : child(payload, valueKey);
+      if (value === undefined) return null; // an absent value removes the target
+      state.replaceTarget(target, value);
+    }
+    return applied(sessionId, [{ scope: "session", session: sessionId, target, id: key, action }]);
   }
 
   /** The request that starts a prompt turn (v1's `session/prompt`): the session's turn advances,

@@ -22,8 +22,8 @@
  *
  * Collections (targets with an id) keep their entries in arrival order. The state shares the
  * values of the messages it applied and never changes them: every write copies along its path,
- * but for a list the state made itself (by an append), which grows in place (a message's twentieth
- * chunk costs what its first did).
+ * but for the list an append to a target made last, which the next append to it grows in place (a
+ * message's twentieth chunk costs what its first did).
  * `undefined` stands for an absent value throughout (JSON has none).
  */
 
@@ -177,8 +177,10 @@ export interface Snapshot {
 export class SessionState {
   private readonly targets = new Map<string, unknown>();
   private readonly reported = new Set<string>();
-  /** The lists this state made (appends'): it grows them in place; a message's it never changes. */
-  private readonly owned = new WeakSet<unknown[]>();
+  /** Per target, the list an append to it made last: the next append to that list grows it in
+   * place (a message's chunks arrive together); an append to any other list of the target copies
+   * it, and the copy takes its place here. A message's list is never here, so never changed. */
+  private readonly grown = new Map<string, unknown[]>();
   readonly log: unknown[] = [];
   readonly problems: StateProblem[] = [];
   /** The prompt turns started so far (v1's chunks without `messageId` join its message). */
@@ -262,12 +264,12 @@ export class SessionState {
     if (action === APPEND) {
       const field = effect.field;
       const current = read(entry, field);
-      if (!effect.base64 && this.owned.has(current as unknown[])) {
+      if (!effect.base64 && this.grows(target, current)) {
         (current as unknown[]).push(value); // a list this state made, which the entry holds
         return { scope: effect.scope, session, target, id: key, action };
       }
       const joined = appended(current, value, effect.base64);
-      if (Array.isArray(joined)) this.owned.add(joined);
+      if (Array.isArray(joined)) this.grown.set(target, joined);
       if (field.length === 0) {
         updated = joined;
       } else {
@@ -285,6 +287,88 @@ export class SessionState {
     }
     this.store(target, key, updated);
     return { scope: effect.scope, session, target, id: key, action };
+  }
+
+  // -- the fast path (`ClientState`'s plain routes): `step` then `commit` of one plain effect in
+  // one call, or false where it does not apply, having changed nothing (the generic way then
+  // carries the message out, and reports what is malformed) --------------------------------------
+
+  /** An append of `value` (no string: a string may extend a string) as one more item of the list
+   * `field` of the entry `key` of the collection `target`; an entry the chunk names before its
+   * upsert is made (`{[field]: [value], [idKey]: key}`). False where the collection is not made
+   * yet, the entry is no object, or its field is neither absent nor a list. */
+  appendItem(target: string, key: string, field: string, idKey: string, value: unknown): boolean {
+    const entries = this.targets.get(target);
+    if (!(entries instanceof Entries)) return false;
+    const entry = entries.get(key);
+    let list: unknown[];
+    if (entry === undefined) {
+      list = [value];
+      entries.set(key, written(written(undefined, [field], list), [idKey], key));
+    } else {
+      if (!isObject(entry)) return false;
+      const current = Object.hasOwn(entry, field) ? entry[field] : undefined;
+      if (this.grows(target, current)) {
+        (current as unknown[]).push(value); // a list this state made, which the entry holds
+        return true;
+      }
+      if (Array.isArray(current)) list = [...(current as unknown[]), value];
+      else if (current == null) list = [value];
+      else return false;
+      entries.set(key, written(entry, [field], list));
+    }
+    this.grown.set(target, list);
+    return true;
+  }
+
+  /** An upsert of the update `fields` (but its union tag `tag`) into the entry `key` of the
+   * collection `target`, or (`key` null) into the target's one value. False where the collection
+   * is not made yet, or (`key` null) the target is a collection. */
+  upsertFields(target: string, key: string | null, fields: Json, tag: string): boolean {
+    const found = this.targets.get(target);
+    let entry: unknown;
+    if (key === null) {
+      if (found instanceof Entries) return false;
+      entry = found;
+    } else {
+      if (!(found instanceof Entries)) return false;
+      entry = found.get(key);
+    }
+    let merged: { [key: string]: unknown };
+    if (!Object.hasOwn(fields, META) && !Object.values(fields).includes(null)) {
+      // Concrete values only: each replaces the entry's (spread defines own properties, so a
+      // `__proto__` field stays data). An entry holds no union tag.
+      const { [tag]: _tag, ...concrete } = fields;
+      merged = isObject(entry) ? { ...entry, ...concrete } : concrete;
+    } else {
+      merged = isObject(entry) ? { ...entry } : {};
+      this.mergeInto(merged, fields, tag);
+    }
+    if (key === null) this.targets.set(target, merged);
+    else (found as Entries).set(key, merged);
+    return true;
+  }
+
+  /** `fields` (but `tag`, when named) merged into `merged`: "`null` clears or unsets the value",
+   * a `_meta` object merges by the edition's policy, any other value replaces the field's. */
+  private mergeInto(merged: { [key: string]: unknown }, fields: Json, tag: string | null): void {
+    for (const name of Object.keys(fields)) {
+      if (name === tag) continue; // an entry holds no union tag
+      const value = fields[name];
+      if (value === null) delete merged[name];
+      else if (name === META && isObject(value)) merged[name] = this.metaOf(merged[name], value);
+      else put(merged, name, value);
+    }
+  }
+
+  /** A replace of the target `target` by `value` (not undefined: an absent value removes it). */
+  replaceTarget(target: string, value: unknown): void {
+    this.targets.set(target, value);
+  }
+
+  /** Whether `value` is the list an append to `target` made last (`grown`). */
+  private grows(target: string, value: unknown): boolean {
+    return Array.isArray(value) && this.grown.get(target) === value;
   }
 
   private entry(target: string, key: string | null): unknown {
@@ -317,12 +401,7 @@ export class SessionState {
   private upsert(entry: unknown, field: readonly string[], fields: Json): unknown {
     const inner = field.length === 0 ? entry : read(entry, field);
     const merged: { [key: string]: unknown } = isObject(inner) ? { ...inner } : {};
-    for (const name of Object.keys(fields)) {
-      const value = fields[name];
-      if (value === null) delete merged[name]; // "`null` clears or unsets the value"
-      else if (name === META && isObject(value)) merged[name] = this.metaOf(merged[name], value);
-      else put(merged, name, value);
-    }
+    this.mergeInto(merged, fields, null);
     return field.length === 0 ? merged : written(entry, field, merged);
   }
 
@@ -333,7 +412,7 @@ export class SessionState {
 }
 
 /** A copy of `object` without its property `key` (no `delete`: the copy keeps a fast shape). */
-function without(object: Json, key: string): Json {
+export function without(object: Json, key: string): Json {
   const copy: { [key: string]: unknown } = {};
   for (const name of Object.keys(object)) if (name !== key) put(copy, name, object[name]);
   return copy;

@@ -24,7 +24,10 @@ and the value, and the target's field. The same reducer as the TypeScript and Go
 - `remove` deletes the entry (an unknown id changes nothing), or the target.
 
 Collections (targets with an id) keep their entries in arrival order. The state shares the
-values of the messages it applied and never changes them: every write copies along its path.
+values of the messages it applied and never changes them: every write copies along its path, but
+for the list the state made last by an append, which grows in place while no reader was handed it
+(a message's twentieth chunk costs what its first did). `get` and `entries` hand out the state's
+own values: a later write never changes what they handed out.
 """
 
 from __future__ import annotations
@@ -124,6 +127,8 @@ class Entries(dict[str, Any]):
 
 
 MISSING_VALUE: Any = object()
+UNGROWN: Any = object()
+"""`SessionState._grown` where no list may grow in place (no value of a message or state is it)."""
 
 
 def read(value: Any, keys: tuple[str, ...]) -> Any:
@@ -180,14 +185,30 @@ class SessionState:
         self.problems: list[dict[str, str]] = []
         self.turn = 0
         """The prompt turns started so far (v1's chunks without `messageId` join its message)."""
+        self._grown: Any = UNGROWN
+        """The list an append may grow in place: the last one an append made, while neither
+        `get` nor `entries` has handed it out."""
+        self._grown_by: Any = None
+        """What the fast path's append that made `_grown` reported (`state_fast`; None: the
+        generic path made it): an append growing it reports the same."""
+        self._shared: set[str] = set()
+        """The collections whose entries `get` handed out as a live mapping: an entry read from
+        it later could hold any of their lists, so an append to them always copies."""
 
     def get(self, target: str) -> Any:
-        """The target's value, a collection's `{id: entry}`, or None where never set."""
-        return self._targets.get(target)
+        """The target's value, a collection's `{id: entry}` (live: it gets the entries set
+        later), or None where never set. A later write never changes the value or an entry."""
+        found = self._targets.get(target)
+        self._grown = UNGROWN
+        if isinstance(found, Entries):
+            self._shared.add(target)
+        return found
 
     def entries(self, target: str) -> list[Any]:
-        """A collection's entries in arrival order (empty where it has none)."""
+        """A collection's entries in arrival order (empty where it has none); a later write never
+        changes them."""
         found = self._targets.get(target)
+        self._grown = UNGROWN
         return list(found.values()) if isinstance(found, Entries) else []
 
     def snapshot(self) -> dict[str, Any]:
@@ -261,7 +282,13 @@ class SessionState:
         entry = self._entry(target, key)
         if action == APPEND:
             field = effect.field or ()
-            joined = _appended(read(entry, field), value, effect.effect.encoding)
+            current = read(entry, field)
+            if current is self._grown:
+                current.append(value)  # the state's own list, which no reader holds
+                return _change((effect.scope, session, target, key, action))
+            joined = _appended(current, value, effect.effect.encoding)
+            if type(joined) is list and target not in self._shared:
+                self._grown, self._grown_by = joined, None
             if type(entry) is dict and len(field) == 1:
                 new = entry.copy()
                 new[field[0]] = joined
