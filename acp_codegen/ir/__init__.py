@@ -37,6 +37,7 @@ from acp_codegen.ir.behaviour import (
     RuleRecord,
     StateUpdates,
     TargetCancel,
+    TurnRule,
 )
 from acp_codegen.ir.definitions import (
     META_WIRE_NAME,
@@ -88,7 +89,6 @@ from acp_codegen.ir.surface import (
     Role,
     Side,
     Specification,
-    TurnRule,
 )
 
 __all__ = [

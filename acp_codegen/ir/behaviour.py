@@ -10,7 +10,7 @@ method, type, field and tag it is about, and is simply not part of an edition th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -178,6 +178,21 @@ class RuleRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class TurnRule:
+    """ACP's feature-level cancellation: `cancel` (a notification with a `sessionId`) ends the
+    session's in-flight `method` requests with `result`, never an error. `received`: the role
+    handling `method` receives `cancel` (the agent's prompt); otherwise it sends it (the client's
+    pending permission requests)."""
+
+    method: str
+    cancel: str
+    received: bool
+    result: Mapping[str, Any]
+    spec: str
+    """The rule's source, quoted."""
+
+
+@dataclass(frozen=True, slots=True)
 class Behaviour:
     """Every behaviour rule of one edition (empty tuples where it has none)."""
 
@@ -188,10 +203,19 @@ class Behaviour:
     meta: tuple[MetaRule, ...] = ()
     cancel_outcomes: tuple[CancelOutcome, ...] = ()
     target_cancels: tuple[TargetCancel, ...] = ()
+    turn_rules: tuple[TurnRule, ...] = ()
+    """ACP v1's feature-level cancellation (`session/cancel` ending a session's turns), one per
+    request it applies to: entries of the same table as the lifecycle, carried out by the same
+    engine in each runtime."""
     rules: tuple[RuleRecord, ...] = ()
     """The rules this edition carries out, in the table's order, each with its quotes."""
     absent: tuple[RuleRecord, ...] = ()
     """The rules of the protocol that are not part of this edition, each with its reason."""
+
+    def turn_rule_for(self, requests: Iterable[str]) -> TurnRule | None:
+        """The turn rule of the side handling `requests` (its request methods' names)."""
+        handled = set(requests)
+        return next((rule for rule in self.turn_rules if rule.method in handled), None)
 
     def capability(self, method: str) -> Capability | None:
         return next((c for c in self.capabilities if c.method == method), None)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from acp_codegen.ir.behaviour import Behaviour
 from acp_codegen.ir.definitions import Definition, Field, Stability, Struct
@@ -47,29 +45,14 @@ class Method:
 
 
 @dataclass(frozen=True, slots=True)
-class TurnRule:
-    """ACP's feature-level cancellation: `cancel` (a notification with a `sessionId`) ends the
-    session's in-flight `method` requests with `result`, never an error. `received`: the role
-    handling `method` receives `cancel` (the agent's prompt); otherwise it sends it (the client's
-    pending permission requests)."""
-
-    method: str
-    cancel: str
-    received: bool
-    result: Mapping[str, Any]
-    spec: str
-    """The rule's source, quoted."""
-
-
-@dataclass(frozen=True, slots=True)
 class Role:
-    """One side of the protocol as data: the methods it handles and the one it talks to."""
+    """One side of the protocol as data: the methods it handles and the one it talks to (its
+    turn rule, if any, is behaviour data: `Behaviour.turn_rule_for(role)`)."""
 
     name: str
     peer: str
     requests: tuple[Method, ...]
     notifications: tuple[Method, ...]
-    turn_rule: TurnRule | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,7 @@ def lower_edition(
     if ctx.problems or state_problems:
         raise SchemaProblems(ctx.problems + state_problems)
     methods = lower_methods(defs, stability_of)
-    behaviour, turn_rules, state_rules, review = lower_behaviour(
+    behaviour, state_rules, review = lower_behaviour(
         doc, protocol=protocol, methods=methods, source=source, rules=rules
     )
     state += rule_annotations(defs, state_rules, state)
@@ -59,7 +59,7 @@ def lower_edition(
         sha256=sha256,
         definitions=tuple(sorted(ctx.definitions.values(), key=lambda d: d.name)),
         methods=methods,
-        roles=lower_roles(methods, turn_rules),
+        roles=lower_roles(methods),
         error_codes=lower_error_codes(ctx.definitions),
         behaviour=behaviour,
         def_names=frozenset(defs),

@@ -57,10 +57,10 @@ def lower_behaviour(
     methods: Sequence[Method],
     source: str,
     rules: Sequence[Rule],
-) -> tuple[Behaviour, tuple[TurnRule, ...], tuple[StateRule, ...], tuple[SchemaProblem, ...]]:
-    """The behaviour of one edition from the `rules` of its protocol that apply to `doc`, its
-    turn rules, its client-state rules, and one review finding per applied rule whose quoted
-    text `doc` no longer says."""
+) -> tuple[Behaviour, tuple[StateRule, ...], tuple[SchemaProblem, ...]]:
+    """The behaviour of one edition from the `rules` of its protocol that apply to `doc` (its
+    turn rules among them), its client-state rules, and one review finding per applied rule
+    whose quoted text `doc` no longer says."""
     applied: list[tuple[Rule, RuleRecord]] = []
     absent: list[RuleRecord] = []
     for rule in (r for r in rules if r.protocol == protocol):
@@ -87,6 +87,7 @@ def lower_behaviour(
         meta=tuple(v for v in values if isinstance(v, MetaRule)),
         cancel_outcomes=tuple(v for v in values if isinstance(v, CancelOutcome)),
         target_cancels=tuple(v for v in values if isinstance(v, TargetCancel)),
+        turn_rules=tuple(v for v in values if isinstance(v, TurnRule)),
         # The client-state rules are the state table's (`Edition.state`), not the router's.
         rules=tuple(record for rule, record in applied if not isinstance(rule.value, StateRule)),
         absent=tuple(absent),
@@ -94,8 +95,7 @@ def lower_behaviour(
     review = tuple(
         _finding(source, protocol, record) for _, record in applied if record.unconfirmed
     )
-    turn_rules = tuple(v for v in values if isinstance(v, TurnRule))
-    return behaviour, turn_rules, tuple(v for v in values if isinstance(v, StateRule)), review
+    return behaviour, tuple(v for v in values if isinstance(v, StateRule)), review
 
 
 def _one(values: list[Any], kind: type[Any]) -> Any:

@@ -1,10 +1,10 @@
-"""The protocol surface of an edition: methods, roles, ACP's turn rules and error codes.
+"""The protocol surface of an edition: methods, roles and error codes.
 
 Methods come from the `x-method`/`x-side` annotations on `$defs`, paired by the role rule of
 `role_of`, never from the schema's envelope unions. A request and a notification of one name are
 two methods. Roles are data: each side's requests and notifications (`both` methods belong to
-each), and the feature-level cancellation rule of that side (a `TurnRule` of the behaviour table,
-`lowering.behaviour`, checked against the schema there).
+each); the feature-level cancellation rule of a side is a `TurnRule` of the behaviour table
+(`lowering.behaviour`, checked against the schema there), found by `Behaviour.turn_rule_for`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from acp_codegen.ir import (
     Role,
     Side,
     Stability,
-    TurnRule,
 )
 from acp_codegen.lowering.nodes import JsonObject
 
@@ -82,22 +81,18 @@ def lower_methods(defs: JsonObject, stability_of: Callable[[str], Stability]) ->
     return tuple(sorted(methods, key=lambda m: (m.name, m.kind.value)))
 
 
-def lower_roles(methods: tuple[Method, ...], turn_rules: tuple[TurnRule, ...]) -> tuple[Role, ...]:
-    """The agent and client roles; each with the turn rule of a request it handles (the rules
-    come from the behaviour table, `lowering.behaviour`, checked against the schema there)."""
+def lower_roles(methods: tuple[Method, ...]) -> tuple[Role, ...]:
+    """The agent and client roles: the methods each handles (a role's turn rule is behaviour
+    data, `Behaviour.turn_rule_for`, from the rule table of `lowering.behaviour`)."""
     roles = []
     for name, peer in ROLE_PAIRS:
         handled = [m for m in methods if m.side in (Side(name), Side.BOTH)]
-        requests = tuple(m for m in handled if m.kind is MethodKind.REQUEST)
         roles.append(
             Role(
                 name=name,
                 peer=peer,
-                requests=requests,
+                requests=tuple(m for m in handled if m.kind is MethodKind.REQUEST),
                 notifications=tuple(m for m in handled if m.kind is MethodKind.NOTIFICATION),
-                turn_rule=next(
-                    (r for r in turn_rules if r.method in {m.name for m in requests}), None
-                ),
             )
         )
     return tuple(roles)

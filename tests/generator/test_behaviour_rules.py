@@ -127,10 +127,10 @@ def test_a_result_the_schema_does_not_accept_leaves_the_rule_out() -> None:
     found = absent(defs, "v1", "session/cancel answers the agent's prompt turn")
     assert any("`PromptResponse` does not accept {'stopReason': 'cancelled'}" in p for p in found)
     edition = lower(defs, "v1", "session/cancel answers the agent's prompt turn")
-    assert edition.role("agent").turn_rule is None
+    assert edition.behaviour.turn_rules == ()
 
 
-def test_v1_turn_rules_attach_to_the_role_handling_the_request() -> None:
+def test_v1_turn_rules_are_behaviour_entries_of_the_role_handling_the_request() -> None:
     """prompt-turn § Cancellation: `session/cancel` ends the agent's prompt with the `cancelled`
     stop reason."""
     defs = {
@@ -139,9 +139,10 @@ def test_v1_turn_rules_attach_to_the_role_handling_the_request() -> None:
         "CancelNotification": method("session/cancel", "agent"),
     }
     edition = lower(defs, "v1", "session/cancel answers the agent's prompt turn")
-    rule = edition.role("agent").turn_rule
-    assert rule is not None and rule.result == {"stopReason": "cancelled"} and rule.received
-    assert edition.role("client").turn_rule is None
+    (rule,) = edition.behaviour.turn_rules
+    assert rule.result == {"stopReason": "cancelled"} and rule.received
+    assert edition.behaviour.turn_rule_for(m.name for m in edition.role("agent").requests) is rule
+    assert edition.behaviour.turn_rule_for(m.name for m in edition.role("client").requests) is None
 
 
 def test_v2_session_info_update_patches_meta_by_top_level_key() -> None:

@@ -137,6 +137,8 @@ class RoleView:
     provided: Mapping[str, str] = field(default_factory=dict)
     """Method name → what the role's `Unimplemented` struct answers it from when set
     (`PROVIDED`)."""
+    rule: ir.TurnRule | None = None
+    """The behaviour table's turn rule of a request this role handles (`turn_rule_for`)."""
     sent_rule: ir.TurnRule | None = None
     """The other role's turn rule when this role's peer handle sends its cancel (the client's
     `session/cancel` ends its own pending permission requests)."""
@@ -147,10 +149,6 @@ class RoleView:
     not in the role's interface, each its own one-method interface (`AgentWithSessionLoad`), so
     the SDK knows the handler serves one only when its type implements it, and advertises exactly
     what is served."""
-
-    @property
-    def rule(self) -> ir.TurnRule | None:
-        return self.role.turn_rule
 
     def rule_of(self, method: str) -> RuleView | None:
         """The behaviour rule around `method` in this role's handler (None: none)."""
@@ -211,6 +209,7 @@ class TablesView:
                 awaiting_user(role, edition.behaviour),
                 provided(role),
                 optional=optional_requests(role, edition.behaviour),
+                rule=edition.behaviour.turn_rule_for(m.name for m in role.requests),
             )
             for role in edition.roles
         ]

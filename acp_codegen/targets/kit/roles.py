@@ -1,9 +1,10 @@
 """The IR's roles as a typed layer names them: classes, handlers, peers.
 
-Roles are data in the IR (`ir.Role`: the methods a side handles, its turn rule); a role view only
-names them, from the role's name in PascalCase: the handler interface or base class (`Agent`),
-its context (`AgentContext`), its connection (`AgentConnection`) and the typed handle the other
-side calls it through (`AgentPeer`). Each handler is named by the target's `MethodSpelling`.
+Roles are data in the IR (`ir.Role`: the methods a side handles; its turn rule is behaviour
+data); a role view names them, from the role's name in PascalCase: the handler interface or base
+class (`Agent`), its context (`AgentContext`), its connection (`AgentConnection`) and the typed
+handle the other side calls it through (`AgentPeer`). Each handler is named by the target's
+`MethodSpelling`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class RoleView:
     session_views: bool = False
     """This side receives the state updates of a prompt lifecycle answered at insertion: its
     connection has `session(id)`, a view of one session (the v2 client)."""
+    turn_rule: ir.TurnRule | None = None
+    """The behaviour table's turn rule of a request this side handles (`turn_rule_for`)."""
 
     @property
     def name(self) -> str:
@@ -39,10 +42,6 @@ class RoleView:
     @property
     def peer_name(self) -> str:
         return self.role.peer
-
-    @property
-    def turn_rule(self) -> ir.TurnRule | None:
-        return self.role.turn_rule
 
     @property
     def class_name(self) -> str:
@@ -77,6 +76,7 @@ def role_views(edition: ir.Edition, names: dict[MethodKey, str]) -> tuple[RoleVi
             tuple(HandlerView(m, names[m.key]) for m in role.requests),
             tuple(HandlerView(m, names[m.key]) for m in role.notifications),
             any(m.name == viewed for m in role.notifications),
+            edition.behaviour.turn_rule_for(m.name for m in role.requests),
         )
         for role in edition.roles
     )

@@ -10,7 +10,7 @@ name: a schema that moves a rule moves the behaviour with it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -90,6 +90,21 @@ class TargetCancel:
 
 
 @dataclass(frozen=True, slots=True)
+class TurnRule:
+    """ACP v1's feature-level cancellation: a request that a session-scoped cancel notification
+    answers with `result` (an entry of the behaviour table, carried out by the behaviour engine)."""
+
+    method: str
+    """The request that is (part of) a session's turn."""
+    cancel_method: str
+    """The notification that cancels every turn of its `sessionId`."""
+    cancel_is_received: bool
+    """True: the peer sends `cancel_method` to this side; False: this side sends it."""
+    result: Mapping[str, Any]
+    """The answer of a turn cancelled this way."""
+
+
+@dataclass(frozen=True, slots=True)
 class Behaviour:
     negotiation: Negotiation
     lifecycle: PromptLifecycle | None
@@ -100,6 +115,13 @@ class Behaviour:
     cancel_outcomes: Mapping[str, Any] = field(default_factory=dict)
     """method → the result of a request of it cancelled by the peer's `$/cancel_request`."""
     target_cancels: tuple[TargetCancel, ...] = ()
+    turn_rules: tuple[TurnRule, ...] = ()
+    """v1's turn rules, one per request it applies to (`turn_rule_for` picks a side's)."""
+
+    def turn_rule_for(self, requests: Iterable[str]) -> TurnRule | None:
+        """The turn rule of the side handling `requests` (request method names), if any."""
+        handled = set(requests)
+        return next((rule for rule in self.turn_rules if rule.method in handled), None)
 
     def capability(self, method: str) -> Capability | None:
         return next((c for c in self.capabilities if c.method == method), None)

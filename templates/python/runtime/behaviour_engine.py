@@ -20,13 +20,13 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from .behaviour import Behaviour, advertise
+from .behaviour import Behaviour, TurnRule, advertise
 from .cancellation import CancelSignal
 from .connection import Connection
 from .errors import UnsupportedVersion
 from .foreground import Foreground
 from .request_state import CancelSource, RequestContext
-from .session_turns import SessionTurns, TurnRule, session_id_of
+from .session_turns import SessionTurns, session_id_of
 from .session_view import SessionViews
 
 Call = Callable[[RequestContext], Awaitable[Any]]

@@ -6,8 +6,8 @@ Generated per edition (`acp_protocol.v1`, `acp_protocol.v1.unstable`):
 - `peers.py`: the typed handle on each side (`ClientPeer`: one method per method clients handle).
 They subclass what is here. This module is method-agnostic: the routes come from the generated
 method table, and ACP's feature-level cancellation given by the generated role module
-(`TURN_RULE`, see `session_turns`), carried out with the edition's behaviour by one
-`behaviour_engine.BehaviourEngine`.
+(`TURN_RULE`: its entry of the behaviour table's `turn_rules`, see `session_turns`), carried out
+with the rest of the edition's behaviour by one `behaviour_engine.BehaviourEngine`.
 
 `Sender` (where a typed peer sends: a `Connection`, or a `RequestContext` for nested requests)
 returns the innermost coroutine rather than awaiting it in one of its own: a request is one
@@ -24,7 +24,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .behaviour import Behaviour
+from .behaviour import Behaviour, TurnRule
 from .behaviour_engine import BehaviourEngine, Sender
 from .client_state import ClientState, StateSender, StateTable
 from .connection import Connection
@@ -40,7 +40,6 @@ from .errors import (
 from .frames import RequestId
 from .method_spec import MethodSpec
 from .request_state import CancelSource, RequestContext
-from .session_turns import TurnRule
 from .session_view import SessionViews
 from .validators import validator_for
 
@@ -205,7 +204,6 @@ class Router(Generic[PeerT]):
         side: str,
         context_type: Callable[..., HandlerContext[PeerT]],
         peer_type: Callable[[Sender], PeerT],
-        turn_rule: TurnRule | None = None,
         behaviour: Behaviour | None = None,
         advertised: Callable[[], Iterable[str]] = tuple,
         state_table: StateTable | None = None,
@@ -233,6 +231,8 @@ class Router(Generic[PeerT]):
             ]
             + list(self._notifications)
         )
+        # The side's turn rule is an entry of the behaviour table: the one of a request it handles.
+        turn_rule = None if behaviour is None else behaviour.turn_rule_for(self._requests)
         self._engine = BehaviourEngine(
             behaviour,
             turn_rule,

@@ -15,10 +15,10 @@ answered with a *result* that says "cancelled", never an error:
 - Client, same section: the Client "MUST respond to all pending `session/request_permission`
   requests with the `cancelled` outcome" after it sends `session/cancel`.
 
-The rules are data of the typed IR (`acp_codegen.lowering.surface.TURN_RULES`, kept for an edition
-only where its own types accept the rule's result); each generated role module holds its side's
-rule as `TURN_RULE`, which it hands to the router. The router (`roles.Router`) tracks the
-in-flight requests of a rule's method by session; the cancel notification (received, or sent by
+The rules are entries of the behaviour table (`Behaviour.turn_rules`, from the typed IR's rule
+table, kept for an edition only where its own types accept the rule's result); each generated role
+module names its side's as `TURN_RULE`. The behaviour engine (`behaviour_engine`) tracks the in-
+flight requests of a rule's method by session here; the cancel notification (received, or sent by
 this side) cancels their handlers through the connection, which cancels their nested requests
 first, and a handler that lets the `CancelledError` propagate is answered with the rule's result.
 """
@@ -26,29 +26,18 @@ first, and a handler that lets the `CancelledError` propagate is answered with t
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .behaviour import TurnRule
 from .frames import RequestId
 from .request_state import CancelSource
 
 if TYPE_CHECKING:
     from .connection import Connection
 
-
-@dataclass(frozen=True, slots=True)
-class TurnRule:
-    """A request that a session-scoped cancel notification answers with `result`."""
-
-    method: str
-    """The request that is (part of) a session's turn."""
-    cancel_method: str
-    """The notification that cancels every turn of its `sessionId`."""
-    cancel_is_received: bool
-    """True: the peer sends `cancel_method` to this side; False: this side sends it."""
-    result: Mapping[str, Any]
-    """The answer of a turn cancelled this way."""
+__all__ = ["SessionTurns", "TurnRule", "session_id_of"]
 
 
 def session_id_of(params: Any) -> str | None:

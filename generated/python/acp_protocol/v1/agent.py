@@ -26,7 +26,7 @@ from ..runtime.connection import Connection
 from ..runtime.errors import InvalidParams, MethodNotFound
 from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ..runtime.session_store import SessionStore
-from ..runtime.session_turns import TurnRule
+from ..runtime.behaviour import TurnRule
 from ..runtime.transports.process import spawn_process
 from ..runtime.transports.pipes import open_stdio
 from ..runtime.transports.transport import Transport
@@ -38,13 +38,8 @@ from .behaviour import BEHAVIOUR
 from .methods import METHODS
 from .peers import ClientPeer
 
-TURN_RULE = TurnRule(
-    method="session/prompt",
-    cancel_method="session/cancel",
-    cancel_is_received=True,
-    result=MappingProxyType({"stopReason": "cancelled"}),
-)
-"""prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason."""
+TURN_RULE: TurnRule | None = BEHAVIOUR.turn_rules[0]
+"""This side's entry of `BEHAVIOUR.turn_rules`: prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason."""
 
 
 class AgentContext(HandlerContext[ClientPeer]):
@@ -226,7 +221,6 @@ def agent_router(agent: Agent) -> Router[ClientPeer]:
         side="agent",
         context_type=AgentContext,
         peer_type=ClientPeer,
-        turn_rule=TURN_RULE,
         behaviour=BEHAVIOUR,
         advertised=partial(_advertised, agent),
     )

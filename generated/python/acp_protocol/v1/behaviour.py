@@ -57,6 +57,7 @@ from ..runtime.behaviour import (
     PromptLifecycle,
     StateUpdates,
     TargetCancel,
+    TurnRule,
 )
 
 NEGOTIATION = Negotiation(
@@ -143,6 +144,25 @@ TARGET_CANCELS = ()
 CANCEL_OUTCOMES: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
 """The result of a request the peer cancels with `$/cancel_request`, by method (else -32800)."""
 
+TURN_RULES: tuple[TurnRule, ...] = (
+    # prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason.
+    TurnRule(
+        method="session/prompt",
+        cancel_method="session/cancel",
+        cancel_is_received=True,
+        result=MappingProxyType({"stopReason": "cancelled"}),
+    ),
+    # prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome.
+    TurnRule(
+        method="session/request_permission",
+        cancel_method="session/cancel",
+        cancel_is_received=False,
+        result=MappingProxyType({"outcome": {"outcome": "cancelled"}}),
+    ),
+)
+"""ACP's feature-level cancellation (v1: `session/cancel` ends a session's turns with a result), by
+request: the role handling a rule's `method` carries it out (`Behaviour.turn_rule_for`)."""
+
 BEHAVIOUR = Behaviour(
     negotiation=NEGOTIATION,
     lifecycle=LIFECYCLE,
@@ -152,4 +172,5 @@ BEHAVIOUR = Behaviour(
     meta_alternatives=("replace",),
     cancel_outcomes=CANCEL_OUTCOMES,
     target_cancels=TARGET_CANCELS,
+    turn_rules=TURN_RULES,
 )

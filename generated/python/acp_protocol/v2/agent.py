@@ -29,7 +29,7 @@ from ..runtime.connection import Connection
 from ..runtime.errors import InvalidParams, MethodNotFound
 from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ..runtime.session_store import SessionStore
-from ..runtime.session_turns import TurnRule
+from ..runtime.behaviour import TurnRule
 from ..runtime.transports.process import spawn_process
 from ..runtime.transports.pipes import open_stdio
 from ..runtime.transports.transport import Transport
@@ -291,7 +291,6 @@ def agent_router(agent: Agent) -> Router[ClientPeer]:
         side="agent",
         context_type=AgentContext,
         peer_type=ClientPeer,
-        turn_rule=TURN_RULE,
         behaviour=BEHAVIOUR,
         advertised=partial(_advertised, agent),
     )

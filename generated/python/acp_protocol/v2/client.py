@@ -26,7 +26,7 @@ from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ..runtime.client_state import Applied, ClientState
 from ..runtime.file_service import FileService
 from ..runtime.session_state import SessionState
-from ..runtime.session_turns import TurnRule
+from ..runtime.behaviour import TurnRule
 from ..runtime.session_view import SessionView
 from ..runtime.transports.process import spawn_process
 from ..runtime.transports.pipes import open_stdio
@@ -171,7 +171,6 @@ def client_router(client: Client) -> Router[AgentPeer]:
         side="client",
         context_type=ClientContext,
         peer_type=AgentPeer,
-        turn_rule=TURN_RULE,
         behaviour=BEHAVIOUR,
         state_table=STATE_TABLE,
     )

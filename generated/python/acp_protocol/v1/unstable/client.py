@@ -29,7 +29,7 @@ from ...runtime.roles import HandlerContext, RoleConnection, Router, provided
 from ...runtime.client_state import Applied, ClientState
 from ...runtime.file_service import FileService
 from ...runtime.session_state import SessionState
-from ...runtime.session_turns import TurnRule
+from ...runtime.behaviour import TurnRule
 from ...runtime.transports.process import spawn_process
 from ...runtime.transports.pipes import open_stdio
 from ...runtime.transports.transport import Transport
@@ -41,13 +41,8 @@ from .methods import METHODS
 from .peers import AgentPeer
 from .state import STATE_TABLE
 
-TURN_RULE = TurnRule(
-    method="session/request_permission",
-    cancel_method="session/cancel",
-    cancel_is_received=False,
-    result=MappingProxyType({"outcome": {"outcome": "cancelled"}}),
-)
-"""prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome."""
+TURN_RULE: TurnRule | None = BEHAVIOUR.turn_rules[1]
+"""This side's entry of `BEHAVIOUR.turn_rules`: prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome."""
 
 
 class ClientContext(HandlerContext[AgentPeer]):
@@ -234,7 +229,6 @@ def client_router(client: Client) -> Router[AgentPeer]:
         side="client",
         context_type=ClientContext,
         peer_type=AgentPeer,
-        turn_rule=TURN_RULE,
         behaviour=BEHAVIOUR,
         state_table=STATE_TABLE,
     )

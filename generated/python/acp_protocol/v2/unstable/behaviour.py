@@ -82,6 +82,7 @@ from ...runtime.behaviour import (
     PromptLifecycle,
     StateUpdates,
     TargetCancel,
+    TurnRule,
 )
 
 NEGOTIATION = Negotiation(
@@ -175,6 +176,10 @@ CANCEL_OUTCOMES: Mapping[str, Mapping[str, Any]] = MappingProxyType(
 )
 """The result of a request the peer cancels with `$/cancel_request`, by method (else -32800)."""
 
+TURN_RULES: tuple[TurnRule, ...] = ()
+"""ACP's feature-level cancellation (v1: `session/cancel` ends a session's turns with a result), by
+request: the role handling a rule's `method` carries it out (`Behaviour.turn_rule_for`)."""
+
 BEHAVIOUR = Behaviour(
     negotiation=NEGOTIATION,
     lifecycle=LIFECYCLE,
@@ -184,4 +189,5 @@ BEHAVIOUR = Behaviour(
     meta_alternatives=(),
     cancel_outcomes=CANCEL_OUTCOMES,
     target_cancels=TARGET_CANCELS,
+    turn_rules=TURN_RULES,
 )
