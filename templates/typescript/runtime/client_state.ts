@@ -187,6 +187,11 @@ function fastEffect(compiled: Compiled): FastEffect | null {
   return plain ? { action, target, idKey, field, valueKey } : null;
 }
 
+/** `child` of an object already checked: the value of its own property `key`, or undefined. */
+function own(object: Json, key: string): unknown {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
 /** The fast paths of `table`, by method (made once per table: every `ClientState` of it shares them). */
 const FAST_ROUTES = new WeakMap<StateTable, ReadonlyMap<string, FastRoute>>();
 
@@ -331,28 +336,29 @@ export class ClientState {
    * the message out (a session not made yet, no plain effect, or one its state declines), nothing
    * changed. */
   private fastApply(route: FastRoute, params: unknown): Applied | null {
-    const payload = child(params, route.atKey);
-    const sessionId = child(params, route.sessionKey);
+    if (!isObject(params)) return null;
+    const payload = own(params, route.atKey);
+    const sessionId = own(params, route.sessionKey);
     if (!isObject(payload) || typeof sessionId !== "string") return null;
-    const variant = child(payload, route.tag);
+    const variant = own(payload, route.tag);
     const effect = typeof variant === "string" ? route.effects.get(variant) : undefined;
     const state = this.sessions.get(sessionId);
     if (effect === undefined || state === undefined) return null;
     const { action, target, idKey, valueKey } = effect;
     let key: string | null = null;
     if (idKey !== null) {
-      const found = child(payload, idKey);
+      const found = own(payload, idKey);
       if (typeof found !== "string") return null;
       key = found;
     }
     if (action === APPEND) {
-      const value = child(payload, valueKey as string);
+      const value = own(payload, valueKey as string);
       if (value === undefined || typeof value === "string") return null; // a string may extend a string
       if (!state.appendItem(target, key as string, effect.field as string, idKey as string, value)) return null;
     } else if (action === UPSERT) {
       if (!state.upsertFields(target, key, payload, route.tag)) return null;
     } else {
-      const value = valueKey === null ? without(payload, route.tag) : child(payload, valueKey);
+      const value = valueKey === null ? without(payload, route.tag) : own(payload, valueKey);
       if (value === undefined) return null; // an absent value removes the target
       state.replaceTarget(target, value);
     }
