@@ -34,7 +34,7 @@ FLOOD_AGENT = textwrap.dedent("""
 
 SPLIT_ONE = textwrap.dedent("""
     import asyncio, sys, time
-    from acp_protocol.runtime.transport import FrameReader
+    from acp_protocol.runtime.transports.transport import FrameReader
 
     size = int(sys.argv[1])
     frame = b'{"blob":"' + b"z" * size + b'"}\\n'

@@ -16,8 +16,8 @@ from acp_protocol.runtime import (
     RequestCancelled,
     RequestContext,
 )
-from acp_protocol.runtime.framing import ContentLengthReader
-from acp_protocol.runtime.transport import OversizedFrame
+from acp_protocol.runtime.transports.framing import ContentLengthReader
+from acp_protocol.runtime.transports.transport import OversizedFrame
 
 from tests.runtime.support import connected, eventually, handlers, settle
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from acp_protocol.runtime import Connection, RequestContext, open_fds, run
-from acp_protocol.runtime.pipes import PipeReader
+from acp_protocol.runtime.transports.pipes import PipeReader
 
 from tests.runtime.support import eventually, handlers
 

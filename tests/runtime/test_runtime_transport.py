@@ -17,8 +17,13 @@ from acp_protocol.runtime import (
     open_fds,
     spawn_process,
 )
-from acp_protocol.runtime.pipes import PipeTransport
-from acp_protocol.runtime.transport import STREAM, FrameReader, OversizedFrame, exchange_batch
+from acp_protocol.runtime.transports.pipes import PipeTransport
+from acp_protocol.runtime.transports.transport import (
+    STREAM,
+    FrameReader,
+    OversizedFrame,
+    exchange_batch,
+)
 
 from tests.runtime.support import connected, handlers
 

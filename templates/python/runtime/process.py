@@ -1,8 +1,0 @@
-"""Moved to `transports.process`: this module keeps old imports working.
-
-Layer: transport (a re-export; new code imports from `acp_protocol.runtime` or `.transports`).
-"""
-
-from .transports.process import EXIT_GRACE, ProcessTransport, spawn_process
-
-__all__ = ["EXIT_GRACE", "ProcessTransport", "spawn_process"]
