@@ -3,7 +3,8 @@
  * `behaviour.ts` (rendered from the IR's `Behaviour`, acp_codegen/ir/behaviour.py), and the small
  * pure rules the typed layer applies from it. Layer: typed layer. No runtime code asks which
  * edition it speaks: it reads these values (`lifecycle.answer === "insertion"`, a capability's
- * wire path, a cancel outcome's result).
+ * wire path, a cancel outcome's result, v1's turn rules); one engine carries them out
+ * (behaviour_engine.ts).
  */
 
 import type { Decoder } from "./decoding.js";
@@ -89,6 +90,20 @@ export interface TargetCancel {
   readonly error: number;
 }
 
+/**
+ * ACP v1's feature-level cancellation (prompt-turn.mdx § Cancellation): `cancel` (a notification
+ * with a `sessionId`) ends the session's in-flight `method` requests with `result`, never an
+ * error. `received`: the side handling `method` receives `cancel` (the agent's prompt);
+ * otherwise that side sends `cancel` and answers its own pending `method` handlers (the client's
+ * permission requests).
+ */
+export interface TurnRule {
+  readonly method: string;
+  readonly cancel: string;
+  readonly received: boolean;
+  readonly result: unknown;
+}
+
 /** Every behaviour rule of one edition. */
 export interface Behaviour {
   readonly negotiation: Negotiation;
@@ -98,6 +113,14 @@ export interface Behaviour {
   readonly meta: readonly MetaRule[];
   readonly cancelOutcomes: readonly CancelOutcome[];
   readonly targetCancels: readonly TargetCancel[];
+  /** v1's turn rules, one per request it applies to (`turnRuleFor` picks a side's). */
+  readonly turnRules: readonly TurnRule[];
+}
+
+/** The turn rule of the side handling `requests` (its request methods' names); null: none. */
+export function turnRuleFor(behaviour: Behaviour, requests: Iterable<string>): TurnRule | null {
+  const handled = new Set(requests);
+  return behaviour.turnRules.find((rule) => handled.has(rule.method)) ?? null;
 }
 
 /** Valid `protocolVersion` values: ProtocolVersion is a uint16. */

@@ -1,9 +1,9 @@
 /**
  * The agent's side of a prompt lifecycle answered at INSERTION (v2): each session's foreground
  * work, the prompts held while it runs, and what `session/cancel` and `session/close` do to them.
- * Layer: typed layer (the role router hands it the lifecycle's requests; it speaks through the
- * connection's notify). Every method, tag and value it writes comes from the edition's
- * `PromptLifecycle` data.
+ * Layer: typed layer (the behaviour engine, behaviour_engine.ts, hands it the lifecycle's requests
+ * with the user's work to run; it speaks through the typed peers' link). Every method, tag and
+ * value it writes comes from the edition's `PromptLifecycle` data.
  *
  * PromptResponse: "Response acknowledging that a user prompt was inserted into the ACP
  * conversation. … Processing and completion are reported through `state_update` session updates."
@@ -67,6 +67,7 @@ export type RunWork = (start: WorkStart) => Promise<unknown>;
 interface Held {
   readonly request: IncomingRequest;
   readonly params: unknown;
+  readonly run: RunWork;
   resolve(answer: unknown): void;
   reject(error: unknown): void;
   /** Stops watching the request's signal (it is being inserted). */
@@ -90,7 +91,6 @@ export class Foreground {
   constructor(
     private readonly lifecycle: InsertionLifecycle,
     private readonly notify: (method: string, params: unknown) => Promise<void>,
-    private readonly run: RunWork,
     private readonly problem: (message: string) => void,
     lifetime: AbortSignal,
   ) {
@@ -105,10 +105,10 @@ export class Foreground {
   }
 
   /** The answer to a `session/prompt` (`params`: its checked params): at insertion, now or once
-   * the running work ends. */
-  prompt(sessionId: string, request: IncomingRequest, params: unknown): Promise<unknown> {
+   * the running work ends; `run` is the work of the inserted prompt (the user's handler). */
+  prompt(sessionId: string, request: IncomingRequest, params: unknown, run: RunWork): Promise<unknown> {
     const session = this.session(sessionId);
-    if (session.work === null && session.held.length === 0) return this.insert(sessionId, session, request, params);
+    if (session.work === null && session.held.length === 0) return this.insert(sessionId, session, request, params, run);
     return new Promise((resolve, reject) => {
       // `$/cancel_request` on a held prompt withdraws it: answered -32800 (never inserted).
       const withdraw = (): void => {
@@ -117,7 +117,7 @@ export class Foreground {
         reject(request.signal.reason);
       };
       const release = (): void => request.signal.removeEventListener("abort", withdraw);
-      const held: Held = { request, params, resolve, reject, release };
+      const held: Held = { request, params, run, resolve, reject, release };
       session.held.push(held);
       request.signal.addEventListener("abort", withdraw, { once: true });
     });
@@ -174,14 +174,14 @@ export class Foreground {
 
   /** Inserts `request`'s prompt: `user_message`, `running`, then the answer; the work begins on
    * a later turn of the event loop, after the answer is written. */
-  private async insert(sessionId: string, session: Session, request: IncomingRequest, params: unknown): Promise<unknown> {
+  private async insert(sessionId: string, session: Session, request: IncomingRequest, params: unknown, run: RunWork): Promise<unknown> {
     const { states, messageId: field } = this.lifecycle;
     const messageId = randomUUID();
     const controller = new AbortController();
     let begin!: (go: boolean) => void;
     const begun = new Promise<boolean>((resolve) => (begin = resolve));
     const work: Work = { controller, done: Promise.resolve() };
-    work.done = begun.then((go) => (go ? this.perform(sessionId, session, work, { params, request, messageId }) : this.ended(sessionId, session)));
+    work.done = begun.then((go) => (go ? this.perform(sessionId, session, work, { params, request, messageId }, run) : this.ended(sessionId, session)));
     session.work = work; // from here on, prompts are held
     try {
       const prompt = (params as { prompt?: unknown } | null)?.prompt;
@@ -201,6 +201,7 @@ export class Foreground {
     session: Session,
     work: Work,
     start: Pick<WorkStart, "params" | "request" | "messageId">,
+    run: RunWork,
   ): Promise<void> {
     const { states, endTurn, cancelled, failed } = this.lifecycle;
     const signal = work.controller.signal;
@@ -221,7 +222,7 @@ export class Foreground {
     };
     let extra: { [key: string]: unknown };
     try {
-      const result = signal.aborted ? undefined : await this.run({ ...start, signal, around });
+      const result = signal.aborted ? undefined : await run({ ...start, signal, around });
       extra = { [states.stopReason]: typeof result === "string" ? result : signal.aborted ? cancelled : endTurn };
     } catch (error) {
       if (signal.aborted) {
@@ -244,6 +245,6 @@ export class Foreground {
     const next = session.held.shift();
     if (next === undefined) return;
     next.release();
-    this.insert(sessionId, session, next.request, next.params).then(next.resolve, next.reject);
+    this.insert(sessionId, session, next.request, next.params, next.run).then(next.resolve, next.reject);
   }
 }

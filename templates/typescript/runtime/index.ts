@@ -2,8 +2,8 @@
  * The hand-written runtime every edition's generated modules are built on: transports (stdio, a
  * spawned program, in memory, ACP's Streamable HTTP and WebSocket as client and server; NDJSON or LSP Content-Length framing), the JSON-RPC dispatcher with cancellation in both directions (the
  * ACP, LSP and MCP dialects), decoders, errors, `session_info_update` semantics, session stores behind `session/list`, and the typed layer's behaviour rules (version
- * negotiation, the v2 foreground lifecycle, session views, the client-held state, one connection for
- * several versions).
+ * negotiation, v1's turn rules, the v2 foreground lifecycle, session views: one behaviour engine),
+ * the client-held state, one connection for several versions.
  */
 
 export { Connection, CANCEL_REQUEST, type ConnectionOptions, type IncomingRequest, type RequestOptions, type Router } from "./connection.js";
@@ -25,18 +25,18 @@ export {
 export {
   PeerLink,
   RoleConnection,
-  TurnCancelled,
   type HandlerContext,
   type Provided,
   type RoleWiring,
-  type TurnRule,
   type WorkContext,
 } from "./roles.js";
+export { BehaviourEngine, TurnCancelled } from "./behaviour_engine.js";
 export {
   initializeAnswer,
   negotiate,
   negotiatedAnswer,
   namingVersions,
+  turnRuleFor,
   UNSUPPORTED_VERSION,
   type Behaviour,
   type CancelOutcome,
@@ -46,6 +46,7 @@ export {
   type PromptLifecycle,
   type StateUpdates,
   type TargetCancel,
+  type TurnRule,
 } from "./behaviour.js";
 export { WorkCancelled } from "./foreground.js";
 export { TRACE_KEYS, carryTraceContext, traceContextOf, withTraceContext, type TraceContext } from "./trace_context.js";

@@ -15,9 +15,10 @@
  * requests); a handler that then throws is answered `{"stopReason": "cancelled"}`.
  */
 
+import { turnRuleFor, type TurnRule } from "../runtime/behaviour.js";
 import type { ConnectionOptions } from "../runtime/connection.js";
 import type * as d from "../runtime/decoding.js";
-import { RoleConnection, type HandlerContext, type PeerLink, type Provided, type RoleWiring, type TurnRule } from "../runtime/roles.js";
+import { RoleConnection, type HandlerContext, type PeerLink, type Provided, type RoleWiring } from "../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../runtime/transports/process.js";
 import { listenHttp, type ListenOptions, type Listening } from "../runtime/transports/http_listen.js";
 import type { SessionStore } from "../runtime/session_store.js";
@@ -28,13 +29,8 @@ import * as decode from "./decode.js";
 import { ClientPeer } from "./peers.js";
 import type * as T from "./types.js";
 
-/** prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason. */
-export const AGENT_TURN_RULE: TurnRule | null = {
-  method: "session/prompt",
-  cancel: "session/cancel",
-  received: true,
-  result: {"stopReason": "cancelled"},
-};
+/** This side's entry of `BEHAVIOUR.turnRules`: prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason. */
+export const AGENT_TURN_RULE: TurnRule | null = turnRuleFor(BEHAVIOUR, ["session/prompt"]);
 
 /** The request being handled and the client as a typed handle. */
 export interface AgentContext extends HandlerContext {
@@ -164,10 +160,9 @@ export class AgentConnection extends RoleConnection<ClientPeer> {
   }
 }
 
-/** How `AgentConnection` routes: the methods, the turn rule and the edition's behaviour. */
+/** How `AgentConnection` routes: the methods and the edition's behaviour (its turn rules included). */
 const WIRING: RoleWiring<ClientPeer> = {
   routes: ROUTES,
-  turnRule: AGENT_TURN_RULE,
   peer: (link: PeerLink) => new ClientPeer(link),
   peerKey: "client",
   behaviour: BEHAVIOUR,

@@ -5,7 +5,8 @@
 /**
  * ACP v1 behaviour (stable schema): what this edition's SDK does beyond its types, as data the
  * runtime branches on (version negotiation, the prompt lifecycle, capabilities, the `_meta`
- * policy, cancel outcomes, target cancels). Rendered from the IR's behaviour rules
+ * policy, cancel outcomes, target cancels, v1's turn rules), carried out by the runtime's one
+ * behaviour engine (behaviour_engine.ts). Rendered from the IR's behaviour rules
  * (acp_codegen/lowering/rules.py): a rule is part of this edition where the schema has every
  * method, type, field and tag it is about.
  *
@@ -87,6 +88,14 @@ export const BEHAVIOUR: Behaviour = {
   cancelOutcomes: [
   ],
   targetCancels: [
+  ],
+  /** ACP's feature-level cancellation (`session/cancel` ends a session's turns with a result), by
+   * request: the side handling a rule's `method` carries it out (`turnRuleFor`). */
+  turnRules: [
+    // prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason.
+    { method: "session/prompt", cancel: "session/cancel", received: true, result: {"stopReason": "cancelled"} },
+    // prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome.
+    { method: "session/request_permission", cancel: "session/cancel", received: false, result: {"outcome": {"outcome": "cancelled"}} },
   ],
 };
 

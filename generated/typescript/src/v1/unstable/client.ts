@@ -19,10 +19,11 @@
  * updates left it, `onStateChange()` tells what each applied message changed.
  */
 
+import { turnRuleFor, type TurnRule } from "../../runtime/behaviour.js";
 import type { Applied, ClientState } from "../../runtime/client_state.js";
 import type { ConnectionOptions } from "../../runtime/connection.js";
 import type * as d from "../../runtime/decoding.js";
-import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring, type TurnRule } from "../../runtime/roles.js";
+import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring } from "../../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../../runtime/transports/process.js";
 import { openRemote, type RemoteOptions } from "../../runtime/transports/remote.js";
 import type { SessionState } from "../../runtime/session_state.js";
@@ -34,13 +35,8 @@ import { AgentPeer } from "./peers.js";
 import { STATE_TABLE } from "./state.js";
 import type * as T from "./types.js";
 
-/** prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome. */
-export const CLIENT_TURN_RULE: TurnRule | null = {
-  method: "session/request_permission",
-  cancel: "session/cancel",
-  received: false,
-  result: {"outcome": {"outcome": "cancelled"}},
-};
+/** This side's entry of `BEHAVIOUR.turnRules`: prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome. */
+export const CLIENT_TURN_RULE: TurnRule | null = turnRuleFor(BEHAVIOUR, ["session/request_permission"]);
 
 /** The request being handled and the agent as a typed handle. */
 export interface ClientContext extends HandlerContext {
@@ -170,10 +166,9 @@ export class ClientConnection extends RoleConnection<AgentPeer> {
   }
 }
 
-/** How `ClientConnection` routes: the methods, the turn rule and the edition's behaviour. */
+/** How `ClientConnection` routes: the methods and the edition's behaviour (its turn rules included). */
 const WIRING: RoleWiring<AgentPeer> = {
   routes: ROUTES,
-  turnRule: CLIENT_TURN_RULE,
   peer: (link: PeerLink) => new AgentPeer(link),
   peerKey: "agent",
   behaviour: BEHAVIOUR,

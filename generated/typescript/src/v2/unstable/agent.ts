@@ -18,9 +18,10 @@
  * acts on `session/cancel` and `session/close`.
  */
 
+import type { TurnRule } from "../../runtime/behaviour.js";
 import type { ConnectionOptions } from "../../runtime/connection.js";
 import type * as d from "../../runtime/decoding.js";
-import { RoleConnection, type HandlerContext, type PeerLink, type Provided, type RoleWiring, type TurnRule, type WorkContext } from "../../runtime/roles.js";
+import { RoleConnection, type HandlerContext, type PeerLink, type Provided, type RoleWiring, type WorkContext } from "../../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../../runtime/transports/process.js";
 import { listenHttp, type ListenOptions, type Listening } from "../../runtime/transports/http_listen.js";
 import type { SessionStore } from "../../runtime/session_store.js";
@@ -381,10 +382,9 @@ export class AgentConnection extends RoleConnection<ClientPeer> {
   }
 }
 
-/** How `AgentConnection` routes: the methods, the turn rule and the edition's behaviour. */
+/** How `AgentConnection` routes: the methods and the edition's behaviour (its turn rules included). */
 const WIRING: RoleWiring<ClientPeer> = {
   routes: ROUTES,
-  turnRule: AGENT_TURN_RULE,
   peer: (link: PeerLink) => new ClientPeer(link),
   peerKey: "client",
   behaviour: BEHAVIOUR,

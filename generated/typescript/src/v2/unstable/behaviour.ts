@@ -5,7 +5,8 @@
 /**
  * ACP v2 behaviour (unstable schema): what this edition's SDK does beyond its types, as data the
  * runtime branches on (version negotiation, the prompt lifecycle, capabilities, the `_meta`
- * policy, cancel outcomes, target cancels). Rendered from the IR's behaviour rules
+ * policy, cancel outcomes, target cancels, v1's turn rules), carried out by the runtime's one
+ * behaviour engine (behaviour_engine.ts). Rendered from the IR's behaviour rules
  * (acp_codegen/lowering/rules.py): a rule is part of this edition where the schema has every
  * method, type, field and tag it is about.
  *
@@ -125,6 +126,10 @@ export const BEHAVIOUR: Behaviour = {
     { method: "tool_call/cancel", target: "toolCallId", error: -32602 },
     // CancelTerminalRequest: the Agent responds with `-32602` if the terminal is unknown, has already exited, or not cancellable.
     { method: "terminal/cancel", target: "terminalId", error: -32602 },
+  ],
+  /** ACP's feature-level cancellation (`session/cancel` ends a session's turns with a result), by
+   * request: the side handling a rule's `method` carries it out (`turnRuleFor`). */
+  turnRules: [
   ],
 };
 

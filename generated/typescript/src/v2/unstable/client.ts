@@ -19,10 +19,11 @@
  * updates left it, `onStateChange()` tells what each applied message changed.
  */
 
+import type { TurnRule } from "../../runtime/behaviour.js";
 import type { Applied, ClientState } from "../../runtime/client_state.js";
 import type { ConnectionOptions } from "../../runtime/connection.js";
 import type * as d from "../../runtime/decoding.js";
-import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring, type TurnRule } from "../../runtime/roles.js";
+import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring } from "../../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../../runtime/transports/process.js";
 import { openRemote, type RemoteOptions } from "../../runtime/transports/remote.js";
 import type { SessionState } from "../../runtime/session_state.js";
@@ -158,10 +159,9 @@ export class ClientConnection extends RoleConnection<AgentPeer> {
   }
 }
 
-/** How `ClientConnection` routes: the methods, the turn rule and the edition's behaviour. */
+/** How `ClientConnection` routes: the methods and the edition's behaviour (its turn rules included). */
 const WIRING: RoleWiring<AgentPeer> = {
   routes: ROUTES,
-  turnRule: CLIENT_TURN_RULE,
   peer: (link: PeerLink) => new AgentPeer(link),
   peerKey: "agent",
   behaviour: BEHAVIOUR,
