@@ -15,7 +15,9 @@ import (
 )
 
 // Layer: typed layer. The prompt lifecycle where the prompt is answered at insertion (ACP v2),
-// agent side, carried out as the schema's descriptions ask:
+// agent side: the foreground work of a connection's sessions, which its BehaviourEngine owns
+// and runs the prompt, session/cancel and session/close through, as the schema's descriptions
+// ask:
 //
 //   - PromptResponse: "Response acknowledging that a user prompt was inserted into the ACP
 //     conversation. [...] Processing and completion are reported through `state_update`
@@ -37,53 +39,7 @@ import (
 // (session/cancel) or close (session/close) ended.
 var ErrSessionCancelled = errors.New("acp: the session's foreground work was cancelled")
 
-// Insert answers the prompt request of an insertion lifecycle: params decoded with the
-// schema's checks (-32602 before anything is inserted), the prompt inserted once the session's
-// work ahead of it ended, answered with the message id; work then runs with a ctx that
-// session/cancel, session/close and the connection's close end. Its stop reason ("": the
-// lifecycle's end of turn) goes on the idle update.
-func Insert[P any](ctx context.Context, params json.RawMessage, decode wire.Decoder[P], work func(context.Context, P) (string, error), life *PromptLifecycle) (any, error) {
-	var value P
-	if err := decode(params, &value); err != nil {
-		return nil, err
-	}
-	conn, session := ConnectionOf(ctx), sessionOf(params)
-	if conn == nil || session == "" {
-		return nil, errors.New("acp: a prompt is inserted only into a session of a connection")
-	}
-	return foregroundOf(conn, life).insert(ctx, session, params, func(ctx context.Context) (string, error) {
-		return work(ctx, value)
-	})
-}
-
-// CloseSession answers the lifecycle's close request: the session's work is cancelled as its
-// cancel does, and method is called once the work's idle update is written.
-func CloseSession[P, R any](ctx context.Context, params json.RawMessage, decode wire.Decoder[P], method func(context.Context, P) (R, error), life *PromptLifecycle) (any, error) {
-	var value P
-	if err := decode(params, &value); err != nil {
-		return nil, err
-	}
-	if conn, session := ConnectionOf(ctx), sessionOf(params); conn != nil && session != "" {
-		if err := foregroundOf(conn, life).close(ctx, session); err != nil {
-			return nil, err
-		}
-	}
-	return method(ctx, value)
-}
-
-// CancelForeground carries out the lifecycle's cancel notification (typed or raw) on conn:
-// the session's held prompts are answered -32800 and its work's ctx ends.
-func CancelForeground(conn *Connection, life *PromptLifecycle, cancel any) {
-	raw, err := paramsJSON(cancel)
-	if conn == nil || err != nil {
-		return
-	}
-	if session := sessionOf(raw); session != "" {
-		foregroundOf(conn, life).cancel(session)
-	}
-}
-
-// foreground is one lifecycle's sessions on one connection.
+// foreground is one lifecycle's sessions on one connection (its BehaviourEngine's).
 type foreground struct {
 	life *PromptLifecycle
 	conn *Connection
@@ -119,15 +75,10 @@ type work struct {
 
 type workKey struct{}
 
-func foregroundOf(conn *Connection, life *PromptLifecycle) *foreground {
-	if found, ok := conn.foregrounds.Load(life); ok {
-		return found.(*foreground)
-	}
-	made := &foreground{life: life, conn: conn, sessions: map[string]*foregroundSession{}}
-	found, _ := conn.foregrounds.LoadOrStore(life, made)
-	return found.(*foreground)
-}
-
+// insert inserts the prompt (params decoded with the schema's checks: -32602 before anything is
+// inserted) once the session's work ahead of it ended, and answers it with the message id; run
+// then runs with a ctx that session/cancel, session/close and the connection's close end. Its
+// stop reason ("": the lifecycle's end of turn) goes on the idle update.
 func (f *foreground) insert(ctx context.Context, session string, params json.RawMessage, run func(context.Context) (string, error)) (any, error) {
 	w, err := f.claim(ctx, session)
 	if err != nil {

@@ -9,6 +9,15 @@ import (
 	"encoding/json"
 )
 
+// Binder is a Handler with state of its own per connection: NewConnection serves, on each
+// connection, the Handler its Bind returns for it. Each edition's generated role handler is
+// one: it binds to the connection's BehaviourEngine, which holds the connection's typed-layer
+// state (turns, foreground work, session views, client state), so the Connection holds none.
+type Binder interface {
+	Handler
+	Bind(conn *Connection) Handler
+}
+
 // RequestFunc answers one request method.
 type RequestFunc func(ctx context.Context, params json.RawMessage) (any, error)
 

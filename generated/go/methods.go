@@ -71,19 +71,9 @@ type Role struct {
 	Peer          string
 	Requests      []string
 	Notifications []string
-	// TurnRule is ACP's feature-level cancellation of the role's requests, or nil.
+	// TurnRule is the role's entry of its edition's Behaviour.TurnRules (ACP's feature-level
+	// cancellation of the requests it handles), or nil.
 	TurnRule *TurnRule
-}
-
-// TurnRule: Cancel (a notification with a sessionId) ends the session's in-flight Method
-// requests with Result, never an error. Received: the role handling Method receives Cancel (the
-// agent's prompt); otherwise it sends it (the client's pending permission requests).
-type TurnRule struct {
-	Method   string
-	Cancel   string
-	Received bool
-	Result   JSONText
-	Spec     string
 }
 
 // NamedCode is one of the schema's named error codes.

@@ -2,7 +2,8 @@
 
 package acp
 
-// Layer: typed layer (the turn rules: session/cancel ends the prompt it names).
+// Layer: typed layer (v1's turn rules, carried out by the BehaviourEngine: the rule's cancel
+// ends the session's turns, which answer the rule's result).
 
 import (
 	"context"
@@ -18,7 +19,7 @@ import (
 var ErrTurnCancelled = errors.New("acp: the session's turn was cancelled")
 
 // sessionField names the session in a turn rule's request and cancel: a TurnRule's cancel is a
-// notification with a sessionId (acp_codegen/ir/surface.py).
+// notification with a sessionId (acp_codegen/ir/behaviour.py).
 const sessionField = "sessionId"
 
 type turnKey struct {
@@ -69,33 +70,19 @@ func sessionOf(params json.RawMessage) string {
 	return session
 }
 
-// AnswerTurn is Answer for the request of a turn rule: when the rule's cancel ends it (CancelTurn)
-// and the handler returns an error, it is answered with the rule's result ({"stopReason":
-// "cancelled"}), never an error; a handler that returns a result anyway is answered with it.
-func AnswerTurn[P, R any](ctx context.Context, params json.RawMessage, decode wire.Decoder[P], method func(context.Context, P) (R, error), rule *TurnRule) (any, error) {
-	var value P
-	if err := decode(params, &value); err != nil {
-		return nil, err
-	}
-	conn := ConnectionOf(ctx)
+// turn runs call as a turn of rule's method in the session params name: when the rule's cancel
+// ends it and call returns an error, it is answered with the rule's result (prompt-turn.mdx:
+// "the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop
+// reason"; "the Client MUST respond to all pending `session/request_permission` requests with
+// the `cancelled` outcome"), never an error; a call that returns a result anyway is answered
+// with it.
+func (e *BehaviourEngine) turn(ctx context.Context, rule *TurnRule, params json.RawMessage, call func(context.Context) (any, error)) (any, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if conn != nil {
-		defer conn.turns.track(turnKey{rule.Method, sessionOf(params)}, &cancel)()
-	}
-	result, err := method(ctx, value)
+	defer e.turns.track(turnKey{rule.Method, sessionOf(params)}, &cancel)()
+	result, err := call(ctx)
 	if err != nil && errors.Is(context.Cause(ctx), ErrTurnCancelled) {
 		return json.RawMessage(rule.Result), nil
 	}
 	return result, err
-}
-
-// CancelTurn ends, on conn, the requests of rule's method in the session cancel names (the
-// rule's cancel notification, typed or raw) with ErrTurnCancelled.
-func CancelTurn(conn *Connection, rule *TurnRule, cancel any) {
-	raw, err := paramsJSON(cancel)
-	if conn == nil || err != nil {
-		return
-	}
-	conn.turns.cancel(turnKey{rule.Method, sessionOf(raw)})
 }

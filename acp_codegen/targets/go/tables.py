@@ -35,9 +35,10 @@ class MethodView:
 
 @dataclass(frozen=True, slots=True)
 class RuleView:
-    """One behaviour rule as a role's handler applies it: `kind` names the runtime helper
-    (`negotiate` → `acp.Negotiate`, `insert`, `close`, `cancel` (a notification), `outcome`,
-    `target`); `ref` is the Go expression of its data in the edition's `Behaviour`."""
+    """One behaviour rule around a role's method: `kind` (`negotiate`, `insert`, `close`, `cancel`
+    (a notification), `outcome`, `target`) shapes the role's interface and its `Unimplemented`
+    answers (the connection's `acp.BehaviourEngine` carries the rules out, from `Behaviour`);
+    `ref` is the Go expression of its data in the edition's `Behaviour`."""
 
     kind: str
     ref: str
@@ -138,12 +139,16 @@ class RoleView:
     """Method name → what the role's `Unimplemented` struct answers it from when set
     (`PROVIDED`)."""
     rule: ir.TurnRule | None = None
-    """The behaviour table's turn rule of a request this role handles (`turn_rule_for`)."""
+    """The behaviour table's turn rule of a request this role handles (`turn_rule_for`); the
+    role's `acp.Role.TurnRule` points at its entry of `Behaviour.TurnRules` (`rule_ref`), and the
+    connection's `acp.BehaviourEngine` carries it out."""
+    rule_ref: str = "nil"
+    """The Go expression of `rule`: `&Behaviour.TurnRules[i]`, or `nil`."""
+    index: int = 0
+    """The role's index in the edition's `Roles` (its engine reads `&Roles[index]`)."""
     sent_rule: ir.TurnRule | None = None
     """The other role's turn rule when this role's peer handle sends its cancel (the client's
-    `session/cancel` ends its own pending permission requests)."""
-    sent_rule_of: str = ""
-    """The Go name of the role that `sent_rule` belongs to."""
+    `session/cancel` ends its own pending permission requests; `acp.Send` applies it)."""
     optional: tuple[str, ...] = ()
     """The requests a capability of the `initialize` answer advertises (`Capability.requires`):
     not in the role's interface, each its own one-method interface (`AgentWithSessionLoad`), so
@@ -192,6 +197,7 @@ class TablesView:
                 )
         self.error_codes = [(go_name(e.name), e) for e in edition.error_codes]
         role_names = {r.name for r in edition.roles}
+        turn_rules = edition.behaviour.turn_rules
         self.roles = [
             RoleView(
                 role,
@@ -209,16 +215,18 @@ class TablesView:
                 awaiting_user(role, edition.behaviour),
                 provided(role),
                 optional=optional_requests(role, edition.behaviour),
-                rule=edition.behaviour.turn_rule_for(m.name for m in role.requests),
+                rule=(rule := edition.behaviour.turn_rule_for(m.name for m in role.requests)),
+                rule_ref="nil" if rule is None else f"&Behaviour.TurnRules[{turn_rules.index(rule)}]",
+                index=index,
             )
-            for role in edition.roles
+            for index, role in enumerate(edition.roles)
         ]
         by_role = {r.role.name: r for r in self.roles}
         for i, r in enumerate(self.roles):
             other = by_role.get(r.role.peer)
             rule = other.rule if other is not None else None
             if other is not None and rule is not None and not rule.received:
-                self.roles[i] = replace(r, sent_rule=rule, sent_rule_of=other.name)
+                self.roles[i] = replace(r, sent_rule=rule)
         for r in self.roles:
             for name in r.names:
                 if name in taken:

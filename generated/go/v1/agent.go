@@ -187,11 +187,9 @@ func answerSessionListFrom(store *acp.SessionStore) func(context.Context, ListSe
 	}
 }
 
-// turnRuleOfAgent: prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason.
-var turnRuleOfAgent = &acp.TurnRule{Method: "session/prompt", Cancel: "session/cancel", Received: true, Result: `{"stopReason":"cancelled"}`, Spec: "prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason."}
-
 // AgentHandler is the acp.Handler of agent: params decoded with the schema's checks
-// (-32602 with a JSON pointer when they do not match), then the typed method called.
+// (-32602 with a JSON pointer when they do not match), then the typed method called under this
+// edition's Behaviour (its turn rules included), carried out by one acp.BehaviourEngine per connection.
 func AgentHandler(handler Agent) acp.Handler {
 	return handlerOfAgent{handler}
 }
@@ -200,12 +198,18 @@ type handlerOfAgent struct {
 	handler Agent
 }
 
+// Bind is the Handler a connection serves (acp.NewConnection calls it): this router under the
+// connection's own behaviour engine, which owns the rules of Behaviour around its methods.
+func (h handlerOfAgent) Bind(conn *acp.Connection) acp.Handler {
+	return acp.NewBehaviourEngine(conn, h, &Behaviour, &Roles[0], h.serves)
+}
+
 func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	switch method {
 	case MethodAuthenticate:
 		return acp.Answer(ctx, params, wire.Unmarshal[AuthenticateRequest], h.handler.Authenticate)
 	case MethodInitialize:
-		return acp.Negotiate(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize, &Behaviour.Negotiation, h.advertised()...)
+		return acp.Answer(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize)
 	case MethodLogout:
 		return acp.Answer(ctx, params, wire.Unmarshal[LogoutRequest], h.handler.Logout)
 	case MethodSessionClose:
@@ -234,7 +238,7 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodSessionNew:
 		return acp.Answer(ctx, params, wire.Unmarshal[NewSessionRequest], h.handler.SessionNew)
 	case MethodSessionPrompt:
-		return acp.AnswerTurn(ctx, params, wire.Unmarshal[PromptRequest], h.handler.SessionPrompt, turnRuleOfAgent)
+		return acp.Answer(ctx, params, wire.Unmarshal[PromptRequest], h.handler.SessionPrompt)
 	case MethodSessionResume:
 		if served, ok := h.handler.(AgentWithSessionResume); ok {
 			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], served.SessionResume)
@@ -246,12 +250,6 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 		return acp.Answer(ctx, params, wire.Unmarshal[SetSessionModeRequest], h.handler.SessionSetMode)
 	}
 	return nil, acp.MethodNotFoundError(method)
-}
-
-// advertised are the capabilities of the initialize answer whose required methods this handler
-// serves: the handler's type implements AgentWith..., or the SDK answers the method itself.
-func (h handlerOfAgent) advertised() []acp.Capability {
-	return acp.Advertised(Behaviour, h.serves)
 }
 
 // serves is whether the handler serves method (a request: answered by the handler's own method
@@ -282,7 +280,6 @@ func (h handlerOfAgent) serves(method string) bool {
 func (h handlerOfAgent) HandleNotification(ctx context.Context, method string, params json.RawMessage) {
 	switch method {
 	case MethodSessionCancel:
-		acp.CancelTurn(acp.ConnectionOf(ctx), turnRuleOfAgent, params)
 		acp.Take(ctx, params, wire.Unmarshal[CancelNotification], h.handler.SessionCancel)
 	}
 }
@@ -356,10 +353,10 @@ func (p AgentPeer) SessionSetMode(ctx context.Context, params SetSessionModeRequ
 }
 
 // SessionCancel sends session/cancel, first answering this side's pending session/request_permission
-// requests of the session {"outcome": {"outcome": "cancelled"}}: prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome.
+// requests of the session {"outcome": {"outcome": "cancelled"}} (the connection's behaviour engine,
+// acp.Send): prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome.
 func (p AgentPeer) SessionCancel(params CancelNotification) error {
-	acp.CancelTurn(p.Conn, turnRuleOfClient, params)
-	return p.Conn.Notify(MethodSessionCancel, params)
+	return acp.Send(p.Conn, MethodSessionCancel, params)
 }
 
 // ClientState is what the agent's messages on this connection left: each session's state

@@ -134,17 +134,21 @@ func (UnimplementedClient) ElicitationComplete(context.Context, CompleteElicitat
 // SessionUpdate ignores the notification.
 func (UnimplementedClient) SessionUpdate(context.Context, SessionNotification) {}
 
-// turnRuleOfClient: prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome.
-var turnRuleOfClient = &acp.TurnRule{Method: "session/request_permission", Cancel: "session/cancel", Received: false, Result: `{"outcome":{"outcome":"cancelled"}}`, Spec: "prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome."}
-
 // ClientHandler is the acp.Handler of client: params decoded with the schema's checks
-// (-32602 with a JSON pointer when they do not match), then the typed method called.
+// (-32602 with a JSON pointer when they do not match), then the typed method called under this
+// edition's Behaviour (its turn rules included), carried out by one acp.BehaviourEngine per connection.
 func ClientHandler(handler Client) acp.Handler {
 	return handlerOfClient{handler}
 }
 
 type handlerOfClient struct {
 	handler Client
+}
+
+// Bind is the Handler a connection serves (acp.NewConnection calls it): this router under the
+// connection's own behaviour engine, which owns the rules of Behaviour around its methods.
+func (h handlerOfClient) Bind(conn *acp.Connection) acp.Handler {
+	return acp.NewBehaviourEngine(conn, h, &Behaviour, &Roles[1], nil)
 }
 
 func (h handlerOfClient) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -156,7 +160,7 @@ func (h handlerOfClient) HandleRequest(ctx context.Context, method string, param
 	case MethodFsWriteTextFile:
 		return acp.Answer(ctx, params, wire.Unmarshal[WriteTextFileRequest], h.handler.FsWriteTextFile)
 	case MethodSessionRequestPermission:
-		return acp.AnswerTurn(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionRequestPermission, wire.Unmarshal[RequestPermissionRequest]), h.handler.SessionRequestPermission, turnRuleOfClient)
+		return acp.Answer(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionRequestPermission, wire.Unmarshal[RequestPermissionRequest]), h.handler.SessionRequestPermission)
 	case MethodTerminalCreate:
 		return acp.Answer(ctx, params, wire.Unmarshal[CreateTerminalRequest], h.handler.TerminalCreate)
 	case MethodTerminalKill:
@@ -233,12 +237,12 @@ func (p ClientPeer) TerminalWaitForExit(ctx context.Context, params WaitForTermi
 
 // ElicitationComplete sends elicitation/complete.
 func (p ClientPeer) ElicitationComplete(params CompleteElicitationNotification) error {
-	return p.Conn.Notify(MethodElicitationComplete, params)
+	return acp.Send(p.Conn, MethodElicitationComplete, params)
 }
 
 // SessionUpdate sends session/update.
 func (p ClientPeer) SessionUpdate(params SessionNotification) error {
-	return p.Conn.Notify(MethodSessionUpdate, params)
+	return acp.Send(p.Conn, MethodSessionUpdate, params)
 }
 
 // ClientOf is the client that sent the request or notification ctx belongs to (its Conn is nil

@@ -219,10 +219,11 @@ var Methods = []acp.Method{
 }
 
 // Roles are the two sides of the protocol as data: the methods each handles, and ACP's
-// feature-level cancellation of its requests (the turn rule), where the edition has one.
+// feature-level cancellation of its requests (its entry of Behaviour.TurnRules), where the
+// edition has one.
 var Roles = []acp.Role{
-	{Name: "agent", Peer: "client", Requests: []string{MethodAuthenticate, MethodInitialize, MethodLogout, MethodSessionClose, MethodSessionDelete, MethodSessionList, MethodSessionLoad, MethodSessionNew, MethodSessionPrompt, MethodSessionResume, MethodSessionSetConfigOption, MethodSessionSetMode}, Notifications: []string{MethodSessionCancel}, TurnRule: turnRuleOfAgent},
-	{Name: "client", Peer: "agent", Requests: []string{MethodElicitationCreate, MethodFsReadTextFile, MethodFsWriteTextFile, MethodSessionRequestPermission, MethodTerminalCreate, MethodTerminalKill, MethodTerminalOutput, MethodTerminalRelease, MethodTerminalWaitForExit}, Notifications: []string{MethodElicitationComplete, MethodSessionUpdate}, TurnRule: turnRuleOfClient},
+	{Name: "agent", Peer: "client", Requests: []string{MethodAuthenticate, MethodInitialize, MethodLogout, MethodSessionClose, MethodSessionDelete, MethodSessionList, MethodSessionLoad, MethodSessionNew, MethodSessionPrompt, MethodSessionResume, MethodSessionSetConfigOption, MethodSessionSetMode}, Notifications: []string{MethodSessionCancel}, TurnRule: &Behaviour.TurnRules[0]},
+	{Name: "client", Peer: "agent", Requests: []string{MethodElicitationCreate, MethodFsReadTextFile, MethodFsWriteTextFile, MethodSessionRequestPermission, MethodTerminalCreate, MethodTerminalKill, MethodTerminalOutput, MethodTerminalRelease, MethodTerminalWaitForExit}, Notifications: []string{MethodElicitationComplete, MethodSessionUpdate}, TurnRule: &Behaviour.TurnRules[1]},
 }
 
 // ErrorCodes are the schema's named error codes.

@@ -233,13 +233,20 @@ func answerSessionListFrom(store *acp.SessionStore) func(context.Context, ListSe
 }
 
 // AgentHandler is the acp.Handler of agent: params decoded with the schema's checks
-// (-32602 with a JSON pointer when they do not match), then the typed method called.
+// (-32602 with a JSON pointer when they do not match), then the typed method called under this
+// edition's Behaviour, carried out by one acp.BehaviourEngine per connection.
 func AgentHandler(handler Agent) acp.Handler {
 	return handlerOfAgent{handler}
 }
 
 type handlerOfAgent struct {
 	handler Agent
+}
+
+// Bind is the Handler a connection serves (acp.NewConnection calls it): this router under the
+// connection's own behaviour engine, which owns the rules of Behaviour around its methods.
+func (h handlerOfAgent) Bind(conn *acp.Connection) acp.Handler {
+	return acp.NewBehaviourEngine(conn, h, &Behaviour, &Roles[0], h.serves)
 }
 
 func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -249,14 +256,14 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodAuthLogout:
 		return acp.Answer(ctx, params, wire.Unmarshal[LogoutAuthRequest], h.handler.AuthLogout)
 	case MethodInitialize:
-		return acp.Negotiate(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize, &Behaviour.Negotiation, h.advertised()...)
+		return acp.Answer(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize)
 	case MethodSessionClose:
 		if served, ok := h.handler.(AgentWithSessionClose); ok {
-			return acp.CloseSession(ctx, params, wire.Unmarshal[CloseSessionRequest], served.SessionClose, Behaviour.Lifecycle)
+			return acp.Answer(ctx, params, wire.Unmarshal[CloseSessionRequest], served.SessionClose)
 		}
-		return acp.CloseSession(ctx, params, wire.Unmarshal[CloseSessionRequest], func(context.Context, CloseSessionRequest) (CloseSessionResponse, error) {
+		return acp.Answer(ctx, params, wire.Unmarshal[CloseSessionRequest], func(context.Context, CloseSessionRequest) (CloseSessionResponse, error) {
 			return CloseSessionResponse{}, nil
-		}, Behaviour.Lifecycle)
+		})
 	case MethodSessionDelete:
 		if served, ok := h.handler.(AgentWithSessionDelete); ok {
 			return acp.Answer(ctx, params, wire.Unmarshal[DeleteSessionRequest], served.SessionDelete)
@@ -277,7 +284,7 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionPrompt:
 		if served, ok := h.handler.(AgentWithSessionPrompt); ok {
-			return acp.Insert(ctx, params, wire.Unmarshal[PromptRequest], served.SessionPrompt, Behaviour.Lifecycle)
+			return acp.Answer(ctx, params, wire.Unmarshal[PromptRequest], served.SessionPrompt)
 		}
 		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionResume:
@@ -293,12 +300,6 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 		return acp.Answer(ctx, params, wire.Unmarshal[CancelToolCallRequest], h.handler.ToolCallCancel)
 	}
 	return nil, acp.MethodNotFoundError(method)
-}
-
-// advertised are the capabilities of the initialize answer whose required methods this handler
-// serves: the handler's type implements AgentWith..., or the SDK answers the method itself.
-func (h handlerOfAgent) advertised() []acp.Capability {
-	return acp.Advertised(Behaviour, h.serves)
 }
 
 // serves is whether the handler serves method (a request: answered by the handler's own method
@@ -331,7 +332,6 @@ func (h handlerOfAgent) serves(method string) bool {
 func (h handlerOfAgent) HandleNotification(ctx context.Context, method string, params json.RawMessage) {
 	switch method {
 	case MethodSessionCancel:
-		acp.CancelForeground(acp.ConnectionOf(ctx), Behaviour.Lifecycle, params)
 		acp.Take(ctx, params, wire.Unmarshal[CancelSessionNotification], h.handler.SessionCancel)
 	}
 }
@@ -406,7 +406,7 @@ func (p AgentPeer) ToolCallCancel(ctx context.Context, params CancelToolCallRequ
 
 // SessionCancel sends session/cancel.
 func (p AgentPeer) SessionCancel(params CancelSessionNotification) error {
-	return p.Conn.Notify(MethodSessionCancel, params)
+	return acp.Send(p.Conn, MethodSessionCancel, params)
 }
 
 // Session is the view of session id on this connection: Prompt sends session/prompt and returns

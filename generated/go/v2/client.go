@@ -76,7 +76,8 @@ func (UnimplementedClient) ElicitationComplete(context.Context, CompleteElicitat
 func (UnimplementedClient) SessionUpdate(context.Context, UpdateSessionNotification) {}
 
 // ClientHandler is the acp.Handler of client: params decoded with the schema's checks
-// (-32602 with a JSON pointer when they do not match), then the typed method called.
+// (-32602 with a JSON pointer when they do not match), then the typed method called under this
+// edition's Behaviour, carried out by one acp.BehaviourEngine per connection.
 func ClientHandler(handler Client) acp.Handler {
 	return handlerOfClient{handler}
 }
@@ -85,12 +86,18 @@ type handlerOfClient struct {
 	handler Client
 }
 
+// Bind is the Handler a connection serves (acp.NewConnection calls it): this router under the
+// connection's own behaviour engine, which owns the rules of Behaviour around its methods.
+func (h handlerOfClient) Bind(conn *acp.Connection) acp.Handler {
+	return acp.NewBehaviourEngine(conn, h, &Behaviour, &Roles[1], nil)
+}
+
 func (h handlerOfClient) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	switch method {
 	case MethodElicitationCreate:
 		return acp.Answer(ctx, params, decodeCreateElicitationRequest, h.handler.ElicitationCreate)
 	case MethodSessionRequestPermission:
-		return acp.AnswerOutcome(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionRequestPermission, wire.Unmarshal[RequestPermissionRequest]), h.handler.SessionRequestPermission, Behaviour.CancelOutcomes[0].Result)
+		return acp.Answer(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionRequestPermission, wire.Unmarshal[RequestPermissionRequest]), h.handler.SessionRequestPermission)
 	}
 	return nil, acp.MethodNotFoundError(method)
 }
@@ -122,12 +129,12 @@ func (p ClientPeer) SessionRequestPermission(ctx context.Context, params Request
 
 // ElicitationComplete sends elicitation/complete.
 func (p ClientPeer) ElicitationComplete(params CompleteElicitationNotification) error {
-	return p.Conn.Notify(MethodElicitationComplete, params)
+	return acp.Send(p.Conn, MethodElicitationComplete, params)
 }
 
 // SessionUpdate sends session/update.
 func (p ClientPeer) SessionUpdate(params UpdateSessionNotification) error {
-	return p.Conn.Notify(MethodSessionUpdate, params)
+	return acp.Send(p.Conn, MethodSessionUpdate, params)
 }
 
 // ClientOf is the client that sent the request or notification ctx belongs to (its Conn is nil

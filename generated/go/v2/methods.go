@@ -235,7 +235,8 @@ var Methods = []acp.Method{
 }
 
 // Roles are the two sides of the protocol as data: the methods each handles, and ACP's
-// feature-level cancellation of its requests (the turn rule), where the edition has one.
+// feature-level cancellation of its requests (its entry of Behaviour.TurnRules), where the
+// edition has one.
 var Roles = []acp.Role{
 	{Name: "agent", Peer: "client", Requests: []string{MethodAuthLogin, MethodAuthLogout, MethodInitialize, MethodSessionClose, MethodSessionDelete, MethodSessionList, MethodSessionNew, MethodSessionPrompt, MethodSessionResume, MethodSessionSetConfigOption, MethodTerminalCancel, MethodToolCallCancel}, Notifications: []string{MethodSessionCancel}, TurnRule: nil},
 	{Name: "client", Peer: "agent", Requests: []string{MethodElicitationCreate, MethodSessionRequestPermission}, Notifications: []string{MethodElicitationComplete, MethodSessionUpdate}, TurnRule: nil},

@@ -2,9 +2,14 @@ package acp
 
 // Layer: typed layer (the shapes of an edition's Behaviour data and the rules read from it).
 
+import (
+	"encoding/json"
+	"errors"
+)
+
 // Behaviour is what an edition's SDK does beyond its types, as data the runtime reads (each
-// edition's generated Behaviour, rendered from the IR's rules and checked against its schema):
-// no code asks which edition it speaks.
+// edition's generated Behaviour, rendered from the IR's rules and checked against its schema),
+// carried out on each connection by one BehaviourEngine: no code asks which edition it speaks.
 type Behaviour struct {
 	Negotiation Negotiation
 	// Lifecycle is the prompt turn, or nil when the edition has none.
@@ -13,6 +18,9 @@ type Behaviour struct {
 	Meta           []MetaRule
 	CancelOutcomes []CancelOutcome
 	TargetCancels  []TargetCancel
+	// TurnRules are ACP v1's feature-level cancellation, one per request it applies to: entries
+	// of the same table as the lifecycle, carried out by the same engine.
+	TurnRules []TurnRule
 }
 
 // Negotiation is version negotiation in initialize: the agent answers the highest version it
@@ -114,6 +122,17 @@ type CancelOutcome struct {
 	Spec   string
 }
 
+// TurnRule: Cancel (a notification with a sessionId) ends the session's in-flight Method
+// requests with Result, never an error. Received: the role handling Method receives Cancel (the
+// agent's prompt); otherwise it sends it (the client's pending permission requests).
+type TurnRule struct {
+	Method   string
+	Cancel   string
+	Received bool
+	Result   JSONText
+	Spec     string
+}
+
 // TargetCancel is a request cancelling one target of a session (Target names the params
 // field), answered with the Error code when the target is unknown, final or not cancellable.
 type TargetCancel struct {
@@ -121,4 +140,91 @@ type TargetCancel struct {
 	Target string
 	Error  int
 	Spec   string
+}
+
+// check is nil when the negotiation request's params (as they came) ask for a version the
+// edition answers, else its Unsupported error naming the versions: "If no such version exists,
+// initialization fails with error code -32022" (an edition without that code answers its own
+// version).
+func (n *Negotiation) check(params json.RawMessage) error {
+	var named map[string]json.RawMessage
+	_ = json.Unmarshal(params, &named)
+	asked := named[n.Field]
+	if _, ok := n.negotiate(asked); !ok {
+		data, _ := json.Marshal(map[string]any{"requested": asked, "supported": []int{n.Version}})
+		return &Error{Code: n.Unsupported, Message: "Unsupported protocol version", Data: data}
+	}
+	return nil
+}
+
+// negotiate is the version to answer a client that asked for asked (false: none fits). Anything
+// but an integer below ours is answered with ours.
+func (n *Negotiation) negotiate(asked json.RawMessage) (int, bool) {
+	var wanted int64
+	if len(asked) > 0 && asked[0] != '"' && json.Unmarshal(asked, &wanted) == nil && wanted < int64(n.Version) {
+		return n.Version, n.Unsupported == 0
+	}
+	return n.Version, true
+}
+
+// Advertised are b's capabilities whose required methods all pass serves: what an agent's
+// initialize answer advertises (never a method that answers -32601).
+func Advertised(b Behaviour, serves func(method string) bool) []Capability {
+	var found []Capability
+	for _, capability := range b.Capabilities {
+		required := capability.Requires
+		if len(required) == 0 {
+			required = []string{capability.Method}
+		}
+		all := true
+		for _, method := range required {
+			all = all && serves(method)
+		}
+		if all {
+			found = append(found, capability)
+		}
+	}
+	return found
+}
+
+// withCapability is object with value set at path, unless the path is already set or passes
+// through a member that is not an object (the handler's answer is kept as it wrote it).
+func withCapability(object json.RawMessage, path []string, value JSONText) (json.RawMessage, error) {
+	var members map[string]json.RawMessage
+	if len(path) == 0 || json.Unmarshal(object, &members) != nil || members == nil {
+		return object, nil
+	}
+	inner, set := members[path[0]]
+	switch {
+	case len(path) == 1 && set:
+		return object, nil
+	case len(path) == 1:
+		members[path[0]] = json.RawMessage(value)
+	default:
+		if !set {
+			inner = json.RawMessage("{}")
+		}
+		nested, err := withCapability(inner, path[1:], value)
+		if err != nil {
+			return nil, err
+		}
+		members[path[0]] = nested
+	}
+	return json.Marshal(members)
+}
+
+// withMember is result's JSON object with name set to value.
+func withMember(result any, name string, value any) (json.RawMessage, error) {
+	encoded, err := json.Marshal(result)
+	if err != nil {
+		return nil, err
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(encoded, &members); err != nil || members == nil {
+		return nil, errors.New("acp: the " + name + " result is not a JSON object")
+	}
+	if members[name], err = json.Marshal(value); err != nil {
+		return nil, err
+	}
+	return json.Marshal(members)
 }

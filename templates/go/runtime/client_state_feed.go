@@ -16,18 +16,14 @@ import (
 // result carries the new session's config options). The same feeding as the Python runtime's
 // router and StateSender, and the TypeScript connection's.
 
-type stateKey struct {
-	table *StateTable
-}
-
-// ClientStateOf is the client state of conn under table, kept beside the connection's session
-// views (made on first use; one per connection and edition).
+// ClientStateOf is the client state of conn under table, kept by the connection's
+// BehaviourEngine beside its session views (made on first use; one per connection and
+// edition). A connection whose handler is no role's keeps none: each call is a new state.
 func ClientStateOf(conn *Connection, table *StateTable) *ClientState {
-	if found, ok := conn.foregrounds.Load(stateKey{table}); ok {
-		return found.(*ClientState)
+	if e := engineOf(conn); e != nil {
+		return e.clientState(table)
 	}
-	found, _ := conn.foregrounds.LoadOrStore(stateKey{table}, NewClientState(table))
-	return found.(*ClientState)
+	return NewClientState(table)
 }
 
 // Feeding is decode, then, once the params decode with the schema's checks, the message

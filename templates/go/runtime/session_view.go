@@ -58,7 +58,7 @@ func ViewSession[U, B, R any](conn *Connection, life *PromptLifecycle, session s
 	if conn == nil || life == nil || life.States == nil || table == nil {
 		panic("acp: a session view needs a connection, a lifecycle with state updates and a state table")
 	}
-	views := viewsOf(conn, life)
+	views := viewsOf(conn)
 	views.mu.Lock()
 	defer views.mu.Unlock()
 	if found, ok := views.sessions[session].(*SessionView[U, B]); ok {
@@ -287,22 +287,21 @@ func (v *SessionView[U, B]) receive(raw json.RawMessage) {
 
 // Observe is Take for the lifecycle's state notification (session/update) on the side that
 // receives it: params decoded with the schema's checks (dropped when they do not match), the
-// update handed to the view of its session on the connection, if any, then method called.
+// update handed to the view of its session on the connection (its BehaviourEngine's, under
+// life), if any, then method called.
 func Observe[P any](ctx context.Context, params json.RawMessage, decode wire.Decoder[P], method func(context.Context, P), life *PromptLifecycle) {
 	var value P
 	if decode(params, &value) != nil {
 		return
 	}
-	if conn := ConnectionOf(ctx); conn != nil {
-		if found, ok := conn.foregrounds.Load(viewsKey{life}); ok {
-			found.(*sessionViews).receive(params)
-		}
+	if e := engineOf(ConnectionOf(ctx)); e != nil && e.views != nil && e.insertion == life {
+		e.views.receive(params)
 	}
 	method(ctx, value)
 }
 
-// sessionViews is one lifecycle's session views on one connection, kept beside its foreground
-// (Connection.foregrounds, under a key of its own).
+// sessionViews is the session views of one connection, kept by its BehaviourEngine (the
+// engine of the side receiving the lifecycle's state updates).
 type sessionViews struct {
 	mu       sync.Mutex
 	sessions map[string]sessionReceiver
@@ -312,16 +311,13 @@ type sessionReceiver interface {
 	receive(update json.RawMessage)
 }
 
-type viewsKey struct {
-	life *PromptLifecycle
-}
-
-func viewsOf(conn *Connection, life *PromptLifecycle) *sessionViews {
-	if found, ok := conn.foregrounds.Load(viewsKey{life}); ok {
-		return found.(*sessionViews)
+// viewsOf is conn's session views: its engine's, or for a connection whose handler is no role's
+// (nothing feeds its views) views of their own.
+func viewsOf(conn *Connection) *sessionViews {
+	if e := engineOf(conn); e != nil && e.views != nil {
+		return e.views
 	}
-	found, _ := conn.foregrounds.LoadOrStore(viewsKey{life}, &sessionViews{sessions: map[string]sessionReceiver{}})
-	return found.(*sessionViews)
+	return &sessionViews{sessions: map[string]sessionReceiver{}}
 }
 
 // receive hands a notification's update to the view of its session.

@@ -369,17 +369,21 @@ func answerSessionListFrom(store *acp.SessionStore) func(context.Context, ListSe
 	}
 }
 
-// turnRuleOfAgent: prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason.
-var turnRuleOfAgent = &acp.TurnRule{Method: "session/prompt", Cancel: "session/cancel", Received: true, Result: `{"stopReason":"cancelled"}`, Spec: "prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason."}
-
 // AgentHandler is the acp.Handler of agent: params decoded with the schema's checks
-// (-32602 with a JSON pointer when they do not match), then the typed method called.
+// (-32602 with a JSON pointer when they do not match), then the typed method called under this
+// edition's Behaviour (its turn rules included), carried out by one acp.BehaviourEngine per connection.
 func AgentHandler(handler Agent) acp.Handler {
 	return handlerOfAgent{handler}
 }
 
 type handlerOfAgent struct {
 	handler Agent
+}
+
+// Bind is the Handler a connection serves (acp.NewConnection calls it): this router under the
+// connection's own behaviour engine, which owns the rules of Behaviour around its methods.
+func (h handlerOfAgent) Bind(conn *acp.Connection) acp.Handler {
+	return acp.NewBehaviourEngine(conn, h, &Behaviour, &Roles[0], h.serves)
 }
 
 func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -389,7 +393,7 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodAuthenticate:
 		return acp.Answer(ctx, params, wire.Unmarshal[AuthenticateRequest], h.handler.Authenticate)
 	case MethodInitialize:
-		return acp.Negotiate(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize, &Behaviour.Negotiation, h.advertised()...)
+		return acp.Answer(ctx, params, wire.Unmarshal[InitializeRequest], h.handler.Initialize)
 	case MethodLogout:
 		return acp.Answer(ctx, params, wire.Unmarshal[LogoutRequest], h.handler.Logout)
 	case MethodProvidersDisable:
@@ -430,7 +434,7 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodSessionOptions:
 		return acp.Answer(ctx, params, wire.Unmarshal[SessionOptionsRequest], h.handler.SessionOptions)
 	case MethodSessionPrompt:
-		return acp.AnswerTurn(ctx, params, wire.Unmarshal[PromptRequest], h.handler.SessionPrompt, turnRuleOfAgent)
+		return acp.Answer(ctx, params, wire.Unmarshal[PromptRequest], h.handler.SessionPrompt)
 	case MethodSessionResume:
 		if served, ok := h.handler.(AgentWithSessionResume); ok {
 			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], served.SessionResume)
@@ -448,12 +452,6 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 		return acp.Answer(ctx, params, wire.Unmarshal[UnarchiveSessionRequest], h.handler.SessionUnarchive)
 	}
 	return nil, acp.MethodNotFoundError(method)
-}
-
-// advertised are the capabilities of the initialize answer whose required methods this handler
-// serves: the handler's type implements AgentWith..., or the SDK answers the method itself.
-func (h handlerOfAgent) advertised() []acp.Capability {
-	return acp.Advertised(Behaviour, h.serves)
 }
 
 // serves is whether the handler serves method (a request: answered by the handler's own method
@@ -486,7 +484,6 @@ func (h handlerOfAgent) HandleNotification(ctx context.Context, method string, p
 	case MethodMCPMessageNotification:
 		acp.Take(ctx, params, wire.Unmarshal[MessageMCPNotification], h.handler.MCPMessageNotification)
 	case MethodSessionCancel:
-		acp.CancelTurn(acp.ConnectionOf(ctx), turnRuleOfAgent, params)
 		acp.Take(ctx, params, wire.Unmarshal[CancelNotification], h.handler.SessionCancel)
 	}
 }
@@ -611,14 +608,14 @@ func (p AgentPeer) SessionUnarchive(ctx context.Context, params UnarchiveSession
 
 // MCPMessageNotification sends mcp/message.
 func (p AgentPeer) MCPMessageNotification(params MessageMCPNotification) error {
-	return p.Conn.Notify(MethodMCPMessageNotification, params)
+	return acp.Send(p.Conn, MethodMCPMessageNotification, params)
 }
 
 // SessionCancel sends session/cancel, first answering this side's pending session/request_permission
-// requests of the session {"outcome": {"outcome": "cancelled"}}: prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome.
+// requests of the session {"outcome": {"outcome": "cancelled"}} (the connection's behaviour engine,
+// acp.Send): prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome.
 func (p AgentPeer) SessionCancel(params CancelNotification) error {
-	acp.CancelTurn(p.Conn, turnRuleOfClient, params)
-	return p.Conn.Notify(MethodSessionCancel, params)
+	return acp.Send(p.Conn, MethodSessionCancel, params)
 }
 
 // ClientState is what the agent's messages on this connection left: each session's state

@@ -41,10 +41,11 @@ import acp "acp-protocol-sdk"
 
 // Behaviour is what this edition's SDK does beyond its types, as data the runtime reads:
 // version negotiation, the prompt lifecycle, the capabilities advertising optional methods, the
-// _meta policies, cancel outcomes and target cancels. Rendered from the IR's behaviour rules
-// (acp_codegen/lowering/rules.py): a rule is part of this edition where the schema has every
-// method, type, field and tag it is about; the rules and the schema text each rests on are
-// listed above.
+// _meta policies, cancel outcomes, target cancels and turn rules (v1's feature-level
+// cancellation), carried out on each connection by one acp.BehaviourEngine. Rendered from the
+// IR's behaviour rules (acp_codegen/lowering/rules.py): a rule is part of this edition where the
+// schema has every method, type, field and tag it is about; the rules and the schema text each
+// rests on are listed above.
 var Behaviour = acp.Behaviour{
 	Negotiation: acp.Negotiation{Method: "initialize", Field: "protocolVersion", Version: 1, Unsupported: 0, Spec: "initialization.mdx: the Agent MUST respond with the latest protocol version it supports."},
 
@@ -65,4 +66,11 @@ var Behaviour = acp.Behaviour{
 	CancelOutcomes: []acp.CancelOutcome{},
 
 	TargetCancels: []acp.TargetCancel{},
+
+	TurnRules: []acp.TurnRule{
+		// prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason.
+		{Method: "session/prompt", Cancel: "session/cancel", Received: true, Result: `{"stopReason":"cancelled"}`, Spec: "prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason."},
+		// prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome.
+		{Method: "session/request_permission", Cancel: "session/cancel", Received: false, Result: `{"outcome":{"outcome":"cancelled"}}`, Spec: "prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome."},
+	},
 }

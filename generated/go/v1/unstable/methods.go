@@ -464,10 +464,11 @@ var Methods = []acp.Method{
 }
 
 // Roles are the two sides of the protocol as data: the methods each handles, and ACP's
-// feature-level cancellation of its requests (the turn rule), where the edition has one.
+// feature-level cancellation of its requests (its entry of Behaviour.TurnRules), where the
+// edition has one.
 var Roles = []acp.Role{
-	{Name: "agent", Peer: "client", Requests: []string{MethodAuthStatus, MethodAuthenticate, MethodInitialize, MethodLogout, MethodProvidersDisable, MethodProvidersList, MethodProvidersSet, MethodSessionArchive, MethodSessionClose, MethodSessionDelete, MethodSessionFork, MethodSessionList, MethodSessionLoad, MethodSessionNew, MethodSessionOptions, MethodSessionPrompt, MethodSessionResume, MethodSessionSetConfigOption, MethodSessionSetMode, MethodSessionSetTitle, MethodSessionStatus, MethodSessionUnarchive}, Notifications: []string{MethodMCPMessageNotification, MethodSessionCancel}, TurnRule: turnRuleOfAgent},
-	{Name: "client", Peer: "agent", Requests: []string{MethodElicitationCreate, MethodFsReadTextFile, MethodFsWriteTextFile, MethodMCPMessage, MethodSessionRequestPermission, MethodTerminalCreate, MethodTerminalKill, MethodTerminalOutput, MethodTerminalRelease, MethodTerminalWaitForExit}, Notifications: []string{MethodAuthStatusUpdate, MethodElicitationComplete, MethodSessionUpdate}, TurnRule: turnRuleOfClient},
+	{Name: "agent", Peer: "client", Requests: []string{MethodAuthStatus, MethodAuthenticate, MethodInitialize, MethodLogout, MethodProvidersDisable, MethodProvidersList, MethodProvidersSet, MethodSessionArchive, MethodSessionClose, MethodSessionDelete, MethodSessionFork, MethodSessionList, MethodSessionLoad, MethodSessionNew, MethodSessionOptions, MethodSessionPrompt, MethodSessionResume, MethodSessionSetConfigOption, MethodSessionSetMode, MethodSessionSetTitle, MethodSessionStatus, MethodSessionUnarchive}, Notifications: []string{MethodMCPMessageNotification, MethodSessionCancel}, TurnRule: &Behaviour.TurnRules[0]},
+	{Name: "client", Peer: "agent", Requests: []string{MethodElicitationCreate, MethodFsReadTextFile, MethodFsWriteTextFile, MethodMCPMessage, MethodSessionRequestPermission, MethodTerminalCreate, MethodTerminalKill, MethodTerminalOutput, MethodTerminalRelease, MethodTerminalWaitForExit}, Notifications: []string{MethodAuthStatusUpdate, MethodElicitationComplete, MethodSessionUpdate}, TurnRule: &Behaviour.TurnRules[1]},
 }
 
 // ErrorCodes are the schema's named error codes.

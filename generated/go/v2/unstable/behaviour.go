@@ -67,10 +67,11 @@ import acp "acp-protocol-sdk"
 
 // Behaviour is what this edition's SDK does beyond its types, as data the runtime reads:
 // version negotiation, the prompt lifecycle, the capabilities advertising optional methods, the
-// _meta policies, cancel outcomes and target cancels. Rendered from the IR's behaviour rules
-// (acp_codegen/lowering/rules.py): a rule is part of this edition where the schema has every
-// method, type, field and tag it is about; the rules and the schema text each rests on are
-// listed above.
+// _meta policies, cancel outcomes, target cancels and turn rules (v1's feature-level
+// cancellation), carried out on each connection by one acp.BehaviourEngine. Rendered from the
+// IR's behaviour rules (acp_codegen/lowering/rules.py): a rule is part of this edition where the
+// schema has every method, type, field and tag it is about; the rules and the schema text each
+// rests on are listed above.
 var Behaviour = acp.Behaviour{
 	Negotiation: acp.Negotiation{Method: "initialize", Field: "protocolVersion", Version: 2, Unsupported: -32022, Spec: "InitializeResponse.protocolVersion: the highest protocol version supported by the agent that is at or below the version requested by the client. If no such version exists, initialization fails with error code -32022."},
 

@@ -100,13 +100,20 @@ func (UnimplementedClient) ElicitationComplete(context.Context, CompleteElicitat
 func (UnimplementedClient) SessionUpdate(context.Context, UpdateSessionNotification) {}
 
 // ClientHandler is the acp.Handler of client: params decoded with the schema's checks
-// (-32602 with a JSON pointer when they do not match), then the typed method called.
+// (-32602 with a JSON pointer when they do not match), then the typed method called under this
+// edition's Behaviour, carried out by one acp.BehaviourEngine per connection.
 func ClientHandler(handler Client) acp.Handler {
 	return handlerOfClient{handler}
 }
 
 type handlerOfClient struct {
 	handler Client
+}
+
+// Bind is the Handler a connection serves (acp.NewConnection calls it): this router under the
+// connection's own behaviour engine, which owns the rules of Behaviour around its methods.
+func (h handlerOfClient) Bind(conn *acp.Connection) acp.Handler {
+	return acp.NewBehaviourEngine(conn, h, &Behaviour, &Roles[1], nil)
 }
 
 func (h handlerOfClient) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -116,7 +123,7 @@ func (h handlerOfClient) HandleRequest(ctx context.Context, method string, param
 	case MethodMCPMessage:
 		return acp.Answer(ctx, params, wire.Unmarshal[MessageMCPRequest], h.handler.MCPMessage)
 	case MethodSessionRequestPermission:
-		return acp.AnswerOutcome(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionRequestPermission, wire.Unmarshal[RequestPermissionRequest]), h.handler.SessionRequestPermission, Behaviour.CancelOutcomes[0].Result)
+		return acp.Answer(ctx, params, acp.Feeding(ctx, StateTable, MethodSessionRequestPermission, wire.Unmarshal[RequestPermissionRequest]), h.handler.SessionRequestPermission)
 	}
 	return nil, acp.MethodNotFoundError(method)
 }
@@ -155,17 +162,17 @@ func (p ClientPeer) SessionRequestPermission(ctx context.Context, params Request
 
 // AuthStatusUpdate sends auth/status_update.
 func (p ClientPeer) AuthStatusUpdate(params AuthStatusUpdateNotification) error {
-	return p.Conn.Notify(MethodAuthStatusUpdate, params)
+	return acp.Send(p.Conn, MethodAuthStatusUpdate, params)
 }
 
 // ElicitationComplete sends elicitation/complete.
 func (p ClientPeer) ElicitationComplete(params CompleteElicitationNotification) error {
-	return p.Conn.Notify(MethodElicitationComplete, params)
+	return acp.Send(p.Conn, MethodElicitationComplete, params)
 }
 
 // SessionUpdate sends session/update.
 func (p ClientPeer) SessionUpdate(params UpdateSessionNotification) error {
-	return p.Conn.Notify(MethodSessionUpdate, params)
+	return acp.Send(p.Conn, MethodSessionUpdate, params)
 }
 
 // ClientOf is the client that sent the request or notification ctx belongs to (its Conn is nil

@@ -474,7 +474,8 @@ var Methods = []acp.Method{
 }
 
 // Roles are the two sides of the protocol as data: the methods each handles, and ACP's
-// feature-level cancellation of its requests (the turn rule), where the edition has one.
+// feature-level cancellation of its requests (its entry of Behaviour.TurnRules), where the
+// edition has one.
 var Roles = []acp.Role{
 	{Name: "agent", Peer: "client", Requests: []string{MethodAuthLogin, MethodAuthLogout, MethodAuthStatus, MethodInitialize, MethodProvidersDisable, MethodProvidersList, MethodProvidersSet, MethodSessionArchive, MethodSessionClose, MethodSessionDelete, MethodSessionFork, MethodSessionList, MethodSessionNew, MethodSessionOptions, MethodSessionPrompt, MethodSessionResume, MethodSessionSetConfigOption, MethodSessionSetTitle, MethodSessionStatus, MethodSessionUnarchive, MethodTerminalCancel, MethodToolCallCancel}, Notifications: []string{MethodMCPMessageNotification, MethodSessionCancel}, TurnRule: nil},
 	{Name: "client", Peer: "agent", Requests: []string{MethodElicitationCreate, MethodMCPMessage, MethodSessionRequestPermission}, Notifications: []string{MethodAuthStatusUpdate, MethodElicitationComplete, MethodSessionUpdate}, TurnRule: nil},
