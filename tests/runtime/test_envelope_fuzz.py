@@ -7,8 +7,6 @@ in order. The TypeScript runtime runs the same frames (tests/typescript/fuzz.tes
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.runtime.envelope_rules import (
@@ -45,7 +43,7 @@ async def test_fifty_thousand_seeded_frames_each_get_their_required_outcome() ->
     for frame in frames:
         oracle(frame, expected)
     handler = RuleBookHandler()
-    started = time.monotonic()
+    # No time limit asserted here (speed lives in `make bench`); a hang ends in `answers_to`'s wait.
     async with connected(handler) as (connection, peer):
         for start in range(0, len(frames), CHUNK):
             peer.transport.write(b"".join(line + b"\n" for line in frames[start : start + CHUNK]))
@@ -66,4 +64,3 @@ async def test_fifty_thousand_seeded_frames_each_get_their_required_outcome() ->
                 pytrace=False,
             )
         assert not connection.closed and connection.in_flight_count == 0
-    assert time.monotonic() - started < 30, "the fuzz took longer than 30 s"

@@ -233,7 +233,7 @@ async def test_a_large_read_is_routed_a_slice_at_a_time_so_answers_leave_early()
     """A read of 64 requests (one chunk, pull mode) is routed `ROUTE_SLICE` frames per
     event-loop turn: the first answers are written while most of the read still waits, so a
     busy peer can start on them (routing all 64 first made two of our processes take turns)."""
-    from acp_protocol.runtime.receiving import ROUTE_SLICE
+    from acp_protocol.runtime.flow_control import ROUTE_SLICE
 
     routed: list[bytes] = []
     routed_when_written: list[int] = []

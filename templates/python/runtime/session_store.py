@@ -13,7 +13,7 @@ In a handler, await the `a…` twins (`await store.achange(...)`, `anew_session`
 `aget`, `alist_sessions`, `aapply_update`): on a SQLite store they run in a worker thread, so a
 store busy with another process never stalls the event loop; in memory they run inline.
 
-The `_meta` policy is one setting per store (see `session_meta`): `"merge"`, `"replace"` or
+The `_meta` policy is one setting per store (see `session_info`): `"merge"`, `"replace"` or
 `"patch"`; left unset, a store takes the policy of the edition whose agent it serves (v1 `"merge"`,
 v2 `"patch"`, adopted when the agent is connected), and `"merge"` until then.
 
@@ -40,7 +40,7 @@ from typing import Any, ParamSpec, TypeVar
 from .behaviour import MetaPolicy
 from .errors import InvalidParams
 from .session_backends import MemoryBackend, SessionBackend, SessionRecord, SqliteBackend
-from .session_meta import META_POLICIES, SessionInfo, apply_session_info_update
+from .session_info import META_POLICIES, SessionInfo, apply_session_info_update
 
 log = logging.getLogger(__name__)
 

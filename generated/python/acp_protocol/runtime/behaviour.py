@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 MetaPolicy = Literal["merge", "replace", "patch"]
-"""How a `_meta` object applies to stored metadata (see `session_meta`)."""
+"""How a `_meta` object applies to stored metadata (see `session_info`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .session_meta import merge_meta, patch_meta
+from .session_info import merge_meta, patch_meta
 
 UPSERT, APPEND, REPLACE, REMOVE = "upsert", "append", "replace", "remove"
 ACTIONS = frozenset((UPSERT, APPEND, REPLACE, REMOVE))

@@ -1,7 +1,8 @@
-# Copied by acp-codegen from templates/python/runtime/receiving.py. Do not edit here:
+# Copied by acp-codegen from templates/python/runtime/flow_control.py. Do not edit here:
 # edit the source, then run `make generate`.
 
-"""Reading a connection: frames from the transport to the connection, under flow control.
+"""Flow control of reading a connection: frames from the transport to the connection, paused
+while the work already read is at its bound.
 
 Layer: dispatcher. A `Receiver` splits what the transport reads into frames (the framing's
 reader) and hands each to its `FrameSink` (the connection) as it is read: in the transport's own

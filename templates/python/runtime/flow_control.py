@@ -1,4 +1,5 @@
-"""Reading a connection: frames from the transport to the connection, under flow control.
+"""Flow control of reading a connection: frames from the transport to the connection, paused
+while the work already read is at its bound.
 
 Layer: dispatcher. A `Receiver` splits what the transport reads into frames (the framing's
 reader) and hands each to its `FrameSink` (the connection) as it is read: in the transport's own

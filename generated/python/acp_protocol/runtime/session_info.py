@@ -1,4 +1,4 @@
-# Copied by acp-codegen from templates/python/runtime/session_meta.py. Do not edit here:
+# Copied by acp-codegen from templates/python/runtime/session_info.py. Do not edit here:
 # edit the source, then run `make generate`.
 
 """`session_info_update` semantics: tri-state fields and the `_meta` merge, as pure functions.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from acp_protocol.runtime.session_meta import (
+from acp_protocol.runtime.session_info import (
     SessionInfo,
     apply_session_info_update,
     merge_meta,
