@@ -114,6 +114,13 @@ def awaiting_user(role: ir.Role, behaviour: ir.Behaviour) -> frozenset[str]:
     return frozenset(m.name for m in role.requests if m.name in actions)
 
 
+def rule_ref(behaviour: ir.Behaviour, rule: ir.TurnRule | None) -> str:
+    """The Go expression of `rule`, an entry of the edition's `Behaviour.TurnRules` (or `nil`)."""
+    if rule is None:
+        return "nil"
+    return f"&Behaviour.TurnRules[{behaviour.turn_rules.index(rule)}]"
+
+
 @dataclass(frozen=True, slots=True)
 class RoleView:
     """A role as its Go file names it: the interface `Agent` (what an agent answers), the typed
@@ -197,7 +204,6 @@ class TablesView:
                 )
         self.error_codes = [(go_name(e.name), e) for e in edition.error_codes]
         role_names = {r.name for r in edition.roles}
-        turn_rules = edition.behaviour.turn_rules
         self.roles = [
             RoleView(
                 role,
@@ -216,7 +222,7 @@ class TablesView:
                 provided(role),
                 optional=optional_requests(role, edition.behaviour),
                 rule=(rule := edition.behaviour.turn_rule_for(m.name for m in role.requests)),
-                rule_ref="nil" if rule is None else f"&Behaviour.TurnRules[{turn_rules.index(rule)}]",
+                rule_ref=rule_ref(edition.behaviour, rule),
                 index=index,
             )
             for index, role in enumerate(edition.roles)
