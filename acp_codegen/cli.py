@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from acp_codegen import __version__, changelog, drift, pipeline, resources, schema_diff
+from acp_codegen import __version__, changelog, drift, new_target, pipeline, resources, schema_diff
 from acp_codegen.problems import GenerationError, MissingTool, SchemaProblems
 from acp_codegen.schema_crate import update_schema_from_crate
 from acp_codegen.schema_lock import update_schema
@@ -43,7 +43,8 @@ examples:
   acp-codegen diff 2.3.0 2.4.0                         what changed, and whom it breaks
   acp-codegen update-schema --version 2.4.0            pin another release (needs npm)
   acp-codegen update-schema --crate 1.20.0             … built from the Rust crate (needs cargo)
-  acp-codegen release-notes Unreleased                 what changed since this version"""
+  acp-codegen release-notes Unreleased                 what changed since this version
+  acp-codegen new-target rust                          the skeleton of a new language target"""
 
 OK, STALE, BAD_INPUT, MISSING_TOOL = 0, 1, 2, 3
 
@@ -186,6 +187,30 @@ def _parser() -> argparse.ArgumentParser:
         help="a version such as 0.2.0, or Unreleased (default: this one, %(default)s)",
     )
     notes.set_defaults(run=_release_notes)
+
+    skeleton = commands.add_parser(
+        "new-target",
+        help="write the skeleton of a new language target (docs/new-language.md)",
+        description=_new_target.__doc__,
+    )
+    skeleton.add_argument("name", metavar="NAME", help="the target's name: rust, kotlin, …")
+    skeleton.add_argument(
+        "--out",
+        type=Path,
+        metavar="ROOT",
+        help="the source checkout to write into (default: this one)",
+    )
+    skeleton.add_argument("--ext", help="its files' ending (known languages: theirs; else NAME)")
+    skeleton.add_argument("--comment", help="what starts a line comment (known languages: theirs)")
+    skeleton.add_argument(
+        "--file-case", choices=sorted(new_target.CASES), help="how files are named from a piece"
+    )
+    skeleton.add_argument(
+        "--handler-case",
+        choices=("snake", "camel", "pascal"),
+        help="how a handler is named from a method",
+    )
+    skeleton.set_defaults(run=_new_target)
     return parser
 
 
@@ -313,6 +338,40 @@ def _release_notes(args: argparse.Namespace) -> int:
     Changelog: Added, Changed, Deprecated, Removed, Fixed, Security; a change that asks
     something of you starts with **Breaking** and says how to migrate)."""
     print(changelog.read().release(args.version).text, end="")
+    return OK
+
+
+def _new_target(args: argparse.Namespace) -> int:
+    """Write the skeleton of a new language target NAME into a source checkout: its package
+    (acp_codegen/targets/NAME/: the entry point on the target kit, the starter, the test hooks),
+    its templates (templates/NAME/: one per output-file kind, each walking the IR and writing
+    only comments) and its runtime folder (one empty file per row of templates/runtime_map.json).
+    `make generate` then renders it into generated/NAME/, and `python -m
+    acp_codegen.targets.NAME.hooks conformance agent` reports what it still lacks."""
+    if args.out is None and resources.INSTALLED:
+        raise GenerationError("new-target outside a source checkout needs --out ROOT")
+    root = Path(args.out) if args.out is not None else resources.DATA_ROOT
+    new_target.check_name(args.name, root)  # before the options that follow from the name
+    language = new_target.language_of(
+        args.name,
+        extension=args.ext,
+        comment=args.comment,
+        file_case=args.file_case,
+        handler_case=args.handler_case,
+    )
+    files = new_target.write_skeleton(args.name, language, root)
+    runtime = sum(1 for path in files if "/runtime/" in path)
+    print(
+        f"acp-codegen: wrote the {args.name} target's skeleton into {root}: "
+        f"acp_codegen/targets/{args.name}/ ({len(new_target.MODULES)} modules), "
+        f"templates/{args.name}/ ({len(new_target.TEMPLATE_KINDS)} templates, "
+        f"{runtime} runtime files)"
+    )
+    print(
+        f"acp-codegen: next: `make generate` writes generated/{args.name}/; "
+        f"`python -m acp_codegen.targets.{args.name}.hooks conformance agent` reports what it "
+        "lacks; docs/new-language.md walks through the rest"
+    )
     return OK
 
 

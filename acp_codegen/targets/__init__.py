@@ -1,8 +1,13 @@
 """One package per language target, each exposing `generate(spec, out_dir, options)` and, in its
-`scaffold` module, `render_scaffold(spec, role, *, unstable)`; see `TARGETS`."""
+`scaffold` module, `render_scaffold(spec, role, *, unstable)`; see `TARGETS`.
+
+Targets are found, not listed: every subpackage of this package whose `__init__.py` defines or
+imports `generate` is one (the shared kit, `kit/`, is not), so adding a language
+(`acp-codegen new-target NAME`) touches no file of another."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import os
 import tempfile
@@ -15,7 +20,44 @@ from acp_codegen import __version__
 from acp_codegen.ir import Specification
 from acp_codegen.problems import GenerationError
 
-TARGETS = ("python", "typescript", "go")
+BUILT_IN = ("python", "typescript", "go")
+"""The first targets, in the order they render (and are fingerprinted) in: others come after."""
+SHARED = frozenset({"kit"})
+"""Subpackages that are no target: what every target shares."""
+
+
+HERE = Path(__file__).resolve().parent
+
+
+def discover_targets(folder: Path = HERE) -> tuple[str, ...]:
+    """The targets under `folder`: the built-in ones in their order, then the others sorted."""
+    found = {
+        entry.name
+        for entry in folder.iterdir()
+        if entry.name not in SHARED
+        and entry.name.isidentifier()
+        and (entry / "__init__.py").is_file()
+        and _exposes_generate(entry / "__init__.py")
+    }
+    return tuple(name for name in BUILT_IN if name in found) + tuple(sorted(found - set(BUILT_IN)))
+
+
+def _exposes_generate(init: Path) -> bool:
+    """Whether a package's `__init__.py` defines or imports a top-level `generate` (read, not
+    imported: a target imports this module)."""
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == "generate":
+            return True
+        if isinstance(node, ast.ImportFrom | ast.Import) and any(
+            (alias.asname or alias.name) == "generate" for alias in node.names
+        ):
+            return True
+    return False
+
+
+TARGETS = discover_targets()
+"""Every target, in the order the pipeline renders them: python, typescript, go, then any other
+(sorted)."""
 
 
 @dataclass(frozen=True, slots=True)
