@@ -1,6 +1,6 @@
 package tests
 
-// The cancellation dialects (runtime/dialects.go): a connection speaking MCP or LSP cancels
+// The cancellation dialects (runtime/cancellation.go): a connection speaking MCP or LSP cancels
 // requests as those protocols do, both ways, and ACP's default is unchanged.
 //
 //	ACP (default)  $/cancel_request         {requestId}          answered: a result or -32800

@@ -59,7 +59,7 @@ class Writer:
     ) -> None:
         """Copy every file under `templates/<lang>/<folder>/` whose ending `preambles` names
         into `out`, at the same relative path, under the template `header` rendered with
-        `source` (the path below the templates folder: `runtime/flow.go`) and `command`."""
+        `source` (the path below the templates folder: `runtime/flow_control.go`) and `command`."""
         sources = self.templates / folder
         for source in sorted(sources.rglob("*")):
             preamble = preambles.get(source.suffix)
