@@ -34,6 +34,7 @@ from .errors import (
     ConnectionClosed,
     InvalidResponse,
 )
+from .flow_control import Receiver
 from .frames import (
     Invalid,
     Notification,
@@ -51,7 +52,6 @@ from .incoming import IncomingRequests
 from .json_codec import decode, encode
 from .notifications import NotificationQueue
 from .outgoing import OutgoingRequests
-from .flow_control import Receiver
 from .request_state import CancelSource, InFlight, RequestContext, current_request
 from .trace_context import carry_trace_context
 from .transports.framing import NDJSON, Framing
