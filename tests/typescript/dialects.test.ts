@@ -1,4 +1,4 @@
-// One cancellation core, three dialects (runtime/dialects.ts), as in the Python runtime: ACP
+// One cancellation core, three dialects (runtime/cancellation.ts), as in the Python runtime: ACP
 // `$/cancel_request`, LSP `$/cancelRequest`, MCP `notifications/cancelled`.
 import assert from "node:assert/strict";
 import { test } from "node:test";

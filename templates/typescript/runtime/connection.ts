@@ -7,7 +7,7 @@
  * tests/wire/envelope_corpus.json); the peer's ids are kept exactly as they came (ids.ts): the
  * tables key on the exact id, answers write it back.
  *
- * Cancellation of the peer's requests, in the connection's dialect (dialects.ts; ACP
+ * Cancellation of the peer's requests, in the connection's dialect (cancellation.ts; ACP
  * cancellation.mdx by default):
  * - the dialect's cancel notification (ACP `$/cancel_request`) aborts that request's `signal`
  *   (handlers see it as `ctx.signal`); unknown or finished ids are ignored ("free to ignore" `$/`
@@ -22,7 +22,7 @@
 
 import { DecodeError, type Decoder } from "./decoding.js";
 import { errorFrame, invalidRequest, parseError, readFrame, resultFrame } from "./envelope.js";
-import { ACP, cancelledId, cancelReason, type CancelDialect } from "./dialects.js";
+import { ACP, cancelledId, cancelReason, type CancelDialect } from "./cancellation.js";
 import {
   ConnectionClosed,
   INTERNAL_ERROR,
@@ -69,7 +69,7 @@ export interface ConnectionOptions {
   /** Reading pauses while this many of the peer's requests and notifications are being handled,
    * or answered and not yet read by the peer (default 1000), and resumes below half of it. */
   maxQueued?: number;
-  /** How requests are cancelled, both ways: `ACP` (default), `LSP` or `MCP` (dialects.ts). */
+  /** How requests are cancelled, both ways: `ACP` (default), `LSP` or `MCP` (cancellation.ts). */
   dialect?: CancelDialect;
   /** Half-close: seconds the peer's requests read before its end of input run on, and are
    * answered, before the connection closes (default 5; 0 closes at once). */

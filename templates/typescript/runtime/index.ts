@@ -8,7 +8,7 @@
 
 export { Connection, CANCEL_REQUEST, type ConnectionOptions, type IncomingRequest, type RequestOptions, type Router } from "./connection.js";
 export { DecodeError, type Decoder, type UnknownTag } from "./decoding.js";
-export { ACP, LSP, MCP, type CancelDialect } from "./dialects.js";
+export { ACP, LSP, MCP, type CancelDialect } from "./cancellation.js";
 export {
   ConnectionClosed,
   INTERNAL_ERROR,

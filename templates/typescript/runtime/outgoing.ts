@@ -2,7 +2,7 @@
  * Our requests: their ids, the pending table, their cancellation, and each answer handed to its
  * caller. Layer: dispatcher (the connection joins it to the wire through `Outbound`).
  *
- * Cancellation, in the connection's dialect (dialects.ts): a request's `signal` aborting sends the
+ * Cancellation, in the connection's dialect (cancellation.ts): a request's `signal` aborting sends the
  * dialect's cancel notification once (ACP `$/cancel_request {requestId}`); by default we keep
  * waiting for the answer (ACP: "The calling side MAY implement graceful cancellation processing by
  * waiting for the response"); with `stopWaitingOnCancel` the call rejects at once with -32800 and
@@ -13,7 +13,7 @@
  */
 
 import type { Decoder } from "./decoding.js";
-import { ACP, cancelParams, type CancelDialect } from "./dialects.js";
+import { ACP, cancelParams, type CancelDialect } from "./cancellation.js";
 import { ConnectionClosed, INVALID_REQUEST, REQUEST_CANCELLED, RequestError, type ErrorObject } from "./errors.js";
 import { ourKey, type WireId } from "./ids.js";
 

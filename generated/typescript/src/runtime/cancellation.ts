@@ -1,4 +1,4 @@
-// Copied by acp-codegen from templates/typescript/runtime/dialects.ts: edit it there, then run:
+// Copied by acp-codegen from templates/typescript/runtime/cancellation.ts: edit it there, then run:
 //   make generate
 /**
  * The three cancellation dialects: how one protocol family cancels a request. Layer: dispatcher
