@@ -28,8 +28,9 @@ from .file_service import FileAccessError, FileService
 from .frames import RequestId
 from .handler import Handler, MethodHandlers
 from .model import ABSENT, Absent
+from .peer import Peer
 from .request_state import CancelSource, RequestContext
-from .roles import HandlerContext, Peer, RoleConnection, Router
+from .roles import HandlerContext, RoleConnection, Router
 from .session_backends import SessionRecord
 from .session_store import SessionStore
 from .session_turns import TurnRule

@@ -1,7 +1,8 @@
 # Copied by acp-codegen from templates/python/runtime/roles.py. Do not edit here:
 # edit the source, then run `make generate`.
 
-"""The runtime half of the generated typed layer: the router, handler contexts, typed results.
+"""The runtime half of the generated typed layer: the router, handler contexts, typed results
+(the typed peers' base is `peer.Peer`).
 
 Generated per edition (`acp_protocol.v1`, `acp_protocol.v1.unstable`):
 - `agent.py` / `client.py`: the handler base class of the side (`Agent`: one async method per method
@@ -12,16 +13,12 @@ method table, and ACP's feature-level cancellation given by the generated role m
 (`TURN_RULE`: its entry of the behaviour table's `turn_rules`, see `session_turns`), carried out
 with the rest of the edition's behaviour by one `behaviour_engine.BehaviourEngine`.
 
-`Sender` (where a typed peer sends: a `Connection`, or a `RequestContext` for nested requests)
-returns the innermost coroutine rather than awaiting it in one of its own: a request is one
-coroutine from the typed peer to the pending table, however many layers it crosses (each
-pass-through frame would cost memory per pending request and time per message).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from typing import Any, Generic, TypeVar
 
@@ -34,63 +31,18 @@ from .connection import Connection
 from .errors import (
     InternalError,
     InvalidParams,
-    InvalidResponse,
     MethodNotFound,
-    UnsupportedVersion,
     validation_details,
     validation_summary,
 )
 from .frames import RequestId
 from .method_spec import MethodSpec
+from .peer import Peer
 from .request_state import CancelSource, RequestContext
 from .session_view import SessionViews
 from .validators import validator_for
 
 log = logging.getLogger(__name__)
-
-
-def parse_result(spec: MethodSpec, value: Any) -> Any:
-    """The peer's result of request `spec` as its result type; `InvalidResponse` when it is not
-    one. Typed peers pass it, bound to their method, as a request's `parse`."""
-    try:
-        return validator_for(spec.result_type)(value)
-    except ValidationError as error:
-        raise InvalidResponse(data={"method": spec.name, **validation_details(error)}) from None
-
-
-def parse_negotiated(spec: MethodSpec, field: str, version: int, value: Any) -> Any:
-    """The peer's answer to `initialize` (`spec`) as its result type, once its `field` says the
-    client's `version`: another version is `UnsupportedVersion` naming both, not a failure to
-    read the other version's answer as this one's."""
-    answered = value.get(field) if isinstance(value, dict) else None
-    if answered is not None and answered != version:
-        raise UnsupportedVersion(data={"requested": version, "answered": answered})
-    return parse_result(spec, value)
-
-
-class Peer:
-    """Base of the generated typed peers: every method sends through one `Sender`."""
-
-    __slots__ = ("_sender",)
-
-    def __init__(self, sender: Sender) -> None:
-        self._sender = sender
-
-    def extension_request(self, method: str, params: Any = None) -> Coroutine[Any, Any, Any]:
-        """Send an `_`-prefixed extension request (ACP extensibility: custom methods start with
-        `_`); the peer's result is returned as received, unvalidated."""
-        _check_extension(method)
-        return self._sender.request(method, params)
-
-    def extension_notification(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]:
-        """Send an `_`-prefixed extension notification."""
-        _check_extension(method)
-        return self._sender.notify(method, params)
-
-
-def _check_extension(method: str) -> None:
-    if not method.startswith("_"):
-        raise ValueError(f"extension methods start with '_': {method!r} is not one")
 
 
 PeerT = TypeVar("PeerT", bound=Peer)

@@ -21,7 +21,7 @@ from functools import partial
 from typing import Any, cast
 
 from ...runtime.cancellation import CancelSignal
-from ...runtime.roles import Peer, parse_negotiated, parse_result
+from ...runtime.peer import Peer, parse_negotiated, parse_result
 
 from . import models
 from .methods import REQUESTS
