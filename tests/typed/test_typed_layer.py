@@ -343,6 +343,31 @@ async def test_handler_returning_a_wrong_result_answers_internal_error() -> None
     assert answer["error"]["code"] == -32603
 
 
+@pytest.mark.parametrize("method", ["session/new", "session/prompt"])
+async def test_a_handler_failing_with_a_key_error_answers_internal_error_not_method_not_found(
+    method: str,
+) -> None:
+    """A handler's own `KeyError` is its failure (-32603), whether or not a rule owns the method
+    (`session/prompt`: v1's turn rule), never "Method not found" (-32601)."""
+
+    class Failing(Agent):
+        async def session_new(
+            self, params: models.NewSessionRequest, ctx: AgentContext
+        ) -> models.NewSessionResponse:
+            raise KeyError("a key of the handler's own")
+
+        async def session_prompt(
+            self, params: models.PromptRequest, ctx: AgentContext
+        ) -> models.PromptResponse:
+            raise KeyError("a key of the handler's own")
+
+    params = PROMPT if method == "session/prompt" else {"cwd": "/", "mcpServers": []}
+    async with serving_agent(Failing()) as peer:
+        peer.request(1, method, params)
+        answer = await peer.receive()
+    assert answer["error"]["code"] == -32603, answer
+
+
 async def test_notification_with_invalid_params_is_dropped_and_the_connection_lives() -> None:
     updates: list[models.SessionNotification] = []
 

@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .behaviour import Behaviour, TurnRule
-from .behaviour_engine import BehaviourEngine, Sender
+from .behaviour_engine import BehaviourEngine, NotServed, Sender
 from .client_state import ClientState, StateSender, StateTable
 from .connection import Connection
 from .errors import (
@@ -242,7 +242,7 @@ class Router(Generic[PeerT]):
         call = None if handler is None else partial(self._call, handler, typed)
         try:
             result = await engine.request(method, params, context, call)
-        except LookupError:
+        except NotServed:
             raise MethodNotFound(data={"method": method}) from None
         return _checked_result(route.spec, result)
 

@@ -36,6 +36,12 @@ Call = Callable[[RequestContext], Awaitable[Any]]
 """The user's handler bound to its params, given the request context to run with."""
 
 
+class NotServed(Exception):
+    """Nothing answers the method: no handler, and no rule answers it without one (the router
+    answers -32601). Its own class, so that a handler's `KeyError` or `LookupError` stays the
+    handler's failure (-32603), never a "method not found"."""
+
+
 class Sender(Protocol):
     """Where a typed peer sends: a `Connection`, or a `RequestContext` (nested requests)."""
 
@@ -115,11 +121,11 @@ class BehaviourEngine:
         self, method: str, params: Any, context: RequestContext, call: Call | None
     ) -> Awaitable[Any]:
         """`call` (None: the user does not handle `method`) run under the rules of `method`;
-        `LookupError` when nothing answers it. A method no rule owns is the call itself: no
+        `NotServed` when nothing answers it. A method no rule owns is the call itself: no
         frame of the engine's stays on its stack."""
         if method not in self._owned:
             if call is None:
-                raise LookupError(method)
+                raise NotServed(method)
             return call(context)
         return self._ruled(method, params, context, call)
 
@@ -137,7 +143,7 @@ class BehaviourEngine:
                 await self._foreground.close(session_id)
                 return {} if call is None else await call(context)
         if call is None:
-            raise LookupError(method)
+            raise NotServed(method)
         outcome = None if self.behaviour is None else self.behaviour.cancel_outcomes.get(method)
         turns = self.turns
         if turns is not None and method == turns.rule.method and session_id is not None:
@@ -168,7 +174,7 @@ class BehaviourEngine:
         negotiation = self.behaviour.negotiation
         version = self.negotiate(params)
         if call is None:
-            raise LookupError(negotiation.method)
+            raise NotServed(negotiation.method)
         result = await call(context)
         model = result if isinstance(result, BaseModel) else None
         wire = model.to_wire() if model is not None else dict(result)  # type: ignore[attr-defined]
