@@ -6,6 +6,7 @@ ACP, LSP and MCP dialects), and the generated typed layer on top.
 Only pydantic is required; orjson is used when installed.
 """
 
+from .behaviour import TurnRule
 from .cancellation import ACP, LSP, MCP, CancelDialect, CancelSignal
 from .connection import Connection
 from .errors import (
@@ -30,7 +31,6 @@ from .request_state import CancelSource, RequestContext
 from .roles import HandlerContext, RoleConnection, Router
 from .session_backends import SessionRecord
 from .session_store import SessionStore
-from .session_turns import TurnRule
 from .transports.framing import CONTENT_LENGTH, NDJSON, Framing
 from .transports.memory import MemoryTransport, memory_pair
 from .transports.pipes import PipeTransport, open_fds, open_stdio
