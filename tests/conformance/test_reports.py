@@ -5,7 +5,9 @@ status: 0 unless a MUST case failed, 1 when one did,
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import sys
 import xml.etree.ElementTree as ElementTree
 from datetime import UTC, datetime
@@ -16,7 +18,7 @@ from acp_protocol.conformance.cases import Case, Context, Outcome
 from acp_protocol.conformance.data import Quote
 from acp_protocol.conformance.page import html_page
 from acp_protocol.conformance.peer import Frame
-from acp_protocol.conformance.runner import Result
+from acp_protocol.conformance.runner import Program, Result, Settings, load_edition
 
 from tests.conformance.suite import broken_agent, run_suite
 
@@ -239,3 +241,27 @@ def test_the_html_page_escapes_what_the_program_wrote() -> None:
     assert json.dumps(hostile)[1:-1] in frames_text.splitlines()[2]
     assert stderr_text == hostile
     assert "alert" not in page.scripts[0]
+
+
+async def fails_at_once(_: Context) -> Outcome:
+    return Outcome("fail", "the program exited")
+
+
+def test_a_case_keeps_what_its_program_said_before_the_case_began(tmp_path: Path) -> None:
+    """A program that prints its line and exits before the first case starts (a slow suite, a
+    fast program) still has that line in the case's stderr."""
+    said = "said while starting"
+    settings = Settings(command=(sys.executable, "-c", f"import sys; sys.stderr.write({said!r})"))
+    case = Case("negotiation.x", "x", "MUST", Quote("x", "schema.json#/$defs/X"), fails_at_once)
+
+    async def run_after_exit() -> Result:
+        program = await Program.start(load_edition("v1"), settings, str(tmp_path))
+        try:
+            while not program.peer.ended or not os.fstat(program.stderr.fileno()).st_size:
+                await asyncio.sleep(0.01)
+            return await program.run(case)
+        finally:
+            await program.close()
+            program.stderr.close()
+
+    assert asyncio.run(run_after_exit()).stderr == said

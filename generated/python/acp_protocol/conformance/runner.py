@@ -187,7 +187,9 @@ class Program:
     async def run(self, case: Case) -> Result:
         began = time.monotonic()
         first_frame = len(self.peer.transcript) if self.ran else 0
-        first_byte = self.stderr.seek(0, os.SEEK_END)
+        # The first case on a program keeps what it said while starting (a program may print
+        # and exit before the case begins); a later case keeps only what it said during it.
+        first_byte = self.stderr.seek(0, os.SEEK_END) if self.ran else 0
         deadline = 2 * self.context.timeout + case.budget
         if not self.peer.received:  # a fresh program: its start is not the case's time
             deadline += START_ALLOWANCE
