@@ -3,17 +3,21 @@
 A v2 session's stream of `session/update` frames (per prompt turn: the user message, running,
 twenty agent message chunks, a tool call with three content chunks and its completion, usage,
 idle), as bytes. In one fresh process, interleaved per run, in CPU time (`time.process_time`:
-other processes on the machine change wall time, not CPU time):
+other processes on the machine change wall time, not CPU time), each phase from a collected heap
+(`gc.collect()` before it, as the Go row's `runtime.GC()`: the cyclic garbage decoding leaves
+is collected during whatever runs next, which is not what that costs):
 - decode: each line parsed (orjson) and its params validated as `UpdateSessionNotification`, as
   the client's router does before anything sees the update;
-- apply: the decoded params applied to a fresh `ClientState` of the v2 table (`apply`, what the
-  router adds per update).
+- apply: the decoded params applied to a fresh `ClientState` of the v2 table
+  (`ClientState.applier("session/update")`, what the client's router calls per update with the
+  params it has validated, before it tells the state's listeners).
 The goal (issue 38): applying costs at most a quarter of decoding, as a ratio of medians.
 Run alone: python bench/client_state.py [N] [RUNS] prints the samples as JSON.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import statistics
 import subprocess
@@ -90,14 +94,16 @@ def samples(n: int, runs: int) -> dict[str, list[float]]:
     validate(decoded[0])  # its models built once, untimed
     found: dict[str, list[float]] = {"decode": [], "apply": []}
     for _ in range(runs + 1):  # the first round warms up, untimed
+        gc.collect()  # each phase starts from a collected heap: neither pays for the other's
         started = time.process_time()
         for line in lines:
             validate(orjson.loads(line)["params"])
         decode = time.process_time() - started
-        state = ClientState(STATE_TABLE)
+        apply_params = ClientState(STATE_TABLE).applier("session/update")
+        gc.collect()
         started = time.process_time()
         for params in decoded:
-            state.apply({"method": "session/update", "params": params})
+            apply_params(params)
         apply = time.process_time() - started
         found["decode"].append(decode)
         found["apply"].append(apply)

@@ -64,6 +64,24 @@ def test_the_generic_path_alone_ends_each_step_with_the_same_state(
         assert state.snapshot() == step["expect"], f"step {index}: state"
 
 
+@pytest.mark.parametrize(("protocol", "name", "group"), ALL, ids=[f"{p}: {n}" for p, n, _ in ALL])
+def test_the_params_path_the_router_feeds_ends_each_step_with_the_same_state(
+    protocol: str, name: str, group: list[dict[str, Any]]
+) -> None:
+    """`ClientState.applier(method)` (what the client's router calls with a message's params)
+    does what `apply` does with the message made of the method and those params."""
+    state = ClientState(TABLES[protocol])
+    for index, step in enumerate(group):
+        message = step["message"]
+        if type(message) is dict and set(message) == {"method", "params"}:
+            applied = state.applier(message["method"])(message["params"])
+        else:
+            applied = state.apply(message)
+        changes = [change.to_json() for change in applied.changes]
+        assert changes == step["changes"], f"step {index}: changes"
+        assert state.snapshot() == step["expect"], f"step {index}: state"
+
+
 def test_case_names_are_unique_per_file() -> None:
     for protocol in TABLES:
         names = [name for name, _ in cases(protocol)]
@@ -84,6 +102,11 @@ def test_applying_never_raises_on_odd_messages() -> None:
     ]
     for message in odd:
         state.apply(message)
+    feed = state.applier("session/update")  # the params alone, as the router gives them
+    for params in [None, [], "s", {}, {"sessionId": "s", "update": []}, {"update": {}}]:
+        feed(params)
+    for message in odd[3:7]:
+        feed(message["params"])
     assert json.dumps(state.snapshot())  # still plain JSON
 
 

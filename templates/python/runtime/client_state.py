@@ -147,6 +147,7 @@ class ClientState:
         """Carry out what a state message does; never raises on its content. The fast path of
         each plain route of params (`state_fast.route_path`) goes in front of the generic
         one (`_apply`)."""
+        self._params_paths: dict[str, Callable[[Any], Applied]] = {}
         for (method, part), route in self._routes.items() if fast else ():
             plains = {variant: c.plain for variant, c in route.entries.items()}
             found = route_path(
@@ -160,7 +161,7 @@ class ClientState:
                 self.apply,
             )
             if part == PARAMS and found is not None:
-                self.apply = found
+                self.apply, self._params_paths[method] = found
 
     def subscribe(self, listener: Listener, session: str | None = None) -> Callable[[], None]:
         """Call `listener` with what each applied message did (of `session` only, when named),
@@ -174,13 +175,37 @@ class ClientState:
         applied = self.apply(message)
         if applied is NOTHING or not (applied.changes or applied.logged):
             return applied
+        self._tell(applied)
+        return applied
+
+    def _tell(self, applied: Applied) -> None:
         for listener, session in tuple(self._listeners):
             if session is None or session == applied.session:
                 try:
                     listener(applied)
                 except Exception:
                     log.exception("a client-state listener raised")
-        return applied
+
+    def applier(self, method: str) -> Callable[[Any], Applied]:
+        """`apply` for the params of a request or notification of `method`, made once: what
+        `apply({"method": method, "params": params})` does, without the message around them."""
+        found = self._params_paths.get(method)
+        if found is not None:
+            return found
+        return lambda params: self.apply({"method": method, "params": params})
+
+    def feeder(self, method: str) -> Callable[[Any], Applied]:
+        """`feed` for the params of a request or notification of `method`, made once (the
+        client's router calls it per message it receives)."""
+        apply, listeners = self.applier(method), self._listeners
+
+        def feed(params: Any) -> Applied:
+            applied = apply(params)
+            if listeners and applied is not NOTHING and (applied.changes or applied.logged):
+                self._tell(applied)
+            return applied
+
+        return feed
 
     def session(self, session_id: str) -> SessionState:
         """The state of `session_id` (made on first use)."""

@@ -9,7 +9,8 @@ session one key down and hold the tagged update one key down (`route_path`), and
 replace, a list to append to). Whenever anything is not plain (another method, a session or a
 collection not made yet, a string or base64 append, a missing or odd id, a removal, a variant with
 no plain effect) it hands the message to the generic path, which carries it out and reports what
-is malformed. The fast path *is* `ClientState.apply` (one call per update, not two).
+is malformed. The fast path *is* `ClientState.apply` (one call per update, not two), and, for a
+message's params alone, `ClientState.applier(method)`, which the client's router feeds.
 `tests/corpus/state/` runs both (`ClientState(table, fast=False)` is the generic path alone).
 """
 
@@ -69,6 +70,16 @@ def plain(effect: Effect) -> Plain | None:
     return None
 
 
+ApplyParams = Callable[[Any], Any]
+"""The params of a message of the route's method → what it did (`client_state.Applied`)."""
+
+Paths = tuple[Apply, ApplyParams]
+"""A route's fast paths: for a whole state message, and for a message's params alone."""
+
+GENERIC: Any = object()
+"""What a `Handler` returns for an update it does not carry out: the generic path does."""
+
+
 def route_path(
     method: str,
     at: tuple[str, ...] | None,
@@ -78,47 +89,59 @@ def route_path(
     sessions: Mapping[str, SessionState],
     applied: type[tuple[Any, ...]],
     otherwise: Apply,
-) -> Apply | None:
-    """The fast path of `method`'s route of params, in front of `otherwise` (which gets every
-    message it does not carry out), or None where the route's shape is not the plain one: the
+) -> Paths | None:
+    """The fast paths of `method`'s route of params, in front of `otherwise` (which gets every
+    message they do not carry out), or None where the route's shape is not the plain one: the
     annotated part one key under `params` and tagged, the session one key under `params`.
     `plains` holds each variant's `Plain` effect (None: none); each one becomes a `Handler`
-    (`handler`), looked up by the update's tag; `applied` is `client_state.Applied`."""
+    (`handler`), looked up by the update's tag; `applied` is `client_state.Applied`.
+
+    Two paths: one for a whole message (`ClientState.apply`), one for the params of a message
+    of `method` (`ClientState.applier`: the client's router has the params, and building a
+    message around them per update costs a sixth of carrying the update out)."""
     if at is None or len(at) != 1 or tag is None or len(session) != 1:
         return None
     if len(session[0]) != 2 or session[0][0] != "params":
         return None
     at_key, session_key = at[0], session[0][1]
     handlers = {
-        variant: handler(effect, tag, applied, otherwise)
+        variant: handler(effect, tag, applied)
         for variant, effect in plains.items()
         if variant is not None and effect is not None
     }
 
-    def run(message: Any) -> Any:
+    def apply_params(params: Any, message: Any = None) -> Any:
         try:  # a key absent, or a value that is no object, goes the generic way
-            params = message["params"]
-            if message["method"] != method or "result" in message:
-                return otherwise(message)
             payload = params[at_key]
             session_id = params[session_key]
-            state = sessions[session_id]
             carry_out = handlers[payload[tag]]
+            state = sessions[session_id]
+        except (KeyError, TypeError):
+            carry_out = None
+        if carry_out is not None and type(payload) is dict and type(session_id) is str:
+            done = carry_out(session_id, state, payload)
+            if done is not GENERIC:
+                return done
+        return otherwise({"method": method, "params": params} if message is None else message)
+
+    def run(message: Any) -> Any:
+        try:
+            params = message["params"]
+            plain_message = message["method"] == method and "result" not in message
         except (KeyError, TypeError):
             return otherwise(message)
-        if type(payload) is not dict or type(session_id) is not str:
-            return otherwise(message)
-        return carry_out(message, session_id, state, payload)
+        return apply_params(params, message) if plain_message else otherwise(message)
 
-    return run
+    return run, apply_params
 
 
-Handler = Callable[[Any, str, SessionState, dict[str, Any]], Any]
-"""One variant's plain effect carried out on (message, session id, its state, the update), the
-session made already; what it did, or what `otherwise` did with the message."""
+Handler = Callable[[str, SessionState, dict[str, Any]], Any]
+"""One variant's plain effect carried out on (session id, its state, the update), the session
+made already: what it did, or `GENERIC` where the generic path must carry it out (it has changed
+nothing then)."""
 
 
-def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]], otherwise: Apply) -> Handler:
+def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]]) -> Handler:
     """The `Handler` of `effect`. What an update did is a value, made once per (session, entry)
     and handed out again: a chunk's twentieth append reports what its first did, and making one
     costs more than carrying the update out."""
@@ -136,15 +159,15 @@ def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]], otherwise: 
 
     if action == APPEND and id_key is not None and field is not None and value_key is not None:
 
-        def append(message: Any, session_id: str, state: SessionState, payload: Any) -> Any:
+        def append(session_id: str, state: SessionState, payload: Any) -> Any:
             try:
                 key = payload[id_key]
                 value = payload[value_key]
                 entries = state._targets[target]
             except KeyError:  # a missing id or value is malformed; a collection not made yet
-                return otherwise(message)
+                return GENERIC
             if type(key) is not str or type(value) is str or type(entries) is not Entries:
-                return otherwise(message)  # an odd id, or a string to extend
+                return GENERIC  # an odd id, or a string to extend
             entry = entries.get(key)
             if entry is None:  # a chunk before its entry's upsert makes the entry
                 grown = [value]
@@ -155,7 +178,7 @@ def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]], otherwise: 
                     current.append(value)  # the state's own list, which no reader holds
                     return state._grown_by or _done(session_id, key)
                 if current is not None and type(current) is not list:
-                    return otherwise(message)  # an entry or field of another shape
+                    return GENERIC  # an entry or field of another shape
                 new = entry.copy()  # the state never changes what it shares
                 grown = new[field] = [*(current or ()), value]
                 entries[key] = new
@@ -168,11 +191,11 @@ def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]], otherwise: 
 
     if action == UPSERT and id_key is not None:
 
-        def upsert(message: Any, session_id: str, state: SessionState, payload: Any) -> Any:
+        def upsert(session_id: str, state: SessionState, payload: Any) -> Any:
             key = payload.get(id_key)
             entries = state._targets.get(target)
             if type(key) is not str or type(entries) is not Entries:
-                return otherwise(message)
+                return GENERIC
             entries[key] = _merged(state, entries.get(key), payload, tag)
             return _done(session_id, key)
 
@@ -180,25 +203,25 @@ def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]], otherwise: 
 
     if action == UPSERT:
 
-        def upsert_one(message: Any, session_id: str, state: SessionState, payload: Any) -> Any:
+        def upsert_one(session_id: str, state: SessionState, payload: Any) -> Any:
             """An upsert without `id`: it merges into the target's one value."""
             targets = state._targets
             current = targets.get(target)
             if type(current) is Entries:
-                return otherwise(message)
+                return GENERIC
             targets[target] = _merged(state, current, payload, tag)
             return _done(session_id, None)
 
         return upsert_one
 
-    def replace(message: Any, session_id: str, state: SessionState, payload: Any) -> Any:
+    def replace(session_id: str, state: SessionState, payload: Any) -> Any:
         if value_key is None:
             value = payload.copy()
             del value[tag]
         else:
             value = payload.get(value_key, MISSING_VALUE)
             if value is MISSING_VALUE:
-                return otherwise(message)  # an absent value removes the target
+                return GENERIC  # an absent value removes the target
         state._targets[target] = value
         return _done(session_id, None)
 

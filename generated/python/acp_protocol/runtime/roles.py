@@ -165,7 +165,11 @@ class Router(Generic[PeerT]):
     ) -> None:
         self.client_state = None if state_table is None else ClientState(state_table)
         """The client's state of its sessions and agent (`client_state`), fed here."""
-        self._state_methods = frozenset(() if state_table is None else state_table.methods())
+        state = self.client_state
+        self._state_feeds = (
+            {} if state is None else {m: state.feeder(m) for m in state.table.methods()}
+        )
+        """Per method whose messages change the client state, what feeds it their params."""
         self._context_type = context_type
         self._peer_type = peer_type
         self._requests: dict[str, Route] = {}
@@ -239,8 +243,9 @@ class Router(Generic[PeerT]):
             typed = route.params(params)
         except ValidationError as error:
             raise InvalidParams.from_validation(error) from None
-        if method in self._state_methods and self.client_state is not None:
-            self.client_state.feed({"method": method, "params": params})
+        feed_state = self._state_feeds.get(method)
+        if feed_state is not None:
+            feed_state(params)
         handler = route.handler
         call = None if handler is None else partial(self._call, handler, typed)
         try:
@@ -268,7 +273,8 @@ class Router(Generic[PeerT]):
             self._engine.notification(method, params)
         route = self._notifications.get(method)
         observed = method in self._observed
-        stateful = method in self._state_methods
+        feed_state = self._state_feeds.get(method)
+        stateful = feed_state is not None
         if route is None or (route.handler is None and not observed and not stateful):
             if route is None and method.startswith("_") and self._extension_notification:
                 return self._extension_notification(  # type: ignore[no-any-return]
@@ -284,8 +290,8 @@ class Router(Generic[PeerT]):
                 "dropped %s notification, invalid params: %s", method, validation_summary(error)
             )
             return None
-        if stateful and self.client_state is not None:
-            self.client_state.feed({"method": method, "params": params})
+        if feed_state is not None:
+            feed_state(params)
         if observed:
             self._engine.observe(method, params, typed)  # the client's session views
         if route.handler is None:
