@@ -17,13 +17,11 @@ from acp_codegen.targets.python import PACKAGE, template_environment
 from acp_codegen.targets.python.format import format_source
 from acp_codegen.targets.python.roles import role_views
 
-STARTERS = {
-    PromptAnswer.COMPLETION: "scaffold.py.jinja",
-    PromptAnswer.INSERTION: "scaffold_v2.py.jinja",
-}
-"""The starter template by how the edition answers a prompt: on completion (v1: the handler is
-the turn), at insertion (v2: the handler is the foreground work, the client follows a session
-view)."""
+TEMPLATE = "scaffold.py.jinja"
+"""The starter template, one for every edition: the blocks that differ follow how the edition
+answers a prompt (`insertion`), on completion (v1: the handler is the turn) or at insertion (v2:
+the handler is the foreground work, the client follows a session view); never the version's
+name."""
 
 
 def render_scaffold(
@@ -34,8 +32,9 @@ def render_scaffold(
     roles = {role.name: role for role in role_views(s.edition)}
     source = (
         template_environment()
-        .get_template(STARTERS[s.answer])
+        .get_template(TEMPLATE)
         .render(
+            insertion=s.answer is PromptAnswer.INSERTION,
             role=roles[role_name],
             package=".".join([PACKAGE, *s.edition.key.split("/")]),
             command=s.command,
