@@ -14,6 +14,7 @@ from acp_protocol.runtime import (
     CancelSignal,
     Connection,
     RequestCancelled,
+    RequestOptions,
     spawn_process,
 )
 from lsprotocol import types
@@ -37,7 +38,7 @@ async def test_our_client_talks_to_pygls_and_cancels_a_slow_request() -> None:
         await server.notify("initialized", {})
         assert await server.request("acp/echo", {"text": "hi"}) == {"echo": "hi"}
         signal = CancelSignal()
-        slow = asyncio.create_task(server.request("acp/slow", {}, cancel=signal))
+        slow = asyncio.create_task(server.request("acp/slow", {}, RequestOptions(cancel=signal)))
         await asyncio.sleep(0.3)
         signal.cancel()
         with pytest.raises(RequestCancelled):

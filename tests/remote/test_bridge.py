@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from acp_protocol.runtime import CancelSignal, RequestCancelled
+from acp_protocol.runtime import CancelSignal, RequestCancelled, RequestOptions
 from acp_protocol.v1 import models
 from acp_protocol.v1.client import ClientConnection, connect_remote
 
@@ -146,7 +146,7 @@ async def test_cancel_request_passes_through_the_bridge_and_is_answered_minus_32
         signal_ = CancelSignal()
         params = prompt(session_id, "slow").to_wire()
         call = asyncio.ensure_future(
-            connection.connection.request("session/prompt", params, cancel=signal_)
+            connection.connection.request("session/prompt", params, RequestOptions(cancel=signal_))
         )
         await asyncio.wait_for(client.update_seen.wait(), 10)
         signal_.cancel()

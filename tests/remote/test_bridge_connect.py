@@ -12,7 +12,7 @@ import sys
 from collections.abc import AsyncIterator
 
 import pytest
-from acp_protocol.runtime import CancelSignal, RequestCancelled
+from acp_protocol.runtime import CancelSignal, RequestCancelled, RequestOptions
 from acp_protocol.v1 import models
 from acp_protocol.v1.agent import http_app
 from acp_protocol.v1.client import ClientConnection, spawn_agent
@@ -53,7 +53,7 @@ async def test_a_stdio_clients_cancel_request_reaches_the_remote_agent(url: str)
         cancel = CancelSignal()
         params = prompt(session_id, "slow").to_wire()
         call = asyncio.ensure_future(
-            connection.connection.request("session/prompt", params, cancel=cancel)
+            connection.connection.request("session/prompt", params, RequestOptions(cancel=cancel))
         )
         await asyncio.wait_for(client.update_seen.wait(), 10)
         cancel.cancel()

@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from acp_protocol.runtime import CancelSignal, RequestCancelled
+from acp_protocol.runtime import CancelSignal, RequestCancelled, RequestOptions
 from acp_protocol.v1 import models
 from acp_protocol.v1.agent import http_app
 from acp_protocol.v1.client import ClientConnection, connect_remote
@@ -47,7 +47,7 @@ async def test_cancel_request_answers_the_prompt_minus_32800(url: str) -> None:
         signal = CancelSignal()
         params = prompt(session_id, "slow").to_wire()
         call = asyncio.ensure_future(
-            connection.connection.request("session/prompt", params, cancel=signal)
+            connection.connection.request("session/prompt", params, RequestOptions(cancel=signal))
         )
         await asyncio.wait_for(client.update_seen.wait(), 10)
         signal.cancel()
@@ -74,7 +74,7 @@ async def test_cancelling_a_prompt_cascades_to_its_nested_request(url: str) -> N
         signal = CancelSignal()
         params = prompt(session_id, "nested").to_wire()
         call = asyncio.ensure_future(
-            connection.connection.request("session/prompt", params, cancel=signal)
+            connection.connection.request("session/prompt", params, RequestOptions(cancel=signal))
         )
         await asyncio.wait_for(client.read_started.wait(), 10)
         signal.cancel()

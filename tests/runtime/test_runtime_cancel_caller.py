@@ -8,7 +8,13 @@ import logging
 from typing import Any
 
 import pytest
-from acp_protocol.runtime import CancelSignal, CancelSource, RequestCancelled, RequestContext
+from acp_protocol.runtime import (
+    CancelSignal,
+    CancelSource,
+    RequestCancelled,
+    RequestContext,
+    RequestOptions,
+)
 
 from tests.runtime.support import connected, deadline, eventually, handlers, settle, tapped
 
@@ -71,7 +77,7 @@ async def test_request_cancelled_before_it_was_written_is_not_sent() -> None:
         signal = CancelSignal()
         signal.cancel()
         with pytest.raises(RequestCancelled) as caught:
-            await connection.request("never", cancel=signal)
+            await connection.request("never", None, RequestOptions(cancel=signal))
         assert caught.value.data == {"sent": False}
         await peer.expect_silence()
         assert connection.pending_count == 0
@@ -82,7 +88,9 @@ async def test_graceful_cancel_returns_the_peers_partial_result() -> None:
     from the remote side" and must accept "partial results or cancellation marker"."""
     async with connected() as (connection, peer):
         signal = CancelSignal()
-        call = asyncio.create_task(connection.request("session/prompt", {}, cancel=signal))
+        call = asyncio.create_task(
+            connection.request("session/prompt", {}, RequestOptions(cancel=signal))
+        )
         await peer.receive()
         signal.cancel()
         signal.cancel()
@@ -95,7 +103,7 @@ async def test_graceful_cancel_returns_the_peers_partial_result() -> None:
 async def test_graceful_cancel_raises_the_peers_request_cancelled() -> None:
     async with connected() as (connection, peer):
         signal = CancelSignal()
-        call = asyncio.create_task(connection.request("x", cancel=signal))
+        call = asyncio.create_task(connection.request("x", None, RequestOptions(cancel=signal)))
         await peer.receive()
         signal.cancel()
         await peer.receive()
@@ -110,7 +118,7 @@ async def test_graceful_cancel_accepts_a_normal_result_after_the_race() -> None:
     """RFD: the receiver that already finished sends "the normal response"."""
     async with connected() as (connection, peer):
         signal = CancelSignal()
-        call = asyncio.create_task(connection.request("x", cancel=signal))
+        call = asyncio.create_task(connection.request("x", None, RequestOptions(cancel=signal)))
         await peer.receive()
         signal.cancel()
         peer.send({"jsonrpc": "2.0", "id": 1, "result": "complete"})
@@ -120,7 +128,10 @@ async def test_graceful_cancel_accepts_a_normal_result_after_the_race() -> None:
 async def test_one_signal_cancels_several_requests() -> None:
     async with connected() as (connection, peer):
         signal = CancelSignal()
-        calls = [asyncio.create_task(connection.request("x", cancel=signal)) for _ in range(3)]
+        calls = [
+            asyncio.create_task(connection.request("x", None, RequestOptions(cancel=signal)))
+            for _ in range(3)
+        ]
         await peer.receive_all(3)
         signal.cancel("user pressed stop")
         cancels = await peer.receive_all(3)
@@ -134,7 +145,7 @@ def relay(method: str, *, cascade: bool = True) -> Any:
     """A handler that makes one nested request `method` and returns its result."""
 
     async def handle(params: Any, ctx: RequestContext) -> Any:
-        return await ctx.request(method, params, cascade=cascade)
+        return await ctx.request(method, params, RequestOptions(cascade=cascade))
 
     return handle
 

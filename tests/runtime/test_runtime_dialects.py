@@ -15,6 +15,7 @@ from acp_protocol.runtime import (
     CancelSignal,
     RequestCancelled,
     RequestContext,
+    RequestOptions,
 )
 from acp_protocol.runtime.transports.framing import ContentLengthReader
 from acp_protocol.runtime.transports.transport import OversizedFrame
@@ -97,7 +98,9 @@ async def test_mcp_caller_stops_waiting_and_ignores_the_late_answer() -> None:
     request that arrives afterward"; the graceful form fails locally, as no answer will come."""
     async with connected(dialect=MCP) as (connection, peer):
         signal = CancelSignal()
-        call = asyncio.create_task(connection.request("tools/call", {}, cancel=signal))
+        call = asyncio.create_task(
+            connection.request("tools/call", {}, RequestOptions(cancel=signal))
+        )
         await peer.receive()
         signal.cancel("too slow")
         with pytest.raises(RequestCancelled):

@@ -9,7 +9,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from acp_protocol.runtime import CancelSignal, RequestCancelled, RequestContext
+from acp_protocol.runtime import CancelSignal, RequestCancelled, RequestContext, RequestOptions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -166,7 +166,9 @@ async def test_cancel_storm_every_request_has_one_outcome_and_nothing_is_left() 
                 # these ten outlast any backlog, so the -32800 path is always taken too.
                 sleep = 30.0
             try:
-                result = await left.request("work", {"n": n, "sleep": sleep}, cancel=signal)
+                result = await left.request(
+                    "work", {"n": n, "sleep": sleep}, RequestOptions(cancel=signal)
+                )
                 assert result == n
                 outcomes["result"] += 1
             except RequestCancelled:

@@ -27,7 +27,7 @@ from .frames import RequestId
 from .handler import Handler, MethodHandlers
 from .model import ABSENT, Absent
 from .peer import Peer
-from .request_state import CancelSource, RequestContext
+from .request_state import CancelSource, RequestContext, RequestOptions
 from .roles import HandlerContext, RoleConnection, Router
 from .session_backends import SessionRecord
 from .session_store import SessionStore
@@ -76,6 +76,7 @@ __all__ = [
     "RequestCancelled",
     "RequestContext",
     "RequestId",
+    "RequestOptions",
     "RoleConnection",
     "Router",
     "RpcError",

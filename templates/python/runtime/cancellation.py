@@ -99,9 +99,10 @@ DIALECTS = {dialect.name: dialect for dialect in (ACP, LSP, MCP)}
 class CancelSignal:
     """Asks for one or more outgoing requests to be cancelled gracefully.
 
-    Pass it as `request(..., cancel=signal)`. When `cancel()` is called the runtime sends the
-    dialect's cancel notification (once per request) and keeps waiting for the peer's answer: its
-    (partial) result, or `RequestCancelled` carrying its `-32800`. A request whose signal fired
+    Pass it as `request(..., RequestOptions(cancel=signal))` (a typed peer's `cancel=signal`).
+    When `cancel()` is called the runtime sends the dialect's cancel notification (once per
+    request) and keeps waiting for the peer's answer: its (partial) result, or `RequestCancelled`
+    carrying its `-32800`. A request whose signal fired
     before it was written is not sent at all and raises `RequestCancelled` at once. In a dialect
     whose receiver does not answer (MCP) the caller gets `RequestCancelled` at once.
     """

@@ -37,11 +37,17 @@ from functools import partial
 from typing import Any
 
 from .behaviour import PromptLifecycle, StateUpdates
-from .cancellation import CancelSignal
 from .connection import Connection
 from .errors import ConnectionClosed, RequestCancelled, error_for_exception
 from .incoming import cancel_children
-from .request_state import CancelSource, InFlight, RequestContext, current_request
+from .request_state import (
+    DEFAULT_OPTIONS,
+    CancelSource,
+    InFlight,
+    RequestContext,
+    RequestOptions,
+    current_request,
+)
 
 log = logging.getLogger(__name__)
 
@@ -83,15 +89,9 @@ class WorkContext(RequestContext):
         return self._entry
 
     def request(
-        self,
-        method: str,
-        params: Any = None,
-        *,
-        cancel: CancelSignal | None = None,
-        cascade: bool = True,
-        parse: Callable[[Any], Any] | None = None,
+        self, method: str, params: Any = None, options: RequestOptions = DEFAULT_OPTIONS
     ) -> Coroutine[Any, Any, Any]:
-        sent = super().request(method, params, cancel=cancel, cascade=cascade, parse=parse)
+        sent = super().request(method, params, options)
         states = self._states
         if states is None or method not in states.user_action:
             return sent

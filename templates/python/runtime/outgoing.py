@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from .cancellation import CancelDialect, CancelSignal
 from .errors import ConnectionClosed, RequestCancelled, RpcError
 from .frames import Response, notification_frame, request_frame
-from .request_state import InFlight, Pending, current_request
+from .request_state import DEFAULT_OPTIONS, InFlight, Pending, RequestOptions, current_request
 from .trace_context import carry_trace_context
 from .transports.transport import exchange_batch
 
@@ -83,22 +83,21 @@ class OutgoingRequests:
         self,
         method: str,
         params: Any = None,
-        *,
-        cancel: CancelSignal | None = None,
-        cascade: bool = True,
+        options: RequestOptions = DEFAULT_OPTIONS,
         parent: InFlight | None = None,
-        parse: Callable[[Any], Any] | None = None,
     ) -> Any:
-        """Send a request and return its result (passed through `parse` when given), or raise the
-        peer's error as `RpcError`.
+        """Send a request and return its result (passed through `options.parse` when given), or
+        raise the peer's error as `RpcError`.
 
         Ambient cancellation: if the awaiting task is cancelled (`task.cancel()`, `asyncio.timeout`,
         `wait_for`), the dialect's cancel notification is sent once, the id is kept so the late
         answer is dropped silently, and `CancelledError` propagates. Graceful cancellation: see
-        `CancelSignal`. Made from inside a handler, the request is a child of the one being handled
-        and is cancelled with it, unless `cascade=False`; it also carries that request's W3C trace
-        context (`trace_context`).
+        `CancelSignal` (`options.cancel`). Made from inside a handler (`parent`, else the one this
+        task handles), the request is a child of the one being handled and is cancelled with it,
+        unless `options.cascade` is False; it also carries that request's W3C trace context
+        (`trace_context`).
         """
+        cancel, cascade, parse = options
         if self._out.closing:
             raise ConnectionClosed("the connection is closed")
         if parent is None:
@@ -171,7 +170,8 @@ class OutgoingRequests:
     def cancel_request(self, request_id: int, reason: str | None = None) -> bool:
         """Send the dialect's cancel (ACP `$/cancel_request`) for our pending request `request_id`;
         its caller keeps waiting for the peer's answer (graceful). False when none is pending.
-        A request's id is its `CancelSignal`-free handle: prefer `request(..., cancel=signal)`."""
+        A request's id is its `CancelSignal`-free handle: prefer
+        `request(..., RequestOptions(cancel=signal))`."""
         entry = self._pending.get(request_id)
         if entry is None:
             return False

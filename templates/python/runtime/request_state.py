@@ -11,7 +11,7 @@ import enum
 from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .frames import RequestId
 
@@ -36,6 +36,25 @@ class CancelSource(str, enum.Enum):
     """The connection is closing."""
     SESSION = "session"
     """A feature-level cancel ended the session's turn (`session/cancel`, see `session_turns`)."""
+
+
+class RequestOptions(NamedTuple):
+    """How one request of ours is sent, as one value (TypeScript's `RequestOptions`), passed
+    unchanged through every layer from a typed peer to the pending table:
+    `conn.request("_x/y", params, RequestOptions(cancel=signal))`."""
+
+    cancel: CancelSignal | None = None
+    """Graceful cancellation: its `cancel()` sends the dialect's cancel and the caller keeps
+    waiting for the peer's answer (a result, or -32800)."""
+    cascade: bool = True
+    """Made while handling a request, it is that request's child, cancelled with it; False: it
+    outlives it."""
+    parse: Callable[[Any], Any] | None = None
+    """What the result goes through before it is returned (a typed peer's result type)."""
+
+
+DEFAULT_OPTIONS = RequestOptions()
+"""A request without options."""
 
 
 @dataclass(slots=True, eq=False)
@@ -125,19 +144,11 @@ class RequestContext:
         await self._entry.cancel_event.wait()
 
     def request(
-        self,
-        method: str,
-        params: Any = None,
-        *,
-        cancel: CancelSignal | None = None,
-        cascade: bool = True,
-        parse: Callable[[Any], Any] | None = None,
+        self, method: str, params: Any = None, options: RequestOptions = DEFAULT_OPTIONS
     ) -> Coroutine[Any, Any, Any]:
         """Send a nested request (await the result); it is cancelled with this one unless
-        `cascade=False`."""
-        return self.connection.request(
-            method, params, cancel=cancel, cascade=cascade, parent=self._entry, parse=parse
-        )
+        `options.cascade` is False."""
+        return self.connection.request(method, params, options, parent=self._entry)
 
     def notify(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]:
         """Send a notification (await it); it is written before this request's answer and carries

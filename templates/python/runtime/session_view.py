@@ -23,6 +23,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from .behaviour import PromptLifecycle, StateUpdates
 from .client_state import Applied, ClientState
+from .request_state import DEFAULT_OPTIONS, RequestOptions
 from .session_state import SessionState
 
 UpdateT = TypeVar("UpdateT")
@@ -33,7 +34,7 @@ class ViewSender(Protocol):
     """What a view sends through: the client's `Connection`."""
 
     def request(
-        self, method: str, params: Any = None, *, parse: Callable[[Any], Any] | None = None
+        self, method: str, params: Any = None, options: RequestOptions = DEFAULT_OPTIONS
     ) -> Any: ...
 
     async def notify(self, method: str, params: Any = None) -> None: ...

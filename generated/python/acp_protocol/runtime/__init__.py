@@ -30,7 +30,7 @@ from .frames import RequestId
 from .handler import Handler, MethodHandlers
 from .model import ABSENT, Absent
 from .peer import Peer
-from .request_state import CancelSource, RequestContext
+from .request_state import CancelSource, RequestContext, RequestOptions
 from .roles import HandlerContext, RoleConnection, Router
 from .session_backends import SessionRecord
 from .session_store import SessionStore
@@ -79,6 +79,7 @@ __all__ = [
     "RequestCancelled",
     "RequestContext",
     "RequestId",
+    "RequestOptions",
     "RoleConnection",
     "Router",
     "RpcError",

@@ -24,11 +24,10 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from .behaviour import Behaviour, TurnRule, advertise
-from .cancellation import CancelSignal
 from .connection import Connection
 from .errors import UnsupportedVersion
 from .foreground import Foreground
-from .request_state import CancelSource, RequestContext
+from .request_state import DEFAULT_OPTIONS, CancelSource, RequestContext, RequestOptions
 from .session_turns import SessionTurns, session_id_of
 from .session_view import SessionViews
 
@@ -46,13 +45,7 @@ class Sender(Protocol):
     """Where a typed peer sends: a `Connection`, or a `RequestContext` (nested requests)."""
 
     def request(
-        self,
-        method: str,
-        params: Any = None,
-        *,
-        cancel: CancelSignal | None = None,
-        cascade: bool = True,
-        parse: Callable[[Any], Any] | None = None,
+        self, method: str, params: Any = None, options: RequestOptions = DEFAULT_OPTIONS
     ) -> Coroutine[Any, Any, Any]: ...
 
     def notify(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]: ...
@@ -263,15 +256,9 @@ class _CancelAfterSending:
         self._engine = engine
 
     def request(
-        self,
-        method: str,
-        params: Any = None,
-        *,
-        cancel: CancelSignal | None = None,
-        cascade: bool = True,
-        parse: Callable[[Any], Any] | None = None,
+        self, method: str, params: Any = None, options: RequestOptions = DEFAULT_OPTIONS
     ) -> Coroutine[Any, Any, Any]:
-        return self._sender.request(method, params, cancel=cancel, cascade=cascade, parse=parse)
+        return self._sender.request(method, params, options)
 
     async def notify(self, method: str, params: Any = None) -> None:
         await self._sender.notify(method, params)

@@ -24,6 +24,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from .request_state import DEFAULT_OPTIONS, RequestOptions
 from .session_state import (
     ACTIONS,
     MISSING,
@@ -345,11 +346,13 @@ class StateSender:
         self._state = state
         self._results = frozenset(m for m, part in state.table.routes() if part == RESULT)
 
-    def request(self, method: str, params: Any = None, **options: Any) -> Any:
+    def request(
+        self, method: str, params: Any = None, options: RequestOptions = DEFAULT_OPTIONS
+    ) -> Any:
         wire = params.to_wire() if hasattr(params, "to_wire") else params
         if method == self._state.table.turn:
             self._state.feed({"method": method, "params": wire})
-        sent = self._sender.request(method, params, **options)
+        sent = self._sender.request(method, params, options)
         return self._answered(method, wire, sent) if method in self._results else sent
 
     async def _answered(self, method: str, params: Any, sent: Coroutine[Any, Any, Any]) -> Any:

@@ -26,11 +26,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from functools import partial
 from typing import Any
 
-from .cancellation import ACP, CancelDialect, CancelSignal
+from .cancellation import ACP, CancelDialect
 from .errors import (
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -55,7 +55,14 @@ from .incoming import IncomingRequests
 from .json_codec import decode, encode
 from .notifications import NotificationQueue
 from .outgoing import OutgoingRequests
-from .request_state import CancelSource, InFlight, RequestContext, current_request
+from .request_state import (
+    DEFAULT_OPTIONS,
+    CancelSource,
+    InFlight,
+    RequestContext,
+    RequestOptions,
+    current_request,
+)
 from .trace_context import carry_trace_context
 from .transports.framing import NDJSON, Framing
 from .transports.transport import (
@@ -204,17 +211,15 @@ class Connection:
         self,
         method: str,
         params: Any = None,
+        options: RequestOptions = DEFAULT_OPTIONS,
         *,
-        cancel: CancelSignal | None = None,
-        cascade: bool = True,
         parent: InFlight | None = None,
-        parse: Callable[[Any], Any] | None = None,
     ) -> Coroutine[Any, Any, Any]:
         """Send a request (await it) for its result, or the peer's error raised as `RpcError`; see
-        `OutgoingRequests.request` for ambient, graceful and cascaded cancellation."""
-        return self._outgoing.request(
-            method, params, cancel=cancel, cascade=cascade, parent=parent, parse=parse
-        )
+        `OutgoingRequests.request` for ambient, graceful (`options.cancel`) and cascaded
+        cancellation. `parent`: the incoming request it is a child of (default: the one this task
+        handles)."""
+        return self._outgoing.request(method, params, options, parent)
 
     def cancel_request(self, request_id: int, reason: str | None = None) -> bool:
         """Send the dialect's cancel (ACP `$/cancel_request`) for our pending request `request_id`;

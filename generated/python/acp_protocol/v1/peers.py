@@ -22,33 +22,56 @@ from typing import Any, cast
 
 from ..runtime.cancellation import CancelSignal
 from ..runtime.peer import Peer, parse_negotiated, parse_result
+from ..runtime.request_state import RequestOptions
 
 from . import models
 from .methods import REQUESTS
 
 # How each request's result is checked: as the result type of its method, bound once; the
 # answer to initialize first for its protocolVersion (another version: UnsupportedVersion).
+# Its options without cancel (the usual request), made once too.
 _PARSE_AUTHENTICATE = partial(parse_result, REQUESTS["authenticate"])
+_OPTIONS_AUTHENTICATE = RequestOptions(parse=_PARSE_AUTHENTICATE)
 _PARSE_ELICITATION_CREATE = partial(parse_result, REQUESTS["elicitation/create"])
+_OPTIONS_ELICITATION_CREATE = RequestOptions(parse=_PARSE_ELICITATION_CREATE)
 _PARSE_FS_READ_TEXT_FILE = partial(parse_result, REQUESTS["fs/read_text_file"])
+_OPTIONS_FS_READ_TEXT_FILE = RequestOptions(parse=_PARSE_FS_READ_TEXT_FILE)
 _PARSE_FS_WRITE_TEXT_FILE = partial(parse_result, REQUESTS["fs/write_text_file"])
+_OPTIONS_FS_WRITE_TEXT_FILE = RequestOptions(parse=_PARSE_FS_WRITE_TEXT_FILE)
 _PARSE_INITIALIZE = partial(parse_negotiated, REQUESTS["initialize"], "protocolVersion", 1)
+_OPTIONS_INITIALIZE = RequestOptions(parse=_PARSE_INITIALIZE)
 _PARSE_LOGOUT = partial(parse_result, REQUESTS["logout"])
+_OPTIONS_LOGOUT = RequestOptions(parse=_PARSE_LOGOUT)
 _PARSE_SESSION_CLOSE = partial(parse_result, REQUESTS["session/close"])
+_OPTIONS_SESSION_CLOSE = RequestOptions(parse=_PARSE_SESSION_CLOSE)
 _PARSE_SESSION_DELETE = partial(parse_result, REQUESTS["session/delete"])
+_OPTIONS_SESSION_DELETE = RequestOptions(parse=_PARSE_SESSION_DELETE)
 _PARSE_SESSION_LIST = partial(parse_result, REQUESTS["session/list"])
+_OPTIONS_SESSION_LIST = RequestOptions(parse=_PARSE_SESSION_LIST)
 _PARSE_SESSION_LOAD = partial(parse_result, REQUESTS["session/load"])
+_OPTIONS_SESSION_LOAD = RequestOptions(parse=_PARSE_SESSION_LOAD)
 _PARSE_SESSION_NEW = partial(parse_result, REQUESTS["session/new"])
+_OPTIONS_SESSION_NEW = RequestOptions(parse=_PARSE_SESSION_NEW)
 _PARSE_SESSION_PROMPT = partial(parse_result, REQUESTS["session/prompt"])
+_OPTIONS_SESSION_PROMPT = RequestOptions(parse=_PARSE_SESSION_PROMPT)
 _PARSE_SESSION_REQUEST_PERMISSION = partial(parse_result, REQUESTS["session/request_permission"])
+_OPTIONS_SESSION_REQUEST_PERMISSION = RequestOptions(parse=_PARSE_SESSION_REQUEST_PERMISSION)
 _PARSE_SESSION_RESUME = partial(parse_result, REQUESTS["session/resume"])
+_OPTIONS_SESSION_RESUME = RequestOptions(parse=_PARSE_SESSION_RESUME)
 _PARSE_SESSION_SET_CONFIG_OPTION = partial(parse_result, REQUESTS["session/set_config_option"])
+_OPTIONS_SESSION_SET_CONFIG_OPTION = RequestOptions(parse=_PARSE_SESSION_SET_CONFIG_OPTION)
 _PARSE_SESSION_SET_MODE = partial(parse_result, REQUESTS["session/set_mode"])
+_OPTIONS_SESSION_SET_MODE = RequestOptions(parse=_PARSE_SESSION_SET_MODE)
 _PARSE_TERMINAL_CREATE = partial(parse_result, REQUESTS["terminal/create"])
+_OPTIONS_TERMINAL_CREATE = RequestOptions(parse=_PARSE_TERMINAL_CREATE)
 _PARSE_TERMINAL_KILL = partial(parse_result, REQUESTS["terminal/kill"])
+_OPTIONS_TERMINAL_KILL = RequestOptions(parse=_PARSE_TERMINAL_KILL)
 _PARSE_TERMINAL_OUTPUT = partial(parse_result, REQUESTS["terminal/output"])
+_OPTIONS_TERMINAL_OUTPUT = RequestOptions(parse=_PARSE_TERMINAL_OUTPUT)
 _PARSE_TERMINAL_RELEASE = partial(parse_result, REQUESTS["terminal/release"])
+_OPTIONS_TERMINAL_RELEASE = RequestOptions(parse=_PARSE_TERMINAL_RELEASE)
 _PARSE_TERMINAL_WAIT_FOR_EXIT = partial(parse_result, REQUESTS["terminal/wait_for_exit"])
+_OPTIONS_TERMINAL_WAIT_FOR_EXIT = RequestOptions(parse=_PARSE_TERMINAL_WAIT_FOR_EXIT)
 
 
 class AgentPeer(Peer):
@@ -67,13 +90,10 @@ class AgentPeer(Peer):
 
         Specifies which authentication method to use.
         """
-        sent = self._sender.request(
-            "authenticate",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_AUTHENTICATE,
-        )
+        options = _OPTIONS_AUTHENTICATE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("authenticate", params, options)
         return cast("Coroutine[Any, Any, models.AuthenticateResponse]", sent)
 
     def initialize(
@@ -89,13 +109,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
         """
-        sent = self._sender.request(
-            "initialize",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_INITIALIZE,
-        )
+        options = _OPTIONS_INITIALIZE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("initialize", params, options)
         return cast("Coroutine[Any, Any, models.InitializeResponse]", sent)
 
     def logout(
@@ -109,13 +126,10 @@ class AgentPeer(Peer):
 
         Terminates the current authenticated session.
         """
-        sent = self._sender.request(
-            "logout",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_LOGOUT,
-        )
+        options = _OPTIONS_LOGOUT
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("logout", params, options)
         return cast("Coroutine[Any, Any, models.LogoutResponse]", sent)
 
     def session_close(
@@ -133,13 +147,10 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
-        sent = self._sender.request(
-            "session/close",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_CLOSE,
-        )
+        options = _OPTIONS_SESSION_CLOSE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/close", params, options)
         return cast("Coroutine[Any, Any, models.CloseSessionResponse]", sent)
 
     def session_delete(
@@ -153,13 +164,10 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
-        sent = self._sender.request(
-            "session/delete",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_DELETE,
-        )
+        options = _OPTIONS_SESSION_DELETE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/delete", params, options)
         return cast("Coroutine[Any, Any, models.DeleteSessionResponse]", sent)
 
     def session_list(
@@ -173,13 +181,10 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
-        sent = self._sender.request(
-            "session/list",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_LIST,
-        )
+        options = _OPTIONS_SESSION_LIST
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/list", params, options)
         return cast("Coroutine[Any, Any, models.ListSessionsResponse]", sent)
 
     def session_load(
@@ -195,13 +200,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
         """
-        sent = self._sender.request(
-            "session/load",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_LOAD,
-        )
+        options = _OPTIONS_SESSION_LOAD
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/load", params, options)
         return cast("Coroutine[Any, Any, models.LoadSessionResponse]", sent)
 
     def session_new(
@@ -215,13 +217,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
         """
-        sent = self._sender.request(
-            "session/new",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_NEW,
-        )
+        options = _OPTIONS_SESSION_NEW
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/new", params, options)
         return cast("Coroutine[Any, Any, models.NewSessionResponse]", sent)
 
     def session_prompt(
@@ -237,13 +236,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
         """
-        sent = self._sender.request(
-            "session/prompt",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_PROMPT,
-        )
+        options = _OPTIONS_SESSION_PROMPT
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/prompt", params, options)
         return cast("Coroutine[Any, Any, models.PromptResponse]", sent)
 
     def session_resume(
@@ -260,13 +256,10 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
-        sent = self._sender.request(
-            "session/resume",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_RESUME,
-        )
+        options = _OPTIONS_SESSION_RESUME
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/resume", params, options)
         return cast("Coroutine[Any, Any, models.ResumeSessionResponse]", sent)
 
     def session_set_config_option(
@@ -277,13 +270,10 @@ class AgentPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.SetSessionConfigOptionResponse]:
         """Request parameters for setting a session configuration option."""
-        sent = self._sender.request(
-            "session/set_config_option",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_SET_CONFIG_OPTION,
-        )
+        options = _OPTIONS_SESSION_SET_CONFIG_OPTION
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/set_config_option", params, options)
         return cast("Coroutine[Any, Any, models.SetSessionConfigOptionResponse]", sent)
 
     def session_set_mode(
@@ -294,13 +284,10 @@ class AgentPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.SetSessionModeResponse]:
         """Request parameters for setting a session mode."""
-        sent = self._sender.request(
-            "session/set_mode",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_SET_MODE,
-        )
+        options = _OPTIONS_SESSION_SET_MODE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/set_mode", params, options)
         return cast("Coroutine[Any, Any, models.SetSessionModeResponse]", sent)
 
     def session_cancel(self, params: models.CancelNotification) -> Coroutine[Any, Any, None]:
@@ -329,13 +316,10 @@ class ClientPeer(Peer):
         either via a form or by directing them to a URL.
         Elicitations are tied to a session (optionally a tool call) or a request.
         """
-        sent = self._sender.request(
-            "elicitation/create",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_ELICITATION_CREATE,
-        )
+        options = _OPTIONS_ELICITATION_CREATE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("elicitation/create", params, options)
         return cast("Coroutine[Any, Any, models.CreateElicitationResponse]", sent)
 
     def fs_read_text_file(
@@ -349,13 +333,10 @@ class ClientPeer(Peer):
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
-        sent = self._sender.request(
-            "fs/read_text_file",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_FS_READ_TEXT_FILE,
-        )
+        options = _OPTIONS_FS_READ_TEXT_FILE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("fs/read_text_file", params, options)
         return cast("Coroutine[Any, Any, models.ReadTextFileResponse]", sent)
 
     def fs_write_text_file(
@@ -369,13 +350,10 @@ class ClientPeer(Peer):
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
-        sent = self._sender.request(
-            "fs/write_text_file",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_FS_WRITE_TEXT_FILE,
-        )
+        options = _OPTIONS_FS_WRITE_TEXT_FILE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("fs/write_text_file", params, options)
         return cast("Coroutine[Any, Any, models.WriteTextFileResponse]", sent)
 
     def session_request_permission(
@@ -391,13 +369,10 @@ class ClientPeer(Peer):
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/tool-calls#requesting-permission)
         """
-        sent = self._sender.request(
-            "session/request_permission",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_REQUEST_PERMISSION,
-        )
+        options = _OPTIONS_SESSION_REQUEST_PERMISSION
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/request_permission", params, options)
         return cast("Coroutine[Any, Any, models.RequestPermissionResponse]", sent)
 
     def terminal_create(
@@ -408,13 +383,10 @@ class ClientPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.CreateTerminalResponse]:
         """Request to create a new terminal and execute a command."""
-        sent = self._sender.request(
-            "terminal/create",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TERMINAL_CREATE,
-        )
+        options = _OPTIONS_TERMINAL_CREATE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("terminal/create", params, options)
         return cast("Coroutine[Any, Any, models.CreateTerminalResponse]", sent)
 
     def terminal_kill(
@@ -425,13 +397,10 @@ class ClientPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.KillTerminalResponse]:
         """Request to kill a terminal without releasing it."""
-        sent = self._sender.request(
-            "terminal/kill",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TERMINAL_KILL,
-        )
+        options = _OPTIONS_TERMINAL_KILL
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("terminal/kill", params, options)
         return cast("Coroutine[Any, Any, models.KillTerminalResponse]", sent)
 
     def terminal_output(
@@ -442,13 +411,10 @@ class ClientPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.TerminalOutputResponse]:
         """Request to get the current output and status of a terminal."""
-        sent = self._sender.request(
-            "terminal/output",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TERMINAL_OUTPUT,
-        )
+        options = _OPTIONS_TERMINAL_OUTPUT
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("terminal/output", params, options)
         return cast("Coroutine[Any, Any, models.TerminalOutputResponse]", sent)
 
     def terminal_release(
@@ -459,13 +425,10 @@ class ClientPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.ReleaseTerminalResponse]:
         """Request to release a terminal and free its resources."""
-        sent = self._sender.request(
-            "terminal/release",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TERMINAL_RELEASE,
-        )
+        options = _OPTIONS_TERMINAL_RELEASE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("terminal/release", params, options)
         return cast("Coroutine[Any, Any, models.ReleaseTerminalResponse]", sent)
 
     def terminal_wait_for_exit(
@@ -476,13 +439,10 @@ class ClientPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.WaitForTerminalExitResponse]:
         """Request to wait for a terminal command to exit."""
-        sent = self._sender.request(
-            "terminal/wait_for_exit",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TERMINAL_WAIT_FOR_EXIT,
-        )
+        options = _OPTIONS_TERMINAL_WAIT_FOR_EXIT
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("terminal/wait_for_exit", params, options)
         return cast("Coroutine[Any, Any, models.WaitForTerminalExitResponse]", sent)
 
     def elicitation_complete(

@@ -22,26 +22,42 @@ from typing import Any, cast
 
 from ..runtime.cancellation import CancelSignal
 from ..runtime.peer import Peer, parse_negotiated, parse_result
+from ..runtime.request_state import RequestOptions
 
 from . import models
 from .methods import REQUESTS
 
 # How each request's result is checked: as the result type of its method, bound once; the
 # answer to initialize first for its protocolVersion (another version: UnsupportedVersion).
+# Its options without cancel (the usual request), made once too.
 _PARSE_AUTH_LOGIN = partial(parse_result, REQUESTS["auth/login"])
+_OPTIONS_AUTH_LOGIN = RequestOptions(parse=_PARSE_AUTH_LOGIN)
 _PARSE_AUTH_LOGOUT = partial(parse_result, REQUESTS["auth/logout"])
+_OPTIONS_AUTH_LOGOUT = RequestOptions(parse=_PARSE_AUTH_LOGOUT)
 _PARSE_ELICITATION_CREATE = partial(parse_result, REQUESTS["elicitation/create"])
+_OPTIONS_ELICITATION_CREATE = RequestOptions(parse=_PARSE_ELICITATION_CREATE)
 _PARSE_INITIALIZE = partial(parse_negotiated, REQUESTS["initialize"], "protocolVersion", 2)
+_OPTIONS_INITIALIZE = RequestOptions(parse=_PARSE_INITIALIZE)
 _PARSE_SESSION_CLOSE = partial(parse_result, REQUESTS["session/close"])
+_OPTIONS_SESSION_CLOSE = RequestOptions(parse=_PARSE_SESSION_CLOSE)
 _PARSE_SESSION_DELETE = partial(parse_result, REQUESTS["session/delete"])
+_OPTIONS_SESSION_DELETE = RequestOptions(parse=_PARSE_SESSION_DELETE)
 _PARSE_SESSION_LIST = partial(parse_result, REQUESTS["session/list"])
+_OPTIONS_SESSION_LIST = RequestOptions(parse=_PARSE_SESSION_LIST)
 _PARSE_SESSION_NEW = partial(parse_result, REQUESTS["session/new"])
+_OPTIONS_SESSION_NEW = RequestOptions(parse=_PARSE_SESSION_NEW)
 _PARSE_SESSION_PROMPT = partial(parse_result, REQUESTS["session/prompt"])
+_OPTIONS_SESSION_PROMPT = RequestOptions(parse=_PARSE_SESSION_PROMPT)
 _PARSE_SESSION_REQUEST_PERMISSION = partial(parse_result, REQUESTS["session/request_permission"])
+_OPTIONS_SESSION_REQUEST_PERMISSION = RequestOptions(parse=_PARSE_SESSION_REQUEST_PERMISSION)
 _PARSE_SESSION_RESUME = partial(parse_result, REQUESTS["session/resume"])
+_OPTIONS_SESSION_RESUME = RequestOptions(parse=_PARSE_SESSION_RESUME)
 _PARSE_SESSION_SET_CONFIG_OPTION = partial(parse_result, REQUESTS["session/set_config_option"])
+_OPTIONS_SESSION_SET_CONFIG_OPTION = RequestOptions(parse=_PARSE_SESSION_SET_CONFIG_OPTION)
 _PARSE_TERMINAL_CANCEL = partial(parse_result, REQUESTS["terminal/cancel"])
+_OPTIONS_TERMINAL_CANCEL = RequestOptions(parse=_PARSE_TERMINAL_CANCEL)
 _PARSE_TOOL_CALL_CANCEL = partial(parse_result, REQUESTS["tool_call/cancel"])
+_OPTIONS_TOOL_CALL_CANCEL = RequestOptions(parse=_PARSE_TOOL_CALL_CANCEL)
 
 
 class AgentPeer(Peer):
@@ -64,13 +80,10 @@ class AgentPeer(Peer):
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
         """
-        sent = self._sender.request(
-            "auth/login",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_AUTH_LOGIN,
-        )
+        options = _OPTIONS_AUTH_LOGIN
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("auth/login", params, options)
         return cast("Coroutine[Any, Any, models.LoginAuthResponse]", sent)
 
     def auth_logout(
@@ -88,13 +101,10 @@ class AgentPeer(Peer):
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
         """
-        sent = self._sender.request(
-            "auth/logout",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_AUTH_LOGOUT,
-        )
+        options = _OPTIONS_AUTH_LOGOUT
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("auth/logout", params, options)
         return cast("Coroutine[Any, Any, models.LogoutAuthResponse]", sent)
 
     def initialize(
@@ -110,13 +120,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/initialization)
         """
-        sent = self._sender.request(
-            "initialize",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_INITIALIZE,
-        )
+        options = _OPTIONS_INITIALIZE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("initialize", params, options)
         return cast("Coroutine[Any, Any, models.InitializeResponse]", sent)
 
     def session_close(
@@ -148,13 +155,10 @@ class AgentPeer(Peer):
         has already been inserted, the Agent MUST respond successfully with its
         `messageId`. Prompt responses need not precede the close response.
         """
-        sent = self._sender.request(
-            "session/close",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_CLOSE,
-        )
+        options = _OPTIONS_SESSION_CLOSE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/close", params, options)
         return cast("Coroutine[Any, Any, models.CloseSessionResponse]", sent)
 
     def session_delete(
@@ -168,13 +172,10 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `session.delete` capability.
         """
-        sent = self._sender.request(
-            "session/delete",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_DELETE,
-        )
+        options = _OPTIONS_SESSION_DELETE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/delete", params, options)
         return cast("Coroutine[Any, Any, models.DeleteSessionResponse]", sent)
 
     def session_list(
@@ -185,13 +186,10 @@ class AgentPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.ListSessionsResponse]:
         """Request parameters for listing existing sessions."""
-        sent = self._sender.request(
-            "session/list",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_LIST,
-        )
+        options = _OPTIONS_SESSION_LIST
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/list", params, options)
         return cast("Coroutine[Any, Any, models.ListSessionsResponse]", sent)
 
     def session_new(
@@ -205,13 +203,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
         """
-        sent = self._sender.request(
-            "session/new",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_NEW,
-        )
+        options = _OPTIONS_SESSION_NEW
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/new", params, options)
         return cast("Coroutine[Any, Any, models.NewSessionResponse]", sent)
 
     def session_prompt(
@@ -227,13 +222,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#1-user-message)
         """
-        sent = self._sender.request(
-            "session/prompt",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_PROMPT,
-        )
+        options = _OPTIONS_SESSION_PROMPT
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/prompt", params, options)
         return cast("Coroutine[Any, Any, models.PromptResponse]", sent)
 
     def session_resume(
@@ -248,13 +240,10 @@ class AgentPeer(Peer):
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`.
         """
-        sent = self._sender.request(
-            "session/resume",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_RESUME,
-        )
+        options = _OPTIONS_SESSION_RESUME
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/resume", params, options)
         return cast("Coroutine[Any, Any, models.ResumeSessionResponse]", sent)
 
     def session_set_config_option(
@@ -275,13 +264,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/session-config-options#setting-a-config-option)
         """
-        sent = self._sender.request(
-            "session/set_config_option",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_SET_CONFIG_OPTION,
-        )
+        options = _OPTIONS_SESSION_SET_CONFIG_OPTION
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/set_config_option", params, options)
         return cast("Coroutine[Any, Any, models.SetSessionConfigOptionResponse]", sent)
 
     def terminal_cancel(
@@ -305,13 +291,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-terminals)
         """
-        sent = self._sender.request(
-            "terminal/cancel",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TERMINAL_CANCEL,
-        )
+        options = _OPTIONS_TERMINAL_CANCEL
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("terminal/cancel", params, options)
         return cast("Coroutine[Any, Any, models.CancelTerminalResponse]", sent)
 
     def tool_call_cancel(
@@ -334,13 +317,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-tool-calls)
         """
-        sent = self._sender.request(
-            "tool_call/cancel",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TOOL_CALL_CANCEL,
-        )
+        options = _OPTIONS_TOOL_CALL_CANCEL
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("tool_call/cancel", params, options)
         return cast("Coroutine[Any, Any, models.CancelToolCallResponse]", sent)
 
     def session_cancel(self, params: models.CancelSessionNotification) -> Coroutine[Any, Any, None]:
@@ -383,13 +363,10 @@ class ClientPeer(Peer):
 
         See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/elicitation)
         """
-        sent = self._sender.request(
-            "elicitation/create",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_ELICITATION_CREATE,
-        )
+        options = _OPTIONS_ELICITATION_CREATE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("elicitation/create", params, options)
         return cast("Coroutine[Any, Any, models.CreateElicitationResponse]", sent)
 
     def session_request_permission(
@@ -405,13 +382,10 @@ class ClientPeer(Peer):
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v2/tool-calls#requesting-permission)
         """
-        sent = self._sender.request(
-            "session/request_permission",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_REQUEST_PERMISSION,
-        )
+        options = _OPTIONS_SESSION_REQUEST_PERMISSION
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/request_permission", params, options)
         return cast("Coroutine[Any, Any, models.RequestPermissionResponse]", sent)
 
     def elicitation_complete(

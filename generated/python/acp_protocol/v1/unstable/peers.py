@@ -22,46 +22,82 @@ from typing import Any, cast
 
 from ...runtime.cancellation import CancelSignal
 from ...runtime.peer import Peer, parse_negotiated, parse_result
+from ...runtime.request_state import RequestOptions
 
 from . import models
 from .methods import REQUESTS
 
 # How each request's result is checked: as the result type of its method, bound once; the
 # answer to initialize first for its protocolVersion (another version: UnsupportedVersion).
+# Its options without cancel (the usual request), made once too.
 _PARSE_AUTH_STATUS = partial(parse_result, REQUESTS["auth/status"])
+_OPTIONS_AUTH_STATUS = RequestOptions(parse=_PARSE_AUTH_STATUS)
 _PARSE_AUTHENTICATE = partial(parse_result, REQUESTS["authenticate"])
+_OPTIONS_AUTHENTICATE = RequestOptions(parse=_PARSE_AUTHENTICATE)
 _PARSE_ELICITATION_CREATE = partial(parse_result, REQUESTS["elicitation/create"])
+_OPTIONS_ELICITATION_CREATE = RequestOptions(parse=_PARSE_ELICITATION_CREATE)
 _PARSE_FS_READ_TEXT_FILE = partial(parse_result, REQUESTS["fs/read_text_file"])
+_OPTIONS_FS_READ_TEXT_FILE = RequestOptions(parse=_PARSE_FS_READ_TEXT_FILE)
 _PARSE_FS_WRITE_TEXT_FILE = partial(parse_result, REQUESTS["fs/write_text_file"])
+_OPTIONS_FS_WRITE_TEXT_FILE = RequestOptions(parse=_PARSE_FS_WRITE_TEXT_FILE)
 _PARSE_INITIALIZE = partial(parse_negotiated, REQUESTS["initialize"], "protocolVersion", 1)
+_OPTIONS_INITIALIZE = RequestOptions(parse=_PARSE_INITIALIZE)
 _PARSE_LOGOUT = partial(parse_result, REQUESTS["logout"])
+_OPTIONS_LOGOUT = RequestOptions(parse=_PARSE_LOGOUT)
 _PARSE_MCP_MESSAGE = partial(parse_result, REQUESTS["mcp/message"])
+_OPTIONS_MCP_MESSAGE = RequestOptions(parse=_PARSE_MCP_MESSAGE)
 _PARSE_PROVIDERS_DISABLE = partial(parse_result, REQUESTS["providers/disable"])
+_OPTIONS_PROVIDERS_DISABLE = RequestOptions(parse=_PARSE_PROVIDERS_DISABLE)
 _PARSE_PROVIDERS_LIST = partial(parse_result, REQUESTS["providers/list"])
+_OPTIONS_PROVIDERS_LIST = RequestOptions(parse=_PARSE_PROVIDERS_LIST)
 _PARSE_PROVIDERS_SET = partial(parse_result, REQUESTS["providers/set"])
+_OPTIONS_PROVIDERS_SET = RequestOptions(parse=_PARSE_PROVIDERS_SET)
 _PARSE_PROXY_INITIALIZE = partial(parse_result, REQUESTS["proxy/initialize"])
+_OPTIONS_PROXY_INITIALIZE = RequestOptions(parse=_PARSE_PROXY_INITIALIZE)
 _PARSE_PROXY_SUCCESSOR = partial(parse_result, REQUESTS["proxy/successor"])
+_OPTIONS_PROXY_SUCCESSOR = RequestOptions(parse=_PARSE_PROXY_SUCCESSOR)
 _PARSE_SESSION_ARCHIVE = partial(parse_result, REQUESTS["session/archive"])
+_OPTIONS_SESSION_ARCHIVE = RequestOptions(parse=_PARSE_SESSION_ARCHIVE)
 _PARSE_SESSION_CLOSE = partial(parse_result, REQUESTS["session/close"])
+_OPTIONS_SESSION_CLOSE = RequestOptions(parse=_PARSE_SESSION_CLOSE)
 _PARSE_SESSION_DELETE = partial(parse_result, REQUESTS["session/delete"])
+_OPTIONS_SESSION_DELETE = RequestOptions(parse=_PARSE_SESSION_DELETE)
 _PARSE_SESSION_FORK = partial(parse_result, REQUESTS["session/fork"])
+_OPTIONS_SESSION_FORK = RequestOptions(parse=_PARSE_SESSION_FORK)
 _PARSE_SESSION_LIST = partial(parse_result, REQUESTS["session/list"])
+_OPTIONS_SESSION_LIST = RequestOptions(parse=_PARSE_SESSION_LIST)
 _PARSE_SESSION_LOAD = partial(parse_result, REQUESTS["session/load"])
+_OPTIONS_SESSION_LOAD = RequestOptions(parse=_PARSE_SESSION_LOAD)
 _PARSE_SESSION_NEW = partial(parse_result, REQUESTS["session/new"])
+_OPTIONS_SESSION_NEW = RequestOptions(parse=_PARSE_SESSION_NEW)
 _PARSE_SESSION_OPTIONS = partial(parse_result, REQUESTS["session/options"])
+_OPTIONS_SESSION_OPTIONS = RequestOptions(parse=_PARSE_SESSION_OPTIONS)
 _PARSE_SESSION_PROMPT = partial(parse_result, REQUESTS["session/prompt"])
+_OPTIONS_SESSION_PROMPT = RequestOptions(parse=_PARSE_SESSION_PROMPT)
 _PARSE_SESSION_REQUEST_PERMISSION = partial(parse_result, REQUESTS["session/request_permission"])
+_OPTIONS_SESSION_REQUEST_PERMISSION = RequestOptions(parse=_PARSE_SESSION_REQUEST_PERMISSION)
 _PARSE_SESSION_RESUME = partial(parse_result, REQUESTS["session/resume"])
+_OPTIONS_SESSION_RESUME = RequestOptions(parse=_PARSE_SESSION_RESUME)
 _PARSE_SESSION_SET_CONFIG_OPTION = partial(parse_result, REQUESTS["session/set_config_option"])
+_OPTIONS_SESSION_SET_CONFIG_OPTION = RequestOptions(parse=_PARSE_SESSION_SET_CONFIG_OPTION)
 _PARSE_SESSION_SET_MODE = partial(parse_result, REQUESTS["session/set_mode"])
+_OPTIONS_SESSION_SET_MODE = RequestOptions(parse=_PARSE_SESSION_SET_MODE)
 _PARSE_SESSION_SET_TITLE = partial(parse_result, REQUESTS["session/set_title"])
+_OPTIONS_SESSION_SET_TITLE = RequestOptions(parse=_PARSE_SESSION_SET_TITLE)
 _PARSE_SESSION_STATUS = partial(parse_result, REQUESTS["session/status"])
+_OPTIONS_SESSION_STATUS = RequestOptions(parse=_PARSE_SESSION_STATUS)
 _PARSE_SESSION_UNARCHIVE = partial(parse_result, REQUESTS["session/unarchive"])
+_OPTIONS_SESSION_UNARCHIVE = RequestOptions(parse=_PARSE_SESSION_UNARCHIVE)
 _PARSE_TERMINAL_CREATE = partial(parse_result, REQUESTS["terminal/create"])
+_OPTIONS_TERMINAL_CREATE = RequestOptions(parse=_PARSE_TERMINAL_CREATE)
 _PARSE_TERMINAL_KILL = partial(parse_result, REQUESTS["terminal/kill"])
+_OPTIONS_TERMINAL_KILL = RequestOptions(parse=_PARSE_TERMINAL_KILL)
 _PARSE_TERMINAL_OUTPUT = partial(parse_result, REQUESTS["terminal/output"])
+_OPTIONS_TERMINAL_OUTPUT = RequestOptions(parse=_PARSE_TERMINAL_OUTPUT)
 _PARSE_TERMINAL_RELEASE = partial(parse_result, REQUESTS["terminal/release"])
+_OPTIONS_TERMINAL_RELEASE = RequestOptions(parse=_PARSE_TERMINAL_RELEASE)
 _PARSE_TERMINAL_WAIT_FOR_EXIT = partial(parse_result, REQUESTS["terminal/wait_for_exit"])
+_OPTIONS_TERMINAL_WAIT_FOR_EXIT = RequestOptions(parse=_PARSE_TERMINAL_WAIT_FOR_EXIT)
 
 
 class AgentPeer(Peer):
@@ -87,13 +123,10 @@ class AgentPeer(Peer):
         Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
         whether authentication is required.
         """
-        sent = self._sender.request(
-            "auth/status",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_AUTH_STATUS,
-        )
+        options = _OPTIONS_AUTH_STATUS
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("auth/status", params, options)
         return cast("Coroutine[Any, Any, models.AuthStatusResponse]", sent)
 
     def authenticate(
@@ -107,13 +140,10 @@ class AgentPeer(Peer):
 
         Specifies which authentication method to use.
         """
-        sent = self._sender.request(
-            "authenticate",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_AUTHENTICATE,
-        )
+        options = _OPTIONS_AUTHENTICATE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("authenticate", params, options)
         return cast("Coroutine[Any, Any, models.AuthenticateResponse]", sent)
 
     def initialize(
@@ -129,13 +159,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
         """
-        sent = self._sender.request(
-            "initialize",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_INITIALIZE,
-        )
+        options = _OPTIONS_INITIALIZE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("initialize", params, options)
         return cast("Coroutine[Any, Any, models.InitializeResponse]", sent)
 
     def logout(
@@ -149,13 +176,10 @@ class AgentPeer(Peer):
 
         Terminates the current authenticated session.
         """
-        sent = self._sender.request(
-            "logout",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_LOGOUT,
-        )
+        options = _OPTIONS_LOGOUT
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("logout", params, options)
         return cast("Coroutine[Any, Any, models.LogoutResponse]", sent)
 
     def providers_disable(
@@ -171,13 +195,10 @@ class AgentPeer(Peer):
 
         Request parameters for `providers/disable`.
         """
-        sent = self._sender.request(
-            "providers/disable",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_PROVIDERS_DISABLE,
-        )
+        options = _OPTIONS_PROVIDERS_DISABLE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("providers/disable", params, options)
         return cast("Coroutine[Any, Any, models.DisableProviderResponse]", sent)
 
     def providers_list(
@@ -193,13 +214,10 @@ class AgentPeer(Peer):
 
         Request parameters for `providers/list`.
         """
-        sent = self._sender.request(
-            "providers/list",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_PROVIDERS_LIST,
-        )
+        options = _OPTIONS_PROVIDERS_LIST
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("providers/list", params, options)
         return cast("Coroutine[Any, Any, models.ListProvidersResponse]", sent)
 
     def providers_set(
@@ -217,13 +235,10 @@ class AgentPeer(Peer):
 
         Replaces the full configuration for one provider ID.
         """
-        sent = self._sender.request(
-            "providers/set",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_PROVIDERS_SET,
-        )
+        options = _OPTIONS_PROVIDERS_SET
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("providers/set", params, options)
         return cast("Coroutine[Any, Any, models.SetProviderResponse]", sent)
 
     def session_archive(
@@ -246,13 +261,10 @@ class AgentPeer(Peer):
         free the session's resources as if `session/close` had been called, then archive it.
         Archiving an archived session succeeds. A session that does not exist gets `-32002`.
         """
-        sent = self._sender.request(
-            "session/archive",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_ARCHIVE,
-        )
+        options = _OPTIONS_SESSION_ARCHIVE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/archive", params, options)
         return cast("Coroutine[Any, Any, models.ArchiveSessionResponse]", sent)
 
     def session_close(
@@ -270,13 +282,10 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
-        sent = self._sender.request(
-            "session/close",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_CLOSE,
-        )
+        options = _OPTIONS_SESSION_CLOSE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/close", params, options)
         return cast("Coroutine[Any, Any, models.CloseSessionResponse]", sent)
 
     def session_delete(
@@ -290,13 +299,10 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
-        sent = self._sender.request(
-            "session/delete",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_DELETE,
-        )
+        options = _OPTIONS_SESSION_DELETE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/delete", params, options)
         return cast("Coroutine[Any, Any, models.DeleteSessionResponse]", sent)
 
     def session_fork(
@@ -317,13 +323,10 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `session.fork` capability.
         """
-        sent = self._sender.request(
-            "session/fork",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_FORK,
-        )
+        options = _OPTIONS_SESSION_FORK
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/fork", params, options)
         return cast("Coroutine[Any, Any, models.ForkSessionResponse]", sent)
 
     def session_list(
@@ -337,13 +340,10 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
-        sent = self._sender.request(
-            "session/list",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_LIST,
-        )
+        options = _OPTIONS_SESSION_LIST
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/list", params, options)
         return cast("Coroutine[Any, Any, models.ListSessionsResponse]", sent)
 
     def session_load(
@@ -359,13 +359,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/draft/session-setup#loading-sessions)
         """
-        sent = self._sender.request(
-            "session/load",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_LOAD,
-        )
+        options = _OPTIONS_SESSION_LOAD
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/load", params, options)
         return cast("Coroutine[Any, Any, models.LoadSessionResponse]", sent)
 
     def session_new(
@@ -379,13 +376,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
         """
-        sent = self._sender.request(
-            "session/new",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_NEW,
-        )
+        options = _OPTIONS_SESSION_NEW
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/new", params, options)
         return cast("Coroutine[Any, Any, models.NewSessionResponse]", sent)
 
     def session_options(
@@ -409,13 +403,10 @@ class AgentPeer(Peer):
         SHOULD NOT connect to MCP servers to answer it. Agents MAY start their runtime to resolve
         the options. The rules above still hold for it.
         """
-        sent = self._sender.request(
-            "session/options",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_OPTIONS,
-        )
+        options = _OPTIONS_SESSION_OPTIONS
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/options", params, options)
         return cast("Coroutine[Any, Any, models.SessionOptionsResponse]", sent)
 
     def session_prompt(
@@ -431,13 +422,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#1-user-message)
         """
-        sent = self._sender.request(
-            "session/prompt",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_PROMPT,
-        )
+        options = _OPTIONS_SESSION_PROMPT
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/prompt", params, options)
         return cast("Coroutine[Any, Any, models.PromptResponse]", sent)
 
     def session_resume(
@@ -454,13 +442,10 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
-        sent = self._sender.request(
-            "session/resume",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_RESUME,
-        )
+        options = _OPTIONS_SESSION_RESUME
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/resume", params, options)
         return cast("Coroutine[Any, Any, models.ResumeSessionResponse]", sent)
 
     def session_set_config_option(
@@ -471,13 +456,10 @@ class AgentPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.SetSessionConfigOptionResponse]:
         """Request parameters for setting a session configuration option."""
-        sent = self._sender.request(
-            "session/set_config_option",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_SET_CONFIG_OPTION,
-        )
+        options = _OPTIONS_SESSION_SET_CONFIG_OPTION
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/set_config_option", params, options)
         return cast("Coroutine[Any, Any, models.SetSessionConfigOptionResponse]", sent)
 
     def session_set_mode(
@@ -488,13 +470,10 @@ class AgentPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.SetSessionModeResponse]:
         """Request parameters for setting a session mode."""
-        sent = self._sender.request(
-            "session/set_mode",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_SET_MODE,
-        )
+        options = _OPTIONS_SESSION_SET_MODE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/set_mode", params, options)
         return cast("Coroutine[Any, Any, models.SetSessionModeResponse]", sent)
 
     def session_set_title(
@@ -518,13 +497,10 @@ class AgentPeer(Peer):
         The Agent responds only after it has stored the title. After a successful response, the
         Agent SHOULD NOT replace the title with one it generates automatically.
         """
-        sent = self._sender.request(
-            "session/set_title",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_SET_TITLE,
-        )
+        options = _OPTIONS_SESSION_SET_TITLE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/set_title", params, options)
         return cast("Coroutine[Any, Any, models.SetSessionTitleResponse]", sent)
 
     def session_status(
@@ -546,13 +522,10 @@ class AgentPeer(Peer):
         close, or change the session, and does not attach the requesting connection to it.
         A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
         """
-        sent = self._sender.request(
-            "session/status",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_STATUS,
-        )
+        options = _OPTIONS_SESSION_STATUS
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/status", params, options)
         return cast("Coroutine[Any, Any, models.SessionStatusResponse]", sent)
 
     def session_unarchive(
@@ -576,13 +549,10 @@ class AgentPeer(Peer):
         Unarchiving a session that is not archived succeeds. A session that does not exist
         gets `-32002`.
         """
-        sent = self._sender.request(
-            "session/unarchive",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_UNARCHIVE,
-        )
+        options = _OPTIONS_SESSION_UNARCHIVE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/unarchive", params, options)
         return cast("Coroutine[Any, Any, models.UnarchiveSessionResponse]", sent)
 
     def mcp_message_notification(
@@ -625,13 +595,10 @@ class ClientPeer(Peer):
         either via a form or by directing them to a URL.
         Elicitations are tied to a session (optionally a tool call) or a request.
         """
-        sent = self._sender.request(
-            "elicitation/create",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_ELICITATION_CREATE,
-        )
+        options = _OPTIONS_ELICITATION_CREATE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("elicitation/create", params, options)
         return cast("Coroutine[Any, Any, models.CreateElicitationResponse]", sent)
 
     def fs_read_text_file(
@@ -645,13 +612,10 @@ class ClientPeer(Peer):
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
-        sent = self._sender.request(
-            "fs/read_text_file",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_FS_READ_TEXT_FILE,
-        )
+        options = _OPTIONS_FS_READ_TEXT_FILE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("fs/read_text_file", params, options)
         return cast("Coroutine[Any, Any, models.ReadTextFileResponse]", sent)
 
     def fs_write_text_file(
@@ -665,13 +629,10 @@ class ClientPeer(Peer):
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
-        sent = self._sender.request(
-            "fs/write_text_file",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_FS_WRITE_TEXT_FILE,
-        )
+        options = _OPTIONS_FS_WRITE_TEXT_FILE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("fs/write_text_file", params, options)
         return cast("Coroutine[Any, Any, models.WriteTextFileResponse]", sent)
 
     def mcp_message(
@@ -687,13 +648,10 @@ class ClientPeer(Peer):
 
         Request parameters for `mcp/message`.
         """
-        sent = self._sender.request(
-            "mcp/message",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_MCP_MESSAGE,
-        )
+        options = _OPTIONS_MCP_MESSAGE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("mcp/message", params, options)
         return cast("Coroutine[Any, Any, models.MessageMcpResponse]", sent)
 
     def session_request_permission(
@@ -709,13 +667,10 @@ class ClientPeer(Peer):
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#requesting-permission)
         """
-        sent = self._sender.request(
-            "session/request_permission",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_REQUEST_PERMISSION,
-        )
+        options = _OPTIONS_SESSION_REQUEST_PERMISSION
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/request_permission", params, options)
         return cast("Coroutine[Any, Any, models.RequestPermissionResponse]", sent)
 
     def terminal_create(
@@ -726,13 +681,10 @@ class ClientPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.CreateTerminalResponse]:
         """Request to create a new terminal and execute a command."""
-        sent = self._sender.request(
-            "terminal/create",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TERMINAL_CREATE,
-        )
+        options = _OPTIONS_TERMINAL_CREATE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("terminal/create", params, options)
         return cast("Coroutine[Any, Any, models.CreateTerminalResponse]", sent)
 
     def terminal_kill(
@@ -743,13 +695,10 @@ class ClientPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.KillTerminalResponse]:
         """Request to kill a terminal without releasing it."""
-        sent = self._sender.request(
-            "terminal/kill",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TERMINAL_KILL,
-        )
+        options = _OPTIONS_TERMINAL_KILL
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("terminal/kill", params, options)
         return cast("Coroutine[Any, Any, models.KillTerminalResponse]", sent)
 
     def terminal_output(
@@ -760,13 +709,10 @@ class ClientPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.TerminalOutputResponse]:
         """Request to get the current output and status of a terminal."""
-        sent = self._sender.request(
-            "terminal/output",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TERMINAL_OUTPUT,
-        )
+        options = _OPTIONS_TERMINAL_OUTPUT
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("terminal/output", params, options)
         return cast("Coroutine[Any, Any, models.TerminalOutputResponse]", sent)
 
     def terminal_release(
@@ -777,13 +723,10 @@ class ClientPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.ReleaseTerminalResponse]:
         """Request to release a terminal and free its resources."""
-        sent = self._sender.request(
-            "terminal/release",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TERMINAL_RELEASE,
-        )
+        options = _OPTIONS_TERMINAL_RELEASE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("terminal/release", params, options)
         return cast("Coroutine[Any, Any, models.ReleaseTerminalResponse]", sent)
 
     def terminal_wait_for_exit(
@@ -794,13 +737,10 @@ class ClientPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.WaitForTerminalExitResponse]:
         """Request to wait for a terminal command to exit."""
-        sent = self._sender.request(
-            "terminal/wait_for_exit",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TERMINAL_WAIT_FOR_EXIT,
-        )
+        options = _OPTIONS_TERMINAL_WAIT_FOR_EXIT
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("terminal/wait_for_exit", params, options)
         return cast("Coroutine[Any, Any, models.WaitForTerminalExitResponse]", sent)
 
     def auth_status_update(

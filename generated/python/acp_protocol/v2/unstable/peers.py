@@ -22,39 +22,68 @@ from typing import Any, cast
 
 from ...runtime.cancellation import CancelSignal
 from ...runtime.peer import Peer, parse_negotiated, parse_result
+from ...runtime.request_state import RequestOptions
 
 from . import models
 from .methods import REQUESTS
 
 # How each request's result is checked: as the result type of its method, bound once; the
 # answer to initialize first for its protocolVersion (another version: UnsupportedVersion).
+# Its options without cancel (the usual request), made once too.
 _PARSE_AUTH_LOGIN = partial(parse_result, REQUESTS["auth/login"])
+_OPTIONS_AUTH_LOGIN = RequestOptions(parse=_PARSE_AUTH_LOGIN)
 _PARSE_AUTH_LOGOUT = partial(parse_result, REQUESTS["auth/logout"])
+_OPTIONS_AUTH_LOGOUT = RequestOptions(parse=_PARSE_AUTH_LOGOUT)
 _PARSE_AUTH_STATUS = partial(parse_result, REQUESTS["auth/status"])
+_OPTIONS_AUTH_STATUS = RequestOptions(parse=_PARSE_AUTH_STATUS)
 _PARSE_ELICITATION_CREATE = partial(parse_result, REQUESTS["elicitation/create"])
+_OPTIONS_ELICITATION_CREATE = RequestOptions(parse=_PARSE_ELICITATION_CREATE)
 _PARSE_INITIALIZE = partial(parse_negotiated, REQUESTS["initialize"], "protocolVersion", 2)
+_OPTIONS_INITIALIZE = RequestOptions(parse=_PARSE_INITIALIZE)
 _PARSE_MCP_MESSAGE = partial(parse_result, REQUESTS["mcp/message"])
+_OPTIONS_MCP_MESSAGE = RequestOptions(parse=_PARSE_MCP_MESSAGE)
 _PARSE_PROVIDERS_DISABLE = partial(parse_result, REQUESTS["providers/disable"])
+_OPTIONS_PROVIDERS_DISABLE = RequestOptions(parse=_PARSE_PROVIDERS_DISABLE)
 _PARSE_PROVIDERS_LIST = partial(parse_result, REQUESTS["providers/list"])
+_OPTIONS_PROVIDERS_LIST = RequestOptions(parse=_PARSE_PROVIDERS_LIST)
 _PARSE_PROVIDERS_SET = partial(parse_result, REQUESTS["providers/set"])
+_OPTIONS_PROVIDERS_SET = RequestOptions(parse=_PARSE_PROVIDERS_SET)
 _PARSE_PROXY_INITIALIZE = partial(parse_result, REQUESTS["proxy/initialize"])
+_OPTIONS_PROXY_INITIALIZE = RequestOptions(parse=_PARSE_PROXY_INITIALIZE)
 _PARSE_PROXY_SUCCESSOR = partial(parse_result, REQUESTS["proxy/successor"])
+_OPTIONS_PROXY_SUCCESSOR = RequestOptions(parse=_PARSE_PROXY_SUCCESSOR)
 _PARSE_SESSION_ARCHIVE = partial(parse_result, REQUESTS["session/archive"])
+_OPTIONS_SESSION_ARCHIVE = RequestOptions(parse=_PARSE_SESSION_ARCHIVE)
 _PARSE_SESSION_CLOSE = partial(parse_result, REQUESTS["session/close"])
+_OPTIONS_SESSION_CLOSE = RequestOptions(parse=_PARSE_SESSION_CLOSE)
 _PARSE_SESSION_DELETE = partial(parse_result, REQUESTS["session/delete"])
+_OPTIONS_SESSION_DELETE = RequestOptions(parse=_PARSE_SESSION_DELETE)
 _PARSE_SESSION_FORK = partial(parse_result, REQUESTS["session/fork"])
+_OPTIONS_SESSION_FORK = RequestOptions(parse=_PARSE_SESSION_FORK)
 _PARSE_SESSION_LIST = partial(parse_result, REQUESTS["session/list"])
+_OPTIONS_SESSION_LIST = RequestOptions(parse=_PARSE_SESSION_LIST)
 _PARSE_SESSION_NEW = partial(parse_result, REQUESTS["session/new"])
+_OPTIONS_SESSION_NEW = RequestOptions(parse=_PARSE_SESSION_NEW)
 _PARSE_SESSION_OPTIONS = partial(parse_result, REQUESTS["session/options"])
+_OPTIONS_SESSION_OPTIONS = RequestOptions(parse=_PARSE_SESSION_OPTIONS)
 _PARSE_SESSION_PROMPT = partial(parse_result, REQUESTS["session/prompt"])
+_OPTIONS_SESSION_PROMPT = RequestOptions(parse=_PARSE_SESSION_PROMPT)
 _PARSE_SESSION_REQUEST_PERMISSION = partial(parse_result, REQUESTS["session/request_permission"])
+_OPTIONS_SESSION_REQUEST_PERMISSION = RequestOptions(parse=_PARSE_SESSION_REQUEST_PERMISSION)
 _PARSE_SESSION_RESUME = partial(parse_result, REQUESTS["session/resume"])
+_OPTIONS_SESSION_RESUME = RequestOptions(parse=_PARSE_SESSION_RESUME)
 _PARSE_SESSION_SET_CONFIG_OPTION = partial(parse_result, REQUESTS["session/set_config_option"])
+_OPTIONS_SESSION_SET_CONFIG_OPTION = RequestOptions(parse=_PARSE_SESSION_SET_CONFIG_OPTION)
 _PARSE_SESSION_SET_TITLE = partial(parse_result, REQUESTS["session/set_title"])
+_OPTIONS_SESSION_SET_TITLE = RequestOptions(parse=_PARSE_SESSION_SET_TITLE)
 _PARSE_SESSION_STATUS = partial(parse_result, REQUESTS["session/status"])
+_OPTIONS_SESSION_STATUS = RequestOptions(parse=_PARSE_SESSION_STATUS)
 _PARSE_SESSION_UNARCHIVE = partial(parse_result, REQUESTS["session/unarchive"])
+_OPTIONS_SESSION_UNARCHIVE = RequestOptions(parse=_PARSE_SESSION_UNARCHIVE)
 _PARSE_TERMINAL_CANCEL = partial(parse_result, REQUESTS["terminal/cancel"])
+_OPTIONS_TERMINAL_CANCEL = RequestOptions(parse=_PARSE_TERMINAL_CANCEL)
 _PARSE_TOOL_CALL_CANCEL = partial(parse_result, REQUESTS["tool_call/cancel"])
+_OPTIONS_TOOL_CALL_CANCEL = RequestOptions(parse=_PARSE_TOOL_CALL_CANCEL)
 
 
 class AgentPeer(Peer):
@@ -77,13 +106,10 @@ class AgentPeer(Peer):
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
         """
-        sent = self._sender.request(
-            "auth/login",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_AUTH_LOGIN,
-        )
+        options = _OPTIONS_AUTH_LOGIN
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("auth/login", params, options)
         return cast("Coroutine[Any, Any, models.LoginAuthResponse]", sent)
 
     def auth_logout(
@@ -101,13 +127,10 @@ class AgentPeer(Peer):
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
         """
-        sent = self._sender.request(
-            "auth/logout",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_AUTH_LOGOUT,
-        )
+        options = _OPTIONS_AUTH_LOGOUT
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("auth/logout", params, options)
         return cast("Coroutine[Any, Any, models.LogoutAuthResponse]", sent)
 
     def auth_status(
@@ -128,13 +151,10 @@ class AgentPeer(Peer):
         Agents MUST NOT reject it with `-32000` (Authentication required), since Clients call it to learn
         whether authentication is required.
         """
-        sent = self._sender.request(
-            "auth/status",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_AUTH_STATUS,
-        )
+        options = _OPTIONS_AUTH_STATUS
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("auth/status", params, options)
         return cast("Coroutine[Any, Any, models.AuthStatusResponse]", sent)
 
     def initialize(
@@ -150,13 +170,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)
         """
-        sent = self._sender.request(
-            "initialize",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_INITIALIZE,
-        )
+        options = _OPTIONS_INITIALIZE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("initialize", params, options)
         return cast("Coroutine[Any, Any, models.InitializeResponse]", sent)
 
     def providers_disable(
@@ -172,13 +189,10 @@ class AgentPeer(Peer):
 
         Request parameters for `providers/disable`.
         """
-        sent = self._sender.request(
-            "providers/disable",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_PROVIDERS_DISABLE,
-        )
+        options = _OPTIONS_PROVIDERS_DISABLE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("providers/disable", params, options)
         return cast("Coroutine[Any, Any, models.DisableProviderResponse]", sent)
 
     def providers_list(
@@ -194,13 +208,10 @@ class AgentPeer(Peer):
 
         Request parameters for `providers/list`.
         """
-        sent = self._sender.request(
-            "providers/list",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_PROVIDERS_LIST,
-        )
+        options = _OPTIONS_PROVIDERS_LIST
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("providers/list", params, options)
         return cast("Coroutine[Any, Any, models.ListProvidersResponse]", sent)
 
     def providers_set(
@@ -218,13 +229,10 @@ class AgentPeer(Peer):
 
         Replaces the full configuration for one provider ID.
         """
-        sent = self._sender.request(
-            "providers/set",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_PROVIDERS_SET,
-        )
+        options = _OPTIONS_PROVIDERS_SET
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("providers/set", params, options)
         return cast("Coroutine[Any, Any, models.SetProviderResponse]", sent)
 
     def session_archive(
@@ -247,13 +255,10 @@ class AgentPeer(Peer):
         free the session's resources as if `session/close` had been called, then archive it.
         Archiving an archived session succeeds. A session that does not exist gets `-32002`.
         """
-        sent = self._sender.request(
-            "session/archive",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_ARCHIVE,
-        )
+        options = _OPTIONS_SESSION_ARCHIVE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/archive", params, options)
         return cast("Coroutine[Any, Any, models.ArchiveSessionResponse]", sent)
 
     def session_close(
@@ -285,13 +290,10 @@ class AgentPeer(Peer):
         has already been inserted, the Agent MUST respond successfully with its
         `messageId`. Prompt responses need not precede the close response.
         """
-        sent = self._sender.request(
-            "session/close",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_CLOSE,
-        )
+        options = _OPTIONS_SESSION_CLOSE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/close", params, options)
         return cast("Coroutine[Any, Any, models.CloseSessionResponse]", sent)
 
     def session_delete(
@@ -305,13 +307,10 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `session.delete` capability.
         """
-        sent = self._sender.request(
-            "session/delete",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_DELETE,
-        )
+        options = _OPTIONS_SESSION_DELETE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/delete", params, options)
         return cast("Coroutine[Any, Any, models.DeleteSessionResponse]", sent)
 
     def session_fork(
@@ -332,13 +331,10 @@ class AgentPeer(Peer):
 
         Only available if the Agent supports the `session.fork` capability.
         """
-        sent = self._sender.request(
-            "session/fork",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_FORK,
-        )
+        options = _OPTIONS_SESSION_FORK
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/fork", params, options)
         return cast("Coroutine[Any, Any, models.ForkSessionResponse]", sent)
 
     def session_list(
@@ -349,13 +345,10 @@ class AgentPeer(Peer):
         cascade: bool = True,
     ) -> Coroutine[Any, Any, models.ListSessionsResponse]:
         """Request parameters for listing existing sessions."""
-        sent = self._sender.request(
-            "session/list",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_LIST,
-        )
+        options = _OPTIONS_SESSION_LIST
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/list", params, options)
         return cast("Coroutine[Any, Any, models.ListSessionsResponse]", sent)
 
     def session_new(
@@ -369,13 +362,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
         """
-        sent = self._sender.request(
-            "session/new",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_NEW,
-        )
+        options = _OPTIONS_SESSION_NEW
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/new", params, options)
         return cast("Coroutine[Any, Any, models.NewSessionResponse]", sent)
 
     def session_options(
@@ -399,13 +389,10 @@ class AgentPeer(Peer):
         SHOULD NOT connect to MCP servers to answer it. Agents MAY start their runtime to resolve
         the options. The rules above still hold for it.
         """
-        sent = self._sender.request(
-            "session/options",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_OPTIONS,
-        )
+        options = _OPTIONS_SESSION_OPTIONS
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/options", params, options)
         return cast("Coroutine[Any, Any, models.SessionOptionsResponse]", sent)
 
     def session_prompt(
@@ -421,13 +408,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#1-user-message)
         """
-        sent = self._sender.request(
-            "session/prompt",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_PROMPT,
-        )
+        options = _OPTIONS_SESSION_PROMPT
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/prompt", params, options)
         return cast("Coroutine[Any, Any, models.PromptResponse]", sent)
 
     def session_resume(
@@ -442,13 +426,10 @@ class AgentPeer(Peer):
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`.
         """
-        sent = self._sender.request(
-            "session/resume",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_RESUME,
-        )
+        options = _OPTIONS_SESSION_RESUME
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/resume", params, options)
         return cast("Coroutine[Any, Any, models.ResumeSessionResponse]", sent)
 
     def session_set_config_option(
@@ -469,13 +450,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/draft/session-config-options#setting-a-config-option)
         """
-        sent = self._sender.request(
-            "session/set_config_option",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_SET_CONFIG_OPTION,
-        )
+        options = _OPTIONS_SESSION_SET_CONFIG_OPTION
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/set_config_option", params, options)
         return cast("Coroutine[Any, Any, models.SetSessionConfigOptionResponse]", sent)
 
     def session_set_title(
@@ -499,13 +477,10 @@ class AgentPeer(Peer):
         The Agent responds only after it has stored the title. After a successful response, the
         Agent SHOULD NOT replace the title with one it generates automatically.
         """
-        sent = self._sender.request(
-            "session/set_title",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_SET_TITLE,
-        )
+        options = _OPTIONS_SESSION_SET_TITLE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/set_title", params, options)
         return cast("Coroutine[Any, Any, models.SetSessionTitleResponse]", sent)
 
     def session_status(
@@ -527,13 +502,10 @@ class AgentPeer(Peer):
         close, or change the session, and does not attach the requesting connection to it.
         A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
         """
-        sent = self._sender.request(
-            "session/status",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_STATUS,
-        )
+        options = _OPTIONS_SESSION_STATUS
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/status", params, options)
         return cast("Coroutine[Any, Any, models.SessionStatusResponse]", sent)
 
     def session_unarchive(
@@ -557,13 +529,10 @@ class AgentPeer(Peer):
         Unarchiving a session that is not archived succeeds. A session that does not exist
         gets `-32002`.
         """
-        sent = self._sender.request(
-            "session/unarchive",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_UNARCHIVE,
-        )
+        options = _OPTIONS_SESSION_UNARCHIVE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/unarchive", params, options)
         return cast("Coroutine[Any, Any, models.UnarchiveSessionResponse]", sent)
 
     def terminal_cancel(
@@ -587,13 +556,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-terminals)
         """
-        sent = self._sender.request(
-            "terminal/cancel",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TERMINAL_CANCEL,
-        )
+        options = _OPTIONS_TERMINAL_CANCEL
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("terminal/cancel", params, options)
         return cast("Coroutine[Any, Any, models.CancelTerminalResponse]", sent)
 
     def tool_call_cancel(
@@ -616,13 +582,10 @@ class AgentPeer(Peer):
 
         See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-tool-calls)
         """
-        sent = self._sender.request(
-            "tool_call/cancel",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_TOOL_CALL_CANCEL,
-        )
+        options = _OPTIONS_TOOL_CALL_CANCEL
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("tool_call/cancel", params, options)
         return cast("Coroutine[Any, Any, models.CancelToolCallResponse]", sent)
 
     def mcp_message_notification(
@@ -675,13 +638,10 @@ class ClientPeer(Peer):
 
         See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/draft/elicitation)
         """
-        sent = self._sender.request(
-            "elicitation/create",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_ELICITATION_CREATE,
-        )
+        options = _OPTIONS_ELICITATION_CREATE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("elicitation/create", params, options)
         return cast("Coroutine[Any, Any, models.CreateElicitationResponse]", sent)
 
     def mcp_message(
@@ -695,13 +655,10 @@ class ClientPeer(Peer):
 
         Request parameters for `mcp/message`, sent from consumer to provider.
         """
-        sent = self._sender.request(
-            "mcp/message",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_MCP_MESSAGE,
-        )
+        options = _OPTIONS_MCP_MESSAGE
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("mcp/message", params, options)
         return cast("Coroutine[Any, Any, models.MessageMcpResponse]", sent)
 
     def session_request_permission(
@@ -717,13 +674,10 @@ class ClientPeer(Peer):
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#requesting-permission)
         """
-        sent = self._sender.request(
-            "session/request_permission",
-            params,
-            cancel=cancel,
-            cascade=cascade,
-            parse=_PARSE_SESSION_REQUEST_PERMISSION,
-        )
+        options = _OPTIONS_SESSION_REQUEST_PERMISSION
+        if cancel is not None or not cascade:
+            options = RequestOptions(cancel, cascade, options.parse)
+        sent = self._sender.request("session/request_permission", params, options)
         return cast("Coroutine[Any, Any, models.RequestPermissionResponse]", sent)
 
     def auth_status_update(
