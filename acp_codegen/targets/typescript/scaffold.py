@@ -7,10 +7,10 @@ every handler's real signature and the schema's doc comments; a few bodies show 
 the working directory), the rest answer -32601. It is the user's file: written once, never
 regenerated.
 
-The template follows how the edition answers a prompt (`PromptLifecycle.answer`): on completion
-(v1: the prompt handler is the turn) or at insertion (v2: the prompt handler is the foreground work
-the SDK reports on; the client follows a session view). The edition, the role and the command
-come from the kit (`kit.scaffold.starter`).
+The one starter template's blocks follow how the edition answers a prompt
+(`PromptLifecycle.answer`): on completion (v1: the prompt handler is the turn) or at insertion (v2:
+the prompt handler is the foreground work the SDK reports on; the client follows a session view).
+The edition, the role and the command come from the kit (`kit.scaffold.starter`).
 """
 
 from __future__ import annotations
@@ -22,11 +22,9 @@ from acp_codegen.targets.typescript import PACKAGE, template_environment
 from acp_codegen.targets.typescript.behaviour import behaviour_view
 from acp_codegen.targets.typescript.names import HANDLERS
 
-STARTERS = {
-    PromptAnswer.COMPLETION: "scaffold.ts.jinja",
-    PromptAnswer.INSERTION: "scaffold_v2.ts.jinja",
-}
-"""The starter template by how the edition answers a prompt."""
+TEMPLATE = "scaffold.ts.jinja"
+"""The starter template, one for every edition: the blocks that differ follow how the edition
+answers a prompt (`insertion`), never the version's name."""
 
 
 def render_scaffold(
@@ -38,8 +36,9 @@ def render_scaffold(
     roles = {role.name: role for role in role_views(s.edition, names)}
     return (
         template_environment()
-        .get_template(STARTERS[s.answer])
+        .get_template(TEMPLATE)
         .render(
+            insertion=s.answer is PromptAnswer.INSERTION,
             role=roles[role_name],
             package=PACKAGE,
             edition=s.edition,
