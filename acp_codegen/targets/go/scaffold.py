@@ -9,11 +9,12 @@ the request's ctx (a nested request made with it is cancelled with it; `session/
 `$/cancel_request` end it), files served only under the working directory. The handlers'
 names and params come from the IR's method table; it is the user's file, written once.
 
-An edition whose prompt is answered at insertion (ACP v2) gets `scaffold_v2.go.jinja`: the
-agent's prompt method is the foreground work (the SDK answers the prompt, reports the states and
-carries out cancel and close), the client prints the reply until the agent reports idle and
-sends `session/cancel` on Ctrl-C. The template is chosen by the IR's lifecycle, not by the
-version's name. The edition, the role and the command come from the kit (`kit.scaffold.starter`).
+For an edition whose prompt is answered at insertion (ACP v2) the one template's `insertion`
+blocks are chosen: the agent's prompt method is the foreground work (the SDK answers the prompt,
+reports the states and carries out cancel and close), the client prints the reply until the
+agent reports idle and sends `session/cancel` on Ctrl-C. The blocks follow the IR's lifecycle,
+not the version's name. The edition, the role and the command come from the kit
+(`kit.scaffold.starter`).
 """
 
 from __future__ import annotations
@@ -25,37 +26,36 @@ from acp_codegen.targets.go.tables import MethodView, TablesView
 from acp_codegen.targets.go.views import PackageView
 from acp_codegen.targets.kit.scaffold import DEFAULT_PROTOCOL, starter
 
+TEMPLATE = "scaffold.go.jinja"
+"""The starter template, one for every edition: the blocks that differ follow how the edition
+answers a prompt (`insertion`), never the version's name."""
 STARTER_METHODS = {
-    "agent": ("initialize", "session/new", "session/prompt"),
-    "client": (
-        "initialize",
-        "session/new",
-        "session/prompt",
-        "session/update",
-        "session/request_permission",
-        "fs/read_text_file",
-    ),
+    PromptAnswer.COMPLETION: {
+        "agent": ("initialize", "session/new", "session/prompt"),
+        "client": (
+            "initialize",
+            "session/new",
+            "session/prompt",
+            "session/update",
+            "session/request_permission",
+            "fs/read_text_file",
+        ),
+    },
+    PromptAnswer.INSERTION: {
+        # The whole session baseline: session/list and session/close are the SDK's.
+        "agent": ("initialize", "session/new", "session/prompt", "session/resume"),
+        "client": (  # v2 has no fs methods
+            "initialize",
+            "session/new",
+            "session/prompt",
+            "session/update",
+            "session/request_permission",
+        ),
+    },
 }
-"""The methods each starter implements or calls: each must be in the edition's method table."""
-STARTERS = {
-    PromptAnswer.COMPLETION: ("scaffold.go.jinja", STARTER_METHODS),
-    PromptAnswer.INSERTION: (
-        "scaffold_v2.go.jinja",
-        {
-            # The whole session baseline: session/list and session/close are the SDK's.
-            "agent": (*STARTER_METHODS["agent"], "session/resume"),
-            "client": (  # v2 has no fs methods
-                "initialize",
-                "session/new",
-                "session/prompt",
-                "session/update",
-                "session/request_permission",
-            ),
-        },
-    ),
-}
-"""The starter template (and the methods it needs) by how the edition answers a prompt: on
-completion (v1: the handler is the turn), at insertion (v2: the handler is the foreground work)."""
+"""The methods each starter implements or calls, by how the edition answers a prompt (on
+completion, v1: the handler is the turn; at insertion, v2: the handler is the foreground work):
+each must be in the edition's method table."""
 
 
 def render_scaffold(
@@ -63,7 +63,7 @@ def render_scaffold(
 ) -> str:
     """The starter program for `role_name` ("agent" or "client")."""
     s = starter(spec, role_name, unstable=unstable, protocol=protocol, lang="go")
-    template, methods = STARTERS[s.answer]
+    methods = STARTER_METHODS[s.answer]
     view = PackageView(s.edition)
     tables = TablesView(s.edition, view)
     by_name = {m.method.name: m for m in tables.methods}
@@ -75,8 +75,9 @@ def render_scaffold(
     package = protocol  # the import name of the edition's package in the starter
     return (
         template_environment()
-        .get_template(template)
+        .get_template(TEMPLATE)
         .render(
+            insertion=s.answer is PromptAnswer.INSERTION,
             role=role_name,
             life=s.lifecycle,
             package=package,
