@@ -2,10 +2,7 @@
 
 package acp
 
-import (
-	"strings"
-	"sync"
-)
+import "sync"
 
 // Layer: typed layer (pure data; the generated client handler and agent peer feed it, see
 // client_state_feed.go, and the v2 session view exposes it). The state a client keeps of an
@@ -21,116 +18,6 @@ import (
 // nothing else; a malformed one (a path it needs is absent, or of the wrong type) is logged too
 // and reported once per kind with the JSON pointer of what is wrong, and changes nothing: a
 // message is checked whole before anything changes. Apply never panics on a message.
-
-// StateEffect is one effect of an annotation (x-state), as the generated table gives it; ""
-// stands for a path or property the annotation does not name.
-type StateEffect struct {
-	Scope  string // "session" or "agent"
-	Action string // upsert, append, replace, remove
-	Target string
-	ID     string // the dotted path of the entry's id: the target is a collection
-	Field  string // the entry's field the action applies to
-	Value  string // the dotted path of the value (else the message without its union tag)
-	// Fallback "turn": without the id path, the entry of the session's current prompt turn (v1).
-	Fallback string
-	// Encoding "base64": the value is encoded bytes; an append joins the bytes, not the text.
-	Encoding string
-}
-
-// StateEntry is one annotation where a client meets it (acp_codegen/targets/state_table.py).
-type StateEntry struct {
-	Method  string
-	Part    string   // "params" (a request or notification) or "result" (a response)
-	At      string   // the field of the params holding the annotated union ("": the part itself)
-	Tag     string   // the union's tag property, left out of the values the message gives
-	Variant string   // the tag's value ("": the part itself is annotated)
-	Session []string // the dotted paths that may hold the session id, the first string wins
-	Effects []StateEffect
-	Pointer string // the annotation's JSON pointer in the schema
-	Rule    string // "": the schema's own x-state; else the rule-table entry (v1)
-}
-
-// StateTable is one edition's client-state table (generated: <edition>.StateTable).
-type StateTable struct {
-	Meta    MetaPolicy // the _meta policy of every upsert: patch (v2), merge (v1) or replace
-	Turn    string     // the request that starts a prompt turn, where an effect is keyed by it
-	Entries []StateEntry
-
-	once   sync.Once
-	routes map[routeKey]*stateRoute
-}
-
-type routeKey struct{ method, part string }
-
-// stateRoute is the entries of one (method, part), by variant.
-type stateRoute struct {
-	at       []string
-	tag      string
-	session  [][]string
-	base     string // the JSON pointer of the annotated part (/params/update)
-	self     *compiledEntry
-	variants map[string]*compiledEntry
-}
-
-// compiledEntry is a table entry made ready to carry out: its paths split, whether this runtime
-// knows all its effects, the kind its problems are reported under.
-type compiledEntry struct {
-	effects []*compiledEffect
-	known   bool
-	kind    string
-}
-
-type compiledEffect struct {
-	StateEffect
-	id, field, value []string
-	idUnderValue     bool // the id is read from inside the value (subject.toolCall.toolCallId)
-}
-
-func (t *StateTable) compiled() map[routeKey]*stateRoute {
-	t.once.Do(func() {
-		t.routes = map[routeKey]*stateRoute{}
-		for _, entry := range t.Entries {
-			key := routeKey{entry.Method, entry.Part}
-			route := t.routes[key]
-			if route == nil {
-				route = &stateRoute{at: split(entry.At), tag: entry.Tag, base: pointerOf("", []string{entry.Part}), variants: map[string]*compiledEntry{}}
-				route.base = pointerOf(route.base, route.at)
-				for _, path := range entry.Session {
-					route.session = append(route.session, split(path))
-				}
-				t.routes[key] = route
-			}
-			compiled := &compiledEntry{known: true, kind: entry.Method}
-			if entry.Variant != "" {
-				compiled.kind += " " + entry.Variant
-			}
-			for _, effect := range entry.Effects {
-				e := &compiledEffect{StateEffect: effect, id: split(effect.ID), field: split(effect.Field), value: split(effect.Value)}
-				e.idUnderValue = e.id != nil && e.value != nil && len(e.id) > len(e.value) && strings.HasPrefix(effect.ID, effect.Value+".")
-				switch {
-				case effect.Scope != "session" && effect.Scope != "agent":
-					compiled.known = false
-				case effect.Action != StateUpsert && effect.Action != StateAppend && effect.Action != StateReplace && effect.Action != StateRemove:
-					compiled.known = false
-				}
-				compiled.effects = append(compiled.effects, e)
-			}
-			if entry.Variant == "" {
-				route.self = compiled
-			} else {
-				route.variants[entry.Variant] = compiled
-			}
-		}
-	})
-	return t.routes
-}
-
-func split(path string) []string {
-	if path == "" {
-		return nil
-	}
-	return strings.Split(path, ".")
-}
 
 // StateChange is what one applied effect changed: the target, and the entry's id (nil: the
 // target itself).
@@ -273,10 +160,11 @@ func (c *ClientState) apply(message map[string]any, listeners bool) (applied Sta
 func (c *ClientState) applyLocked(message map[string]any) StateApplied {
 	method, _ := message["method"].(string)
 	part := "params"
-	if _, ok := message["result"]; ok {
+	_, answered := message["result"]
+	if answered {
 		part = "result"
 	}
-	route := c.table.compiled()[routeKey{method, part}]
+	route := c.table.route(method, answered)
 	if route == nil {
 		if method != "" && method == c.table.Turn {
 			return c.turn(message)
@@ -288,11 +176,10 @@ func (c *ClientState) applyLocked(message map[string]any) StateApplied {
 		object, _ := payload.(map[string]any)
 		payload = object[key] // nil when not an object
 	}
-	var session *string
+	id, named := "", false
 	for _, path := range route.session {
 		if found, ok := read(message, path); ok {
-			if id, isString := found.(string); isString {
-				session = &id
+			if id, named = found.(string); named {
 				break
 			}
 		}
@@ -308,10 +195,31 @@ func (c *ClientState) applyLocked(message map[string]any) StateApplied {
 		}
 	}
 	if compiled == nil || !compiled.known {
-		c.holder(session).log = append(c.holder(session).log, message)
+		session := sessionRef(id, named)
+		c.holder(session).log = append(c.holder(session).log, kept(message))
 		return StateApplied{Session: session, Logged: true}
 	}
-	return c.carryOut(message, route, compiled, session, payload)
+	return c.carryOut(message, route, compiled, id, named, payload)
+}
+
+// kept is a message as a log keeps it: a copy of its top level holding the message's own values
+// (which the state never changes, and hands out only as copies). The state keeps no map of the
+// caller's, so a caller's message map need not outlive Apply: Go keeps it off the heap.
+func kept(message map[string]any) map[string]any {
+	out := make(map[string]any, len(message))
+	for name, value := range message {
+		out[name] = value
+	}
+	return out
+}
+
+// sessionRef is the session id a StateApplied names (nil: the message names none), a string of
+// its own: what Apply hands out is the caller's.
+func sessionRef(id string, named bool) *string {
+	if !named {
+		return nil
+	}
+	return &id
 }
 
 // turn is the request that starts a prompt turn (v1's session/prompt): the session's turn
@@ -333,8 +241,19 @@ type heldStep struct {
 	step  stateStep
 }
 
+// appliedOne is what an applied message hands out, made in one allocation: the session id and
+// the first change's entry id its StateApplied points to, and the array its changes are in when
+// it has one (most messages: one effect). Apply runs once per update a client receives, and each
+// allocation costs it time and the collector work. Nothing else holds these: the caller may keep
+// or change them.
+type appliedOne struct {
+	session string
+	key     string
+	changes [1]StateChange
+}
+
 // carryOut checks every effect of the message, then commits them in order.
-func (c *ClientState) carryOut(message map[string]any, route *stateRoute, compiled *compiledEntry, session *string, payload any) StateApplied {
+func (c *ClientState) carryOut(message map[string]any, route *stateRoute, compiled *compiledEntry, id string, named bool, payload any) StateApplied {
 	var buffer [2]heldStep // room for the steps of most messages (one), on the stack
 	steps := buffer[:0]
 	var holder *SessionState
@@ -342,34 +261,53 @@ func (c *ClientState) carryOut(message map[string]any, route *stateRoute, compil
 		switch {
 		case effect.Scope == "agent":
 			holder = c.agent
-		case session == nil:
+		case !named:
 			where := ""
 			if len(route.session) > 0 {
 				where = pointerOf("", route.session[0])
 			}
-			return c.malformed(message, compiled.kind, session, holder, &malformed{where, stateMissing})
+			return c.malformed(message, compiled.kind, nil, holder, &malformed{where, stateMissing})
 		default:
-			holder = c.session(*session)
+			holder = c.session(id)
 		}
-		step, applies, problem := holder.step(effect, payload, route.base, route.tag)
+		steps = append(steps, heldStep{state: holder}) // checked in place: a step is large
+		held := &steps[len(steps)-1]
+		applies, problem := holder.step(&held.step, effect, payload, route.base, route.tag)
 		if problem != nil {
-			return c.malformed(message, compiled.kind, session, holder, problem)
+			return c.malformed(message, compiled.kind, sessionRef(id, named), holder, problem)
 		}
-		if applies {
-			steps = append(steps, heldStep{holder, step})
+		if !applies {
+			steps = steps[:len(steps)-1]
+		} else if len(compiled.effects) > 1 {
+			// What step looked up may be changed by an earlier effect's commit: commit looks again.
+			held.step.looked = false
 		}
 	}
-	applied := StateApplied{Session: session, Changes: make([]StateChange, 0, len(steps))}
-	for _, held := range steps {
-		if held.state.commit(held.step) {
-			effect := held.step.effect
-			change := StateChange{Scope: effect.Scope, Session: session, Target: effect.Target, Action: effect.Action}
-			if held.step.keyed {
-				key := held.step.key
-				change.ID = &key
-			}
-			applied.Changes = append(applied.Changes, change)
+	out := &appliedOne{session: id}
+	applied := StateApplied{Changes: out.changes[:0]}
+	if named {
+		applied.Session = &out.session
+	}
+	if len(steps) > 1 {
+		applied.Changes = make([]StateChange, 0, len(steps))
+	}
+	keyHeld := false // out.key is the first keyed change's id; a later one has its own
+	for i := range steps {
+		held := &steps[i]
+		if !held.state.commit(&held.step) {
+			continue
 		}
+		effect := held.step.effect
+		change := StateChange{Scope: effect.Scope, Session: applied.Session, Target: effect.Target, Action: effect.Action}
+		switch {
+		case !held.step.keyed:
+		case !keyHeld:
+			out.key, change.ID, keyHeld = held.step.key, &out.key, true
+		default:
+			key := held.step.key
+			change.ID = &key
+		}
+		applied.Changes = append(applied.Changes, change)
 	}
 	return applied
 }
@@ -378,7 +316,7 @@ func (c *ClientState) malformed(message map[string]any, kind string, session *st
 	if holder == nil {
 		holder = c.holder(session)
 	}
-	holder.log = append(holder.log, message)
+	holder.log = append(holder.log, kept(message))
 	applied := StateApplied{Session: session, Logged: true}
 	reported := StateProblem{Kind: kind, Pointer: problem.pointer, Reason: problem.reason}
 	if holder.report(reported) {

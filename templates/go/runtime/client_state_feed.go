@@ -61,7 +61,7 @@ func CallFeeding[P, R any](ctx context.Context, conn *Connection, method string,
 	if err := decode(answer, &result); err != nil {
 		return result, err
 	}
-	if _, covered := table.compiled()[routeKey{method, "result"}]; covered {
+	if table.route(method, true) != nil {
 		state.feedWire(method, raw, answer)
 	}
 	return result, nil

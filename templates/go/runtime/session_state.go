@@ -197,16 +197,20 @@ type stateStep struct {
 	value   any
 	present bool
 	skip    string // an upsert's value is the message without this member (its union tag)
+	// An append's check looked up the stored entry and its field: commit uses them instead of
+	// looking again, unless ClientState clears looked (another effect may commit in between).
+	looked, found, currentOK bool
+	entry, current           any
 }
 
-// step reads effect from payload (at base in the state message): ok false when it does not
+// step reads effect from payload (at base in the state message) into step: false when it does not
 // apply (the message has no value for it: a permission request whose subject is not a tool
 // call), a *malformed when a path it needs is absent or of the wrong type. Changes nothing.
-func (s *SessionState) step(effect *compiledEffect, payload any, base, tag string) (stateStep, bool, *malformed) {
-	step := stateStep{effect: effect}
+func (s *SessionState) step(step *stateStep, effect *compiledEffect, payload any, base, tag string) (bool, *malformed) {
+	*step = stateStep{effect: effect}
 	if effect.idUnderValue {
 		if found, ok := read(payload, effect.value); !ok || found == nil {
-			return step, false, nil
+			return false, nil
 		}
 	}
 	if effect.id != nil {
@@ -217,9 +221,9 @@ func (s *SessionState) step(effect *compiledEffect, payload any, base, tag strin
 		case (!ok || found == nil) && effect.Fallback == stateTurn:
 			key = "turn:" + strconv.Itoa(s.turn)
 		case !ok:
-			return step, false, &malformed{pointerOf(base, effect.id), stateMissing}
+			return false, &malformed{pointerOf(base, effect.id), stateMissing}
 		default:
-			return step, false, &malformed{pointerOf(base, effect.id), stateWrongType}
+			return false, &malformed{pointerOf(base, effect.id), stateWrongType}
 		}
 		step.key, step.keyed = key, true
 	}
@@ -242,32 +246,40 @@ func (s *SessionState) step(effect *compiledEffect, payload any, base, tag strin
 	switch effect.Action {
 	case StateAppend:
 		if !step.present {
-			return step, false, &malformed{pointerOf(base, effect.value), stateMissing}
+			return false, &malformed{pointerOf(base, effect.value), stateMissing}
 		}
-		current, ok := read(s.entry(effect.Target, step.key, step.keyed), effect.field)
-		if !appendable(current, ok, step.value, effect.Encoding) {
-			return step, false, &malformed{pointerOf(base, effect.value), stateWrongType}
+		step.entry, step.found = s.lookup(effect.Target, step.key, step.keyed)
+		step.current, step.currentOK = read(step.entry, effect.field)
+		if !appendable(step.current, step.currentOK, step.value, effect.Encoding) {
+			return false, &malformed{pointerOf(base, effect.value), stateWrongType}
 		}
+		step.looked = true
 	case StateUpsert:
 		if _, isObject := asObject(step.value); !isObject || !step.present {
-			return step, false, &malformed{pointerOf(base, effect.value), stateWrongType}
+			return false, &malformed{pointerOf(base, effect.value), stateWrongType}
 		}
 	}
-	return step, true, nil
+	return true, nil
 }
 
 // commit carries out a checked step; whether anything changed.
-func (s *SessionState) commit(step stateStep) bool {
+func (s *SessionState) commit(step *stateStep) bool {
 	effect := step.effect
 	if effect.Action == StateRemove {
 		return s.remove(effect.Target, step.key, step.keyed)
 	}
-	entry, found := s.lookup(effect.Target, step.key, step.keyed)
+	entry, found := step.entry, step.found
+	if !step.looked {
+		entry, found = s.lookup(effect.Target, step.key, step.keyed)
+	}
 	var value any
 	present := true
 	switch effect.Action {
 	case StateAppend:
-		current, ok := read(entry, effect.field)
+		current, ok := step.current, step.currentOK
+		if !step.looked {
+			current, ok = read(entry, effect.field)
+		}
 		joined := appended(current, ok, step.value, effect.Encoding)
 		if _, inPlace := current.(*ownedList); inPlace && found {
 			return true // the state's own list grew: nothing holding it changes
@@ -288,12 +300,6 @@ func (s *SessionState) commit(step stateStep) bool {
 	}
 	s.store(effect.Target, step.key, step.keyed, value, present)
 	return true
-}
-
-// entry is the stored entry (or target), nil where absent.
-func (s *SessionState) entry(target, key string, keyed bool) any {
-	found, _ := s.lookup(target, key, keyed)
-	return found
 }
 
 func (s *SessionState) lookup(target, key string, keyed bool) (any, bool) {
