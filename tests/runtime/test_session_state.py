@@ -103,7 +103,8 @@ def test_applying_never_raises_on_odd_messages() -> None:
     for message in odd:
         state.apply(message)
     feed = state.applier("session/update")  # the params alone, as the router gives them
-    for params in [None, [], "s", {}, {"sessionId": "s", "update": []}, {"update": {}}]:
+    odd_params: list[Any] = [None, [], "s", {}, {"sessionId": "s", "update": []}, {"update": {}}]
+    for params in odd_params:
         feed(params)
     for message in odd[3:7]:
         feed(message["params"])
