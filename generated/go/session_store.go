@@ -10,9 +10,8 @@ package acp
 // Agent side: NewSession records a session under a fresh id (Create under the caller's); Change
 // applies a change and returns the session_info_update to send (only the changed fields, null
 // for cleared ones, updatedAt stamped in RFC 3339 UTC unless given); ListSessions answers
-// session/list with cursor pagination ("Cursor-based pagination"; nextCursor "present if there
-// are more results", an opaque token). Client side: ApplyUpdate keeps the mirror of a session
-// from the updates received.
+// session/list a page at a time (session_list.go: its pages and cursors). Client side:
+// ApplyUpdate keeps the mirror of a session from the updates received.
 //
 // The _meta policy is one per store: left unset, a store takes the policy of the edition whose
 // agent it serves (v1 merge, v2 patch). Guards: a title longer than TitleLimit (500, the
@@ -21,11 +20,9 @@ package acp
 
 import (
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"maps"
 	"reflect"
 	"sync"
 	"time"
@@ -48,21 +45,6 @@ type SessionChange struct {
 	Title     wire.Opt[string]
 	Meta      wire.Opt[map[string]json.RawMessage]
 	UpdatedAt wire.Opt[string]
-}
-
-// ListedSession is one session of a session/list answer, in wire form.
-type ListedSession struct {
-	SessionID string                     `json:"sessionId"`
-	Cwd       string                     `json:"cwd"`
-	Title     *string                    `json:"title,omitempty"`
-	UpdatedAt *string                    `json:"updatedAt,omitempty"`
-	Meta      map[string]json.RawMessage `json:"_meta,omitempty"`
-}
-
-// SessionPage is one page of session/list, and nextCursor when more follow.
-type SessionPage struct {
-	Sessions   []ListedSession `json:"sessions"`
-	NextCursor string          `json:"nextCursor,omitempty"`
 }
 
 // SessionStore keeps sessions in memory, in the order they were recorded. Safe for concurrent
@@ -248,34 +230,6 @@ func (s *SessionStore) ApplyUpdate(id string, update any) (SessionRecord, bool) 
 	return *record, true
 }
 
-// ListSessions is one page of session/list (cwd not "": only the sessions there), after cursor
-// ("": from the first); -32602 for a cursor this store did not make.
-func (s *SessionStore) ListSessions(cwd, cursor string) (SessionPage, error) {
-	after, err := decodeCursor(cursor)
-	if err != nil {
-		return SessionPage{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	size := s.PageSize
-	if size <= 0 {
-		size = 50
-	}
-	page := SessionPage{Sessions: []ListedSession{}}
-	for position := after + 1; position <= len(s.order); position++ {
-		record := s.records[s.order[position-1]]
-		if cwd != "" && record.Cwd != cwd {
-			continue
-		}
-		if len(page.Sessions) == size {
-			page.NextCursor = encodeCursor(position - 1)
-			break
-		}
-		page.Sessions = append(page.Sessions, ListedSession{record.SessionID, record.Cwd, record.Title, record.UpdatedAt, maps.Clone(record.Meta)})
-	}
-	return page, nil
-}
-
 // apply applies update (wire form) to record, unless the result breaks a guard (false).
 func (s *SessionStore) apply(record *SessionRecord, update json.RawMessage) bool {
 	after, err := ApplySessionInfoUpdate(record.SessionInfo, update, s.policy())
@@ -353,27 +307,6 @@ func depthOf(text []byte) int {
 		}
 	}
 	return deepest
-}
-
-func encodeCursor(position int) string {
-	text, _ := json.Marshal(map[string]int{"after": position})
-	return base64.RawURLEncoding.EncodeToString(text)
-}
-
-// decodeCursor is the position a cursor continues after; -32602 for a cursor this store did not make.
-func decodeCursor(text string) (int, error) {
-	if text == "" {
-		return 0, nil
-	}
-	var parsed struct {
-		After *int `json:"after"`
-	}
-	decoded, err := base64.RawURLEncoding.DecodeString(text)
-	if err != nil || json.Unmarshal(decoded, &parsed) != nil || parsed.After == nil || *parsed.After < 0 {
-		data, _ := json.Marshal(map[string]string{"cursor": text})
-		return 0, &Error{Code: InvalidParams, Message: "Invalid cursor", Data: data}
-	}
-	return *parsed.After, nil
 }
 
 func textOrNil(value wire.Opt[string], clip func(string) string) *string {

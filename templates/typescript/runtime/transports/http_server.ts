@@ -19,24 +19,22 @@
  * "POST `Content-Type` MUST be `application/json` (415 otherwise)", "GET `Accept` MUST include
  * `text/event-stream` (406 otherwise)", "Batch JSON-RPC requests return 501". Each connection is
  * its own ACP connection (`connect(transport)`: an agent per connection, or one shared) on an
- * `HttpConnection` transport. The checks of http_policy.ts come first (403, 401), then the limits.
+ * `HttpConnection` transport, kept in the server's `ConnectionTable` (http_table.ts: opening,
+ * finding, ending the idle ones). The checks of http_policy.ts come first (403, 401), then the limits.
  * WebSockets need a `ws` `WebSocketServer` (`{ noServer: true }`; the optional peer dependency):
  * node has a WebSocket client from 22 on, but no server.
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { HttpConnection, SessionOwners } from "./http_connection.js";
-import { ServerPolicy, newConnectionId, type HttpServerOptions } from "./http_policy.js";
+import type { HttpConnection } from "./http_connection.js";
+import { ServerPolicy, type HttpServerOptions } from "./http_policy.js";
 import { CONNECTION_ID, EVENT_STREAM, JSON_TYPE, MAX_ID_LENGTH, Refused, SESSION_ID, envelope } from "./http_routing.js";
+import { ConnectionTable, type Served } from "./http_table.js";
 import type { Outbox, Receiver } from "./queues.js";
 import type { Transport } from "./transport.js";
 
-/** What `connect` returns: the typed layer's `AgentConnection`, or a `Connection`. */
-export interface Served {
-  readonly closed: Promise<unknown>;
-  close(): Promise<void>;
-}
+export type { Served } from "./http_table.js"; // importable from here, as always
 
 /** A server-side WebSocket as `ws` 8 makes them (only what the server uses). */
 export interface ServerWebSocket {
@@ -74,33 +72,22 @@ const SSE_HEADERS = {
  * `handleRequest` for node's "request" event, `handleUpgrade` for its "upgrade" event. */
 export class AcpHttpServer {
   readonly policy: ServerPolicy;
-  private readonly connections = new Map<string, HttpConnection>();
-  private readonly owners = new SessionOwners();
-  private readonly running = new Set<Promise<void>>();
+  private readonly table: ConnectionTable;
   private readonly webSocketServer: WebSocketUpgrader | undefined;
-  private reaper: NodeJS.Timeout | null = null;
 
-  constructor(
-    private readonly connect: (transport: Transport) => Served,
-    options: AcpHttpServerOptions = {},
-  ) {
+  constructor(connect: (transport: Transport) => Served, options: AcpHttpServerOptions = {}) {
     this.policy = new ServerPolicy(options);
+    this.table = new ConnectionTable(connect, this.policy);
     this.webSocketServer = options.webSocketServer;
   }
 
   get connectionCount(): number {
-    return this.connections.size;
+    return this.table.size;
   }
 
   /** End every connection (its agent sees the client leave) and wait for them (10 s at most). */
-  async close(): Promise<void> {
-    for (const connection of this.connections.values()) connection.endInput();
-    if (this.reaper !== null) clearInterval(this.reaper);
-    this.reaper = null;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, 10_000)));
-    await Promise.race([Promise.all(this.running), late]);
-    clearTimeout(timer);
+  close(): Promise<void> {
+    return this.table.close();
   }
 
   // -- HTTP ----------------------------------------------------------------------------------
@@ -140,6 +127,10 @@ export class AcpHttpServer {
     if (!this.policy.authorized(request.headers.authorization)) throw new Refused(401, "Unauthorized");
   }
 
+  private connection(request: IncomingMessage): HttpConnection {
+    return this.table.find(request.headers[CONNECTION_ID]);
+  }
+
   private async post(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const type = (request.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
     if (type !== JSON_TYPE) throw new Refused(415, "Unsupported Media Type: POST application/json");
@@ -171,7 +162,7 @@ export class AcpHttpServer {
   }
 
   private async initialize(key: string, text: string): Promise<[string, string]> {
-    const connection = this.open(false);
+    const connection = this.table.open(false);
     const answer = connection.expectInitialize(key);
     connection.put(text);
     let timer: NodeJS.Timeout | undefined;
@@ -244,7 +235,7 @@ export class AcpHttpServer {
       this.check(request);
       if ((request.headers.upgrade ?? "").toLowerCase() !== "websocket") throw new Refused(400, "Only WebSocket upgrades are served");
       if (this.webSocketServer === undefined) throw new Refused(501, "WebSocket is not served here (no ws WebSocketServer)");
-      connection = this.open(true);
+      connection = this.table.open(true);
     } catch (error) {
       denyUpgrade(socket, error instanceof Refused ? error : new Refused(500, "Internal Server Error"));
       return;
@@ -287,51 +278,6 @@ export class AcpHttpServer {
     });
     webSocket.on("close", () => connection.endInput());
     webSocket.on("error", () => connection.endInput());
-  }
-
-  // -- connections ---------------------------------------------------------------------------
-
-  private open(websocket: boolean): HttpConnection {
-    if (this.connections.size >= this.policy.maxConnections) throw new Refused(429, "Too many connections");
-    const connection = new HttpConnection(newConnectionId(), this.policy, this.owners, websocket, (closed) => {
-      if (this.connections.get(closed.id) === closed) this.connections.delete(closed.id);
-    });
-    let served: Served;
-    try {
-      served = this.connect(connection);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      this.policy.problem(`the agent could not be started: ${reason}`);
-      throw new Refused(500, `The agent could not be started: ${reason}`);
-    }
-    this.connections.set(connection.id, connection);
-    const run = served.closed
-      .catch((error: unknown) => this.policy.problem(`connection ${connection.id.slice(0, 8)} failed: ${String(error)}`))
-      .then(() => connection.close());
-    this.running.add(run);
-    void run.finally(() => this.running.delete(run));
-    this.reaper ??= setInterval(() => this.endIdle(), Math.min(this.policy.idleTimeout / 4, 30) * 1000).unref();
-    return connection;
-  }
-
-  private connection(request: IncomingMessage): HttpConnection {
-    const id = request.headers[CONNECTION_ID];
-    if (typeof id !== "string") throw new Refused(400, "Missing Acp-Connection-Id");
-    const connection = this.connections.get(id);
-    if (connection === undefined || connection.isClosed || connection.websocket) throw new Refused(404, "Unknown Acp-Connection-Id");
-    return connection;
-  }
-
-  /** Ends HTTP connections nobody has used for `idleTimeout` seconds (abandoned). */
-  private endIdle(): void {
-    const before = Date.now() - this.policy.idleTimeout * 1000;
-    for (const connection of this.connections.values()) {
-      if (!connection.websocket && connection.idle() && connection.lastActive < before) connection.endInput();
-    }
-    if (this.connections.size === 0 && this.reaper !== null) {
-      clearInterval(this.reaper);
-      this.reaper = null;
-    }
   }
 }
 

@@ -21,7 +21,8 @@ The RFD "Streamable HTTP & WebSocket Transport", "Unified Endpoint Routing":
 "POST `Content-Type` MUST be `application/json` (415 otherwise)", "GET `Accept` MUST include
 `text/event-stream` (406 otherwise)", "Batch JSON-RPC requests return 501". Each connection is
 its own ACP `Connection` (`connect(transport)`: an agent per connection, or one shared), on an
-`HttpConnection` transport. The checks of `http_policy` come first (403, 401), then the limits.
+`HttpConnection` transport, kept in the server's `ConnectionTable` (`http_table`: opening, finding,
+ending the idle ones). The checks of `http_policy` come first (403, 401), then the limits.
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, Protocol
+from typing import Any
 
 from ..json_codec import decode
 from .framing import ndjson_line
-from .http_connection import HttpConnection, SessionOwners
-from .http_policy import HttpServerOptions, new_connection_id
+from .http_connection import HttpConnection
+from .http_policy import HttpServerOptions
 from .http_routing import (
     CONNECTION_ID,
     EVENT_STREAM,
@@ -46,6 +47,8 @@ from .http_routing import (
     id_key,
     is_response,
 )
+from .http_table import ConnectionTable
+from .http_table import Served as Served  # re-exported: importable from here, as always
 from .queues import Outbox
 from .transport import Transport
 
@@ -62,16 +65,6 @@ _NOT_A_MESSAGE = (
 )
 
 
-class Served(Protocol):
-    """What `connect` returns: a `Connection`, or the typed layer's `AgentConnection`."""
-
-    async def __aenter__(self) -> Any: ...
-
-    async def __aexit__(self, *exc_info: object) -> Any: ...
-
-    async def wait_closed(self) -> None: ...
-
-
 class AcpHttpServer:
     """An ASGI app: ACP over Streamable HTTP and WebSocket, one `connect(transport)` per
     connection. `await server.close()` (or the ASGI lifespan's shutdown) ends them all."""
@@ -79,16 +72,12 @@ class AcpHttpServer:
     def __init__(
         self, connect: Callable[[Transport], Served], options: HttpServerOptions | None = None
     ) -> None:
-        self._connect = connect
         self.options = options or HttpServerOptions()
-        self._connections: dict[str, HttpConnection] = {}
-        self._owners = SessionOwners()
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._reaper: asyncio.Task[None] | None = None
+        self._table = ConnectionTable(connect, self.options)
 
     @property
     def connection_count(self) -> int:
-        return len(self._connections)
+        return len(self._table)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -101,12 +90,7 @@ class AcpHttpServer:
 
     async def close(self) -> None:
         """End every connection (its agent sees the client leave) and wait for them."""
-        for connection in list(self._connections.values()):
-            connection.end_input()
-        if self._tasks:
-            await asyncio.wait(set(self._tasks), timeout=10)
-        if self._reaper is not None:
-            self._reaper.cancel()
+        await self._table.close()
 
     # -- HTTP --------------------------------------------------------------------------------
 
@@ -135,6 +119,9 @@ class AcpHttpServer:
             raise Refused(403, "Origin not allowed")
         if not self.options.authorized(headers.get("authorization")):
             raise Refused(401, "Unauthorized")
+
+    def _connection(self, headers: dict[str, str]) -> HttpConnection:
+        return self._table.find(headers.get(CONNECTION_ID))
 
     async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
         if headers.get("content-type", "").split(";")[0].strip().lower() != JSON:
@@ -167,7 +154,7 @@ class AcpHttpServer:
     async def _initialize(self, message: dict[str, Any], line: bytes) -> tuple[bytes, bytes]:
         if id_key(message.get("id")) is None:
             raise Refused(400, "initialize needs a string or integer id")
-        connection = self._open(websocket=False)
+        connection = self._table.open(websocket=False)
         answer = connection.expect_initialize(message["id"])
         connection.put(line + b"\n")
         done, _ = await asyncio.wait({answer}, timeout=self.options.initialize_timeout)
@@ -233,7 +220,7 @@ class AcpHttpServer:
             return
         try:
             self._check(scope, _headers(scope))
-            connection = self._open(websocket=True)
+            connection = self._table.open(websocket=True)
         except Refused as refused:
             await _deny_websocket(scope, send, refused)
             return
@@ -257,56 +244,6 @@ class AcpHttpServer:
             connection.end_input()
             await writer
 
-    # -- connections -------------------------------------------------------------------------
-
-    def _open(self, *, websocket: bool) -> HttpConnection:
-        if len(self._connections) >= self.options.max_connections:
-            raise Refused(429, "Too many connections")
-        connection = HttpConnection(
-            new_connection_id(),
-            self.options,
-            self._owners,
-            websocket=websocket,
-            on_close=self._forget,
-        )
-        try:
-            served = self._connect(connection)
-        except Exception as error:
-            log.exception("the agent could not be started")
-            raise Refused(500, f"The agent could not be started: {error}") from None
-        self._connections[connection.id] = connection
-        task = asyncio.get_running_loop().create_task(_run(served, connection))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        if self._reaper is None or self._reaper.done():
-            self._reaper = asyncio.get_running_loop().create_task(self._reap_idle())
-        return connection
-
-    def _forget(self, connection: HttpConnection) -> None:
-        if self._connections.get(connection.id) is connection:
-            del self._connections[connection.id]
-
-    def _connection(self, headers: dict[str, str]) -> HttpConnection:
-        connection_id = headers.get(CONNECTION_ID)
-        if connection_id is None:
-            raise Refused(400, "Missing Acp-Connection-Id")
-        connection = self._connections.get(connection_id)
-        if connection is None or connection.closed or connection.websocket:
-            raise Refused(404, "Unknown Acp-Connection-Id")
-        return connection
-
-    async def _reap_idle(self) -> None:
-        """End HTTP connections nobody has used for `idle_timeout` seconds (abandoned)."""
-        while self._connections:
-            await asyncio.sleep(min(self.options.idle_timeout / 4, 30.0))
-            self._end_idle(asyncio.get_running_loop().time() - self.options.idle_timeout)
-
-    def _end_idle(self, before: float) -> None:
-        for connection in list(self._connections.values()):
-            if not connection.websocket and connection.idle() and connection.last_active < before:
-                log.info("connection %s idle: ended", connection.id[:8])
-                connection.end_input()
-
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
             event = await receive()
@@ -323,17 +260,6 @@ _SSE_HEADERS = [
     (b"cache-control", b"no-cache"),
     (b"x-accel-buffering", b"no"),  # nginx: pass events on as they come
 ]
-
-
-async def _run(served: Served, connection: HttpConnection) -> None:
-    """Serve one connection until it closes; its transport is closed whatever happens."""
-    try:
-        async with served:
-            await served.wait_closed()
-    except Exception:
-        log.exception("connection %s failed", connection.id[:8])
-    finally:
-        await connection.close()
 
 
 async def _send_frames(connection: HttpConnection, send: Send) -> None:
