@@ -199,8 +199,16 @@ def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]]) -> Handler:
             entries = state._targets.get(target)
             if type(key) is not str or type(entries) is not Entries:
                 return GENERIC
-            entries[key] = _merged(state, entries.get(key), payload, tag)
-            return _done(session_id, key)
+            entry = entries.get(key)
+            if META in payload or None in payload.values():
+                entries[key] = _merged(state, entry, payload, tag)
+            else:  # concrete values only, `_merged`'s first case inline (the usual update)
+                merged = entry.copy() if type(entry) is dict else {}
+                merged.update(payload)
+                del merged[tag]  # never stored: an entry holds no union tag
+                entries[key] = merged
+            found = done[session_id].get(key)
+            return found if found is not None else _done(session_id, key)
 
         return upsert
 
