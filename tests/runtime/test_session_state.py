@@ -189,3 +189,28 @@ def test_chunks_of_messages_and_tool_calls_interleaved_each_end_in_their_own_ent
     assert texts == ["abc", "ABC"]
     assert len(session.entries("toolCall")[0]["content"]) == 4
     assert given == [{"type": "text", "text": "u"}]
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast path", "generic path"])
+def test_a_chunk_after_an_upsert_that_set_the_content_extends_the_new_content(fast: bool) -> None:
+    """ "Omitted fields leave the existing value unchanged, `null` clears or unsets the value, and
+    concrete values replace the previous value": a chunk after the upsert extends what the upsert
+    left, never the list the chunks before it grew."""
+    state = ClientState(TABLES["v2"], fast=fast)
+    for word in "ab":
+        state.apply(chunk("m", word))
+    replaced = [{"type": "text", "text": "X"}]
+    message = {"sessionUpdate": "agent_message", "messageId": "m", "content": replaced}
+    state.apply(update(message))
+    state.apply(chunk("m", "c"))
+    cleared = {"sessionUpdate": "agent_message", "messageId": "m", "content": None}
+    state.apply(chunk("m", "d"))
+    state.apply(update(cleared))
+    state.apply(chunk("m", "e"))
+    untouched = {"sessionUpdate": "agent_message", "messageId": "m", "status": "done"}
+    state.apply(update(untouched))
+    state.apply(chunk("m", "f"))
+    (entry,) = state.session("s").entries("agentMessage")
+    assert [block["text"] for block in entry["content"]] == ["e", "f"]
+    assert entry["status"] == "done"
+    assert replaced == [{"type": "text", "text": "X"}]

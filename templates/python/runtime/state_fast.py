@@ -113,15 +113,16 @@ def route_path(
     def apply_params(params: Any, message: Any = None) -> Any:
         try:  # a key absent, or a value that is no object, goes the generic way
             payload = params[at_key]
-            session_id = params[session_key]
             carry_out = handlers[payload[tag]]
-            state = sessions[session_id]
+            session_id = params[session_key]
+            state = sessions[session_id]  # (a session is keyed by a string id: it is one)
         except (KeyError, TypeError):
-            carry_out = None
-        if carry_out is not None and type(payload) is dict and type(session_id) is str:
-            done = carry_out(session_id, state, payload)
-            if done is not GENERIC:
-                return done
+            pass
+        else:
+            if type(payload) is dict:
+                done = carry_out(session_id, state, payload)
+                if done is not GENERIC:
+                    return done
         return otherwise({"method": method, "params": params} if message is None else message)
 
     def run(message: Any) -> Any:
@@ -163,9 +164,12 @@ def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]]) -> Handler:
             try:
                 key = payload[id_key]
                 value = payload[value_key]
-                entries = state._targets[target]
-            except KeyError:  # a missing id or value is malformed; a collection not made yet
+            except KeyError:  # a missing id or value is malformed
                 return GENERIC
+            if state._grown_at is effect and state._grown_id == key:  # this entry's last list
+                state._grown.append(value)  # the state's own list, which no reader holds
+                return state._grown_by
+            entries = state._targets.get(target)
             if type(key) is not str or type(value) is str or type(entries) is not Entries:
                 return GENERIC  # an odd id, or a string to extend
             entry = entries.get(key)
@@ -176,15 +180,20 @@ def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]]) -> Handler:
                 current = entry.get(field) if type(entry) is dict else MISSING_VALUE
                 if current is state._grown:
                     current.append(value)  # the state's own list, which no reader holds
-                    return state._grown_by or _done(session_id, key)
+                    found = state._grown_by or _done(session_id, key)
+                    state._grown_at, state._grown_id, state._grown_by = effect, key, found
+                    return found
                 if current is not None and type(current) is not list:
                     return GENERIC  # an entry or field of another shape
                 new = entry.copy()  # the state never changes what it shares
                 grown = new[field] = [*(current or ()), value]
                 entries[key] = new
             found = _done(session_id, key)
-            if target not in state._shared:
+            if target in state._shared:
+                state._grown_at = None
+            else:
                 state._grown, state._grown_by = grown, found
+                state._grown_at, state._grown_id = effect, key
             return found
 
         return append
@@ -197,6 +206,7 @@ def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]]) -> Handler:
             if type(key) is not str or type(entries) is not Entries:
                 return GENERIC
             entry = entries.get(key)
+            state._grown_at = None  # (an append grows a list in place only after an append)
             if META in payload or None in payload.values():
                 entries[key] = _merged(state, entry, payload, tag)
             else:  # concrete values only, `_merged`'s first case inline (the usual update)
@@ -217,6 +227,7 @@ def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]]) -> Handler:
             current = targets.get(target)
             if type(current) is Entries:
                 return GENERIC
+            state._grown_at = None
             targets[target] = _merged(state, current, payload, tag)
             return _done(session_id, None)
 
@@ -230,6 +241,7 @@ def handler(effect: Plain, tag: str, applied: type[tuple[Any, ...]]) -> Handler:
             value = payload.get(value_key, MISSING_VALUE)
             if value is MISSING_VALUE:
                 return GENERIC  # an absent value removes the target
+        state._grown_at = None
         state._targets[target] = value
         return _done(session_id, None)
 

@@ -191,6 +191,11 @@ class SessionState:
         self._grown_by: Any = None
         """What the fast path's append that made `_grown` reported (`state_fast`; None: the
         generic path made it): an append growing it reports the same."""
+        self._grown_at: Any = None
+        self._grown_id: str | None = None
+        """The fast path's append (`state_fast`) whose entry `_grown_id` holds `_grown` (None:
+        none): its next chunk for that entry grows the list without looking it up. Every other
+        write sets it to None."""
         self._shared: set[str] = set()
         """The collections whose entries `get` handed out as a live mapping: an entry read from
         it later could hold any of their lists, so an append to them always copies."""
@@ -199,7 +204,7 @@ class SessionState:
         """The target's value, a collection's `{id: entry}` (live: it gets the entries set
         later), or None where never set. A later write never changes the value or an entry."""
         found = self._targets.get(target)
-        self._grown = UNGROWN
+        self._grown, self._grown_at = UNGROWN, None
         if isinstance(found, Entries):
             self._shared.add(target)
         return found
@@ -208,7 +213,7 @@ class SessionState:
         """A collection's entries in arrival order (empty where it has none); a later write never
         changes them."""
         found = self._targets.get(target)
-        self._grown = UNGROWN
+        self._grown, self._grown_at = UNGROWN, None
         return list(found.values()) if isinstance(found, Entries) else []
 
     def snapshot(self) -> dict[str, Any]:
@@ -275,6 +280,7 @@ class SessionState:
         """Carry out a checked step; what changed (None: nothing)."""
         effect, key, value = step
         action, target = effect.action, effect.target
+        self._grown_at = None
         if action == REMOVE:
             if not self._remove(target, key):
                 return None
