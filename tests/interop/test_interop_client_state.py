@@ -1,5 +1,7 @@
-"""Our generated Python client keeps the session's state while it drives a real v1 agent: the
-official TypeScript SDK's (@agentclientprotocol/sdk 2.4.0, tests/interop/node/ts_agent.mjs).
+"""Our generated Python client keeps the session's state while it drives real v1 agents: one built
+on the official TypeScript SDK (@agentclientprotocol/sdk 2.4.0, tests/interop/node/ts_agent.mjs),
+and the SDK's own example agent (`dist/examples/agent.js` of @agentclientprotocol/sdk 0.17.0, as
+tests/interop/production's lock installs it: 2.4.0's package leaves its examples out).
 
 Issue 38: "a v1 client of ours driving a real v1 agent (the official TypeScript example agent)
 ends with the same state as the updates describe". The expected state is worked out here from
@@ -16,11 +18,18 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from acp_protocol.runtime.client_state import Applied
 from acp_protocol.v1 import models
 from acp_protocol.v1.client import Client, ClientContext, spawn_agent
 
 from tests.interop.support import NODE_PEERS, node
+from tests.paths import ROOT
+
+EXAMPLE_AGENT = (
+    ROOT / "tests/interop/production/node_modules/@agentclientprotocol/sdk/dist/examples/agent.js"
+)
 
 
 class WitnessClient(Client):
@@ -93,4 +102,68 @@ async def test_our_client_ends_with_the_state_the_ts_agents_updates_describe(
         ("agentMessage", "append"),
         ("toolCall", "upsert"),
     }
+    assert snapshot["log"] == [] and snapshot["problems"] == []
+
+
+class OrderedWitness(Client):
+    """Records, in arrival order, every update and permission request's tool call; allows."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    async def session_update(self, params: models.SessionNotification, ctx: ClientContext) -> None:
+        self.events.append(params.to_wire()["update"])
+
+    async def session_request_permission(
+        self, params: models.RequestPermissionRequest, ctx: ClientContext
+    ) -> models.RequestPermissionResponse:
+        self.events.append({"sessionUpdate": "permission", **params.to_wire()["toolCall"]})
+        chosen = models.RequestPermissionOutcomeSelected(outcome="selected", option_id="allow")
+        return models.RequestPermissionResponse(outcome=chosen)
+
+
+async def test_our_client_ends_with_the_state_the_official_example_agents_updates_describe() -> (
+    None
+):
+    """The official example agent's turn: text, a tool call read and completed, more text, a tool
+    call that needs permission (asked, allowed, completed), the closing text."""
+    if not EXAMPLE_AGENT.is_file():
+        pytest.fail(f"{EXAMPLE_AGENT} is not installed: run `make test` (npm ci)")
+    client = OrderedWitness()
+    async with spawn_agent(client, node(), str(EXAMPLE_AGENT)) as connection:
+        await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
+        new = models.NewSessionRequest(cwd=str(ROOT), mcp_servers=[])
+        session_id = (await connection.agent.session_new(new)).session_id
+        answer = await connection.agent.session_prompt(prompt(session_id, "go"))
+        assert answer.stop_reason == "end_turn"
+        snapshot = connection.session_state(session_id).snapshot()
+
+    kinds = [event["sessionUpdate"] for event in client.events]
+    assert kinds == [
+        "agent_message_chunk",
+        "tool_call",
+        "tool_call_update",
+        "agent_message_chunk",
+        "tool_call",
+        "permission",
+        "tool_call_update",
+        "agent_message_chunk",
+    ]
+    # What the updates describe, worked out without the reducer: the turn's one message holds
+    # its chunks in order; each tool call holds the fields its updates last gave it ("omitted
+    # fields leave the existing tool call value unchanged, … concrete values replace the
+    # previous value", `ToolCallUpdate`).
+    said = [e["content"] for e in client.events if e["sessionUpdate"] == "agent_message_chunk"]
+    tool_calls: dict[str, dict[str, Any]] = {}
+    for event in client.events:
+        if event["sessionUpdate"] in ("tool_call", "tool_call_update", "permission"):
+            fields = {k: v for k, v in event.items() if k != "sessionUpdate"}
+            tool_calls.setdefault(event["toolCallId"], {}).update(fields)
+    # (a v1 chunk has no `messageId`: its message is the prompt turn's, `turn:1`)
+    message = {"messageId": "turn:1", "content": said}
+    assert snapshot["targets"]["agentMessage"] == [{"id": "turn:1", "value": message}]
+    found = snapshot["targets"]["toolCall"]
+    assert found == [{"id": key, "value": value} for key, value in tool_calls.items()]
+    assert [entry["value"]["status"] for entry in found] == ["completed", "completed"]
+    assert found[1]["value"]["locations"] == [{"path": "/home/user/project/config.json"}]
     assert snapshot["log"] == [] and snapshot["problems"] == []
