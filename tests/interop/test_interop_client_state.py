@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from acp_protocol.runtime.client_state import Applied
 from acp_protocol.v1 import models
 from acp_protocol.v1.client import Client, ClientContext, spawn_agent
