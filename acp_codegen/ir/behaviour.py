@@ -134,6 +134,20 @@ class PromptLifecycle:
     """The stop reasons of work that ended normally, of work cancelled, and of work that failed
     (None: the edition reports failures as errors, not stop reasons)."""
     spec: str
+    retry_key: str | None = None
+    """INSERTION: the prompt request's field naming one submission across attempts (from the
+    edition's `PromptRetry` rule; None: the edition has none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PromptRetry:
+    """A prompt request's key that names one submission across attempts: a retry carrying the
+    key of an insertion the agent recorded is answered with that insertion's message id, and
+    inserts nothing. The lowering puts `key` on the edition's insertion lifecycle."""
+
+    prompt: str
+    key: str
+    spec: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,9 +23,12 @@ class Constraints:
     min_length: int | None = None
     pattern: str | None = None
     min_items: int | None = None
+    max_length: int | None = None
+    """In characters (Unicode code points, as JSON Schema counts them; `IdempotencyKey`)."""
 
     def __bool__(self) -> bool:
-        return any(v is not None for v in (self.minimum, self.maximum, self.min_length))
+        bounds = (self.minimum, self.maximum, self.min_length, self.max_length)
+        return any(v is not None for v in bounds)
 
 
 NO_CONSTRAINTS = Constraints()

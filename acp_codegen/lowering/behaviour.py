@@ -13,6 +13,7 @@ alternatives: the first one an edition supports is its rule.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from acp_codegen.ir import Method, TurnRule
@@ -22,7 +23,9 @@ from acp_codegen.ir.behaviour import (
     Capability,
     MetaRule,
     Negotiation,
+    PromptAnswer,
     PromptLifecycle,
+    PromptRetry,
     Quote,
     RuleRecord,
     TargetCancel,
@@ -30,8 +33,8 @@ from acp_codegen.ir.behaviour import (
 from acp_codegen.ir.state import StateRule
 from acp_codegen.lowering.context import def_pointer
 from acp_codegen.lowering.nodes import JsonObject
+from acp_codegen.lowering.rule_needs import Needs, Rule
 from acp_codegen.lowering.rules import RULES as BEHAVIOUR_RULES
-from acp_codegen.lowering.rules import Needs, Rule
 from acp_codegen.lowering.schema_queries import (
     accepts,
     find_quote,
@@ -82,7 +85,7 @@ def lower_behaviour(
     )
     behaviour = Behaviour(
         negotiation=negotiation,
-        lifecycle=_one(values, PromptLifecycle),
+        lifecycle=_lifecycle(values),
         capabilities=tuple(v for v in values if isinstance(v, Capability)),
         meta=tuple(v for v in values if isinstance(v, MetaRule)),
         cancel_outcomes=tuple(v for v in values if isinstance(v, CancelOutcome)),
@@ -96,6 +99,18 @@ def lower_behaviour(
         _finding(source, protocol, record) for _, record in applied if record.unconfirmed
     )
     return behaviour, tuple(v for v in values if isinstance(v, StateRule)), review
+
+
+def _lifecycle(values: list[Any]) -> PromptLifecycle | None:
+    """The edition's prompt lifecycle, with the key of its `PromptRetry` rule where one applies
+    to its prompt and the prompt is answered at insertion (a retry answers with a message id)."""
+    lifecycle: PromptLifecycle | None = _one(values, PromptLifecycle)
+    retry: PromptRetry | None = _one(values, PromptRetry)
+    if lifecycle is None or retry is None or lifecycle.answer is not PromptAnswer.INSERTION:
+        return lifecycle
+    return (
+        replace(lifecycle, retry_key=retry.key) if retry.prompt == lifecycle.prompt else lifecycle
+    )
 
 
 def _one(values: list[Any], kind: type[Any]) -> Any:

@@ -98,6 +98,7 @@ def constraints_of(node: dict[str, Any]) -> Constraints:
         min_length=node.get("minLength"),
         pattern=node.get("pattern"),
         min_items=node.get("minItems"),
+        max_length=node.get("maxLength"),
     )
 
 

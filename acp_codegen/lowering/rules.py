@@ -13,10 +13,7 @@ once, most specific first: the first one an edition supports is its rule, the re
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
-from acp_codegen.ir import MethodKind, TurnRule
+from acp_codegen.ir import TurnRule
 from acp_codegen.ir.behaviour import (
     CancelOutcome,
     Capability,
@@ -25,47 +22,11 @@ from acp_codegen.ir.behaviour import (
     Negotiation,
     PromptAnswer,
     PromptLifecycle,
+    PromptRetry,
     StateUpdates,
     TargetCancel,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Needs:
-    """What a rule needs of a schema. Every need but `quotes` decides whether the rule applies
-    to an edition at all; `quotes` are the schema's own words the rule rests on: a quote the
-    schema no longer says is a finding for a person to review, never a reason to refuse it."""
-
-    methods: tuple[tuple[str, MethodKind], ...] = ()
-    fields: tuple[tuple[str, str], ...] = ()
-    """(definition, property): the property exists on it (own, or through `allOf`)."""
-    paths: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    """(definition, wire keys): each key is a property of the one before (through refs)."""
-    tags: tuple[tuple[str, str, str], ...] = ()
-    """(union definition, tag property, value): a branch carries that constant."""
-    values: tuple[tuple[str, str, Any], ...] = ()
-    """(definition, property, value): the property's schema accepts the value."""
-    accepts: tuple[tuple[str, Any], ...] = ()
-    """(definition, value): the definition accepts the value (the rule's answer)."""
-    codes: tuple[int, ...] = ()
-    """Named `ErrorCode` members."""
-    quotes: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
-    """(definition, text): a description under the definition says it (whitespace and case
-    folded). A tuple gives the wordings the rule accepts, newest last: a person who reviewed a
-    rewording and found the rule still holds adds it (docs/schemas.md, review findings)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """One behaviour rule of one protocol: the IR value it contributes, and what it needs."""
-
-    protocol: str
-    name: str
-    value: Any
-    needs: Needs = field(default_factory=Needs)
-
-
-REQUEST, NOTIFICATION = MethodKind.REQUEST, MethodKind.NOTIFICATION
+from acp_codegen.lowering.rule_needs import NOTIFICATION, REQUEST, Needs, Rule
 
 V2_SESSION_BASELINE_KINDS = (
     ("session/new", REQUEST),
@@ -235,6 +196,33 @@ RULES: tuple[Rule, ...] = (
                     "The agent SHOULD report `requires_action` when the foreground workflow as a "
                     "whole cannot progress without user action, including permissions or "
                     "elicitations. Once reported, it MUST report `running` when progress resumes",
+                ),
+            ),
+        ),
+    ),
+    Rule(
+        "v2",
+        "a retried prompt is answered with the message its first attempt inserted",
+        PromptRetry(
+            "session/prompt",
+            "idempotencyKey",
+            "PromptRequest.idempotencyKey: The Client generates the key and sends the same key on "
+            "every attempt for the same submission. A retry of a recorded insertion returns the "
+            "original `messageId` without inserting another message.",
+        ),
+        Needs(
+            methods=(("session/prompt", REQUEST),),
+            fields=(("PromptRequest", "idempotencyKey"), ("PromptResponse", "messageId")),
+            quotes=(
+                (
+                    "PromptRequest",
+                    "A retry of a recorded insertion returns the original `messageId` without "
+                    "inserting another message.",
+                ),
+                (
+                    "PromptRequest",
+                    "For a live-only message, it MUST recognize the key while the session stays "
+                    "active on a connection.",
                 ),
             ),
         ),

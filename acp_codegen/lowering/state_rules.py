@@ -3,9 +3,9 @@
 v2's schemas say, as data, what each session update does to the state a client keeps (`x-state`,
 `acp_codegen.lowering.state`). v1's do not, and the agents people run today speak v1. This table
 says it for v1 in the same four actions (`upsert`, `append`, `replace`, `remove`), keyed by v1's
-update variants, as behaviour rules (`lowering.rules.Rule` with a `StateRule` value): each entry
-needs its variant and the fields it reads, and is not part of an edition whose schema lacks one
-(`Behaviour.absent` names the reason). Lowered into the same IR nodes as the schema's own
+update variants, as behaviour rules (`lowering.rule_needs.Rule` with a `StateRule` value): each
+entry needs its variant and the fields it reads, and is not part of an edition whose schema lacks
+one (`Behaviour.absent` names the reason). Lowered into the same IR nodes as the schema's own
 annotations (`StateAnnotation`, with `rule` set), so a target sees one shape.
 
 v1's message chunks may carry no `messageId` ("A unique identifier for the message", optional in
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from acp_codegen.ir import MethodKind
 from acp_codegen.ir.state import StateEffect, StateRule
-from acp_codegen.lowering.rules import Needs, Rule
+from acp_codegen.lowering.rule_needs import Needs, Rule
 
 UNION, TAG = "SessionUpdate", "sessionUpdate"
 

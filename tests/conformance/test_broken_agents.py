@@ -81,6 +81,9 @@ V2_FAILS = {
     # "The Agent SHOULD report `requires_action` when the foreground workflow as a whole cannot
     # progress without user action"
     "v2_no_requires_action": {"lifecycle.permission_reports_requires_action"},
+    # "A retry of a recorded insertion returns the original `messageId` without inserting another
+    # message"
+    "v2_ignores_retry_key": {"lifecycle.retry_answers_the_original_message_id"},
 }
 
 

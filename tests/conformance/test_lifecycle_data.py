@@ -35,6 +35,8 @@ def test_each_lifecycle_case_quotes_the_v2_schema_where_it_says_so() -> None:
     assert levels["states"] == "MUST"  # "the Agent MUST report `running` when foreground work…"
     assert levels["stop_reason"] == "SHOULD"  # "The Agent SHOULD include a stop reason…"
     assert levels["close_after"] == "informative"  # "After the close response, the Agent sends…"
+    assert levels["retry"] == "MUST"  # "Agents that advertise `capabilities.session` MUST support…"
+    assert levels["retry_range"] == "MUST"  # "Agents MUST reject any other value with `-32602`"
 
 
 def test_the_lifecycle_wire_names_are_the_behaviour_tables() -> None:
@@ -51,6 +53,7 @@ def test_the_lifecycle_wire_names_are_the_behaviour_tables() -> None:
         rule.states.requires_action,
     )
     assert data.user_action == rule.states.user_action
+    assert data.retry_key == rule.retry_key == "idempotencyKey"
 
 
 def test_each_lifecycle_case_takes_its_level_from_the_text_it_quotes() -> None:
@@ -58,7 +61,7 @@ def test_each_lifecycle_case_takes_its_level_from_the_text_it_quotes() -> None:
     assert data.prompt is not None and data.prompt.lifecycle is not None
     texts = {s.quote.text: s.level for s in data.prompt.lifecycle.said}
     lifecycle = [c for c in all_cases(data) if c.family == "lifecycle"]
-    assert len(lifecycle) == 12
+    assert len(lifecycle) == 14
     for case in lifecycle:
         assert texts[case.quote.text] == case.level, case.id
 
@@ -67,5 +70,5 @@ def test_under_v1_the_lifecycle_cases_are_listed_and_skipped_with_the_reason() -
     data = load_edition("v1").data
     assert data.prompt is not None and data.prompt.lifecycle is None
     lifecycle = [c for c in all_cases(data) if c.family == "lifecycle"]
-    assert len(lifecycle) == 12
+    assert len(lifecycle) == 14
     assert {c.level for c in lifecycle} == {"informative"}

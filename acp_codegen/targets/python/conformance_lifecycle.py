@@ -22,6 +22,7 @@ from acp_codegen.targets.python.conformance_schema import (
     field_quote,
     find_method,
     level,
+    sentences_saying,
     variant_quote,
 )
 
@@ -41,6 +42,7 @@ class LifecycleView:
     message_id: str
     states: StateUpdates
     said: tuple[SaidView, ...]
+    retry_key: str | None
 
 
 Finder = Callable[[ir.Edition, PromptLifecycle], QuoteView | None]
@@ -52,6 +54,20 @@ def _field(edition: ir.Edition, lifecycle: PromptLifecycle) -> QuoteView | None:
     if prompt is None or prompt.result is None or lifecycle.message_id is None:
         return None
     return field_quote(edition, prompt.result, (lifecycle.message_id,))
+
+
+def _retry(fragment: str) -> Finder:
+    """The sentences of the prompt request's retry key field that say `fragment`."""
+
+    def find(edition: ir.Edition, lifecycle: PromptLifecycle) -> QuoteView | None:
+        prompt = find_method(edition, lifecycle.prompt, ir.MethodKind.REQUEST)
+        if prompt is None or prompt.params is None or lifecycle.retry_key is None:
+            return None
+        described = field_quote(edition, prompt.params, (lifecycle.retry_key,))
+        said = None if described is None else sentences_saying(described.text, fragment)
+        return None if described is None or said is None else QuoteView(said, described.pointer)
+
+    return find
 
 
 def _sentence(definition: str, fragment: str) -> Finder:
@@ -101,6 +117,8 @@ SAID: tuple[tuple[str, Finder], ...] = (
             "already been inserted, the Agent MUST respond successfully",
         ),
     ),
+    ("retry", _retry("MUST support the key. A retry of a recorded insertion returns the original")),
+    ("retry_range", _retry("Agents MUST reject any other value with `-32602`")),
 )
 """Each lifecycle case's text: where the schema says it."""
 
@@ -120,4 +138,6 @@ def lifecycle_view(edition: ir.Edition) -> LifecycleView | None:
     for key, finder in SAID:
         quote = finder(edition, lifecycle) or QuoteView(lifecycle.spec, None)
         said.append(SaidView(key, level(quote.text), quote))
-    return LifecycleView(lifecycle.close, lifecycle.message_id, lifecycle.states, tuple(said))
+    return LifecycleView(
+        lifecycle.close, lifecycle.message_id, lifecycle.states, tuple(said), lifecycle.retry_key
+    )

@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from acp_protocol.runtime import SessionStore, open_stdio, run
 from acp_protocol.runtime.transports.pipes import PipeTransport
+from acp_protocol.v2 import agent as agent_module
 from acp_protocol.v2 import builders, models
 from acp_protocol.v2.agent import Agent, AgentContext, connect_agent
 
@@ -36,6 +37,9 @@ class Bugs:
     """An `idle` snapshot of the session is written 50 ms after the `session/close` answer."""
     no_requires_action: bool = False
     """The `requires_action` update of work waiting on a permission request is never written."""
+    ignores_retry_key: bool = False
+    """The prompt's `idempotencyKey` is ignored: a retry is inserted again (the SDK runs with
+    the edition's lifecycle less its `retry_key`)."""
 
 
 class BrokenAgent(Agent):
@@ -163,6 +167,12 @@ def parsed(line: bytes) -> dict[str, Any]:
 
 
 async def main(bugs: Bugs) -> None:
+    if bugs.ignores_retry_key:
+        lifecycle = agent_module.BEHAVIOUR.lifecycle
+        assert lifecycle is not None
+        agent_module.BEHAVIOUR = replace(
+            agent_module.BEHAVIOUR, lifecycle=replace(lifecycle, retry_key=None)
+        )
     transport = Tapped(await open_stdio(), bugs)
     async with connect_agent(BrokenAgent(), transport) as connection:
         await connection.wait_closed()

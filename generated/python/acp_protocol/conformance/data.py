@@ -103,6 +103,8 @@ class LifecycleEntry:
     user_message: str
     agent_chunk: str
     user_action: tuple[str, ...]
+    retry_key: str | None
+    """The prompt's field naming one submission across attempts (None: the edition has none)."""
     said: tuple[Said, ...]
 
     def rule(self, key: str) -> Said:

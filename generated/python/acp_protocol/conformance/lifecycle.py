@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import lifecycle_asks, lifecycle_close
+from . import lifecycle_asks, lifecycle_close, lifecycle_retry
 from .cases import Case, Check, Context, Outcome, failed, passed, skipped
 from .data import EditionData, Level, Quote
 from .lifecycle_watch import MEDIUM_PROMPT, SHORT_PROMPT, Session
@@ -86,6 +86,7 @@ def cases(edition: EditionData) -> list[Case]:
         ),
         *lifecycle_asks.TABLE,
         *lifecycle_close.TABLE,
+        *lifecycle_retry.TABLE,
     ]
     prompt = edition.prompt
     lifecycle = prompt.lifecycle if prompt is not None else None

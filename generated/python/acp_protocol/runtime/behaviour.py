@@ -65,6 +65,9 @@ class PromptLifecycle:
     end_turn: str
     cancelled: str
     failed: str | None
+    retry_key: str | None = None
+    """The prompt's field naming one submission across attempts (`idempotencyKey`): a retry of
+    a recorded insertion is answered with its message id and inserts nothing (None: none)."""
 
 
 @dataclass(frozen=True, slots=True)

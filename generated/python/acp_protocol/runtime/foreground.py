@@ -18,6 +18,13 @@ it carries out what the schema's descriptions ask of the agent:
   value is the stop reason (None: `end_turn`); a cancelled work ends `cancelled`, a failed one with
   the edition's failure reason and the error.
 - A prompt sent while work runs is held and inserted when the work ends.
+- `PromptRequest.idempotencyKey` (the lifecycle's `retry_key`): "A retry of a recorded insertion
+  returns the original `messageId` without inserting another message." An insertion records its
+  key for as long as the session is active on this connection ("For a live-only message, it MUST
+  recognize the key while the session stays active on a connection"): a retry is answered at
+  once, even while that insertion's work runs; a retry held behind work is answered when its turn
+  comes, if the attempt it repeats was inserted meanwhile. The key's range (1 to 255 characters)
+  is the schema's: the router answers any other value -32602 before this module sees it.
 - `CancelSessionNotification`: "cancel a session's foreground work and its prompts not yet
   inserted": the work's task is cancelled (its pending nested requests first, with
   `$/cancel_request`), and held prompts are answered `-32800`.
@@ -134,6 +141,8 @@ class _Session:
     work: asyncio.Task[None] | None = None
     entry: InFlight | None = None
     held: deque[asyncio.Future[None]] = field(default_factory=deque)
+    inserted: dict[str, str] = field(default_factory=dict)
+    """The message id of each insertion that carried a retry key, by key."""
 
 
 class Foreground:
@@ -150,6 +159,9 @@ class Foreground:
         """Insert a prompt (once the session's work before it ended) and start its work; the
         answer of the prompt request: `{messageId: ...}`."""
         session = self._sessions.setdefault(session_id, _Session())
+        key = self._retry_key(request.params)
+        if key is not None and key in session.inserted:
+            return self._answer(session.inserted[key])  # a retry: nothing is inserted
         if session.entry is not None or session.held:
             # Held: inserted when the work ahead of it ends; `$/cancel_request` withdraws it
             # (its CancelledError propagates: -32800), `session/cancel` answers it -32800.
@@ -160,7 +172,12 @@ class Foreground:
             finally:
                 with contextlib.suppress(ValueError):
                     session.held.remove(waiter)
+            if key is not None and key in session.inserted:
+                _insert_next(session)  # inserted while this retry was held: it is its turn
+                return self._answer(session.inserted[key])
         message_id = uuid.uuid4().hex
+        if key is not None:
+            session.inserted[key] = message_id
         entry = InFlight(request.request_id, request.method, request.params)
         session.entry = entry  # from here on, `session/cancel` cancels this work
         prompt = request.params.get("prompt") if isinstance(request.params, dict) else None
@@ -171,7 +188,17 @@ class Foreground:
         context = WorkContext(self._connection, entry, message_id, report, self._states)
         session.work = asyncio.get_running_loop().create_task(self._run(session, context, work))
         self._connection.track(session.work)
+        return self._answer(message_id)
+
+    def _answer(self, message_id: str) -> dict[str, Any]:
         return {self._lifecycle.message_id: message_id}  # type: ignore[dict-item]
+
+    def _retry_key(self, params: Any) -> str | None:
+        field_name = self._lifecycle.retry_key
+        if field_name is None or not isinstance(params, dict):
+            return None
+        key = params.get(field_name)  # "Omitted and `null` are equivalent and mean no key."
+        return key if isinstance(key, str) else None
 
     def cancel(self, session_id: str) -> asyncio.Task[None] | None:
         """`session/cancel`: answer the held prompts -32800, cancel the running work (its nested
@@ -232,11 +259,7 @@ class Foreground:
             pass  # the connection is gone: nobody is left to tell
         finally:
             session.work = session.entry = None
-            # The next held prompt is inserted now.
-            for waiter in session.held:
-                if not waiter.done():
-                    waiter.set_result(None)
-                    break
+            _insert_next(session)
 
     async def _state(
         self, session_id: str, state: str, extra: dict[str, Any] | None = None
@@ -249,3 +272,11 @@ class Foreground:
         await self._connection.notify(
             self._states.notification, {"sessionId": session_id, "update": update}
         )
+
+
+def _insert_next(session: _Session) -> None:
+    """The session's next held prompt is inserted now."""
+    for waiter in session.held:
+        if not waiter.done():
+            waiter.set_result(None)
+            break

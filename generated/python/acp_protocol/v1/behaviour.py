@@ -78,6 +78,7 @@ LIFECYCLE: PromptLifecycle | None = PromptLifecycle(
     end_turn="end_turn",
     cancelled="cancelled",
     failed=None,
+    retry_key=None,
 )
 """prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason."""
 

@@ -35,6 +35,15 @@ Rules carried out, each with the schema text it rests on (schema.unstable.json):
     progress without user action, including permissions or elicitations. Once reported, it
     MUST report `running` when progress resumes" (#/$defs/StateUpdate/description)
 
+- a retried prompt is answered with the message its first attempt inserted:
+  PromptRequest.idempotencyKey: The Client generates the key and sends the same key on every
+  attempt for the same submission. A retry of a recorded insertion returns the original
+  `messageId` without inserting another message.
+  - "A retry of a recorded insertion returns the original `messageId` without inserting
+    another message." (#/$defs/PromptRequest/properties/idempotencyKey/description)
+  - "For a live-only message, it MUST recognize the key while the session stays active on a
+    connection." (#/$defs/PromptRequest/properties/idempotencyKey/description)
+
 - $/cancel_request answers a permission request `cancelled`: RequestPermissionOutcome: the
   client answers a request the agent cancels with `$/cancel_request` with this outcome.
   - "The client answers a request the agent cancels with `$/cancel_request` with this
@@ -118,6 +127,7 @@ LIFECYCLE: PromptLifecycle | None = PromptLifecycle(
     end_turn="end_turn",
     cancelled="cancelled",
     failed="error",
+    retry_key="idempotencyKey",
 )
 """StateUpdate: the agent MUST report `running` when foreground work starts, or `requires_action` if it starts blocked on user action, and `idle` when it ends."""
 

@@ -240,6 +240,21 @@ EDITION = EditionData(
             ),
         ),
         RuleEntry(
+            "a retried prompt is answered with the message its first attempt inserted",
+            "MUST",
+            "PromptRequest.idempotencyKey: The Client generates the key and sends the same key on every attempt for the same submission. A retry of a recorded insertion returns the original `messageId` without inserting another message.",
+            (
+                Quote(
+                    "A retry of a recorded insertion returns the original `messageId` without inserting another message.",
+                    "schema.unstable.json#/$defs/PromptRequest/properties/idempotencyKey/description",
+                ),
+                Quote(
+                    "For a live-only message, it MUST recognize the key while the session stays active on a connection.",
+                    "schema.unstable.json#/$defs/PromptRequest/properties/idempotencyKey/description",
+                ),
+            ),
+        ),
+        RuleEntry(
             "$/cancel_request answers a permission request `cancelled`",
             "informative",
             "RequestPermissionOutcome: the client answers a request the agent cancels with `$/cancel_request` with this outcome.",
@@ -339,6 +354,7 @@ EDITION = EditionData(
                 "session/request_permission",
                 "elicitation/create",
             ),
+            retry_key="idempotencyKey",
             said=(
                 Said(
                     "insertion",
@@ -418,6 +434,22 @@ EDITION = EditionData(
                     Quote(
                         "If closing prevents a prompt's user message from being inserted, the Agent MUST answer that request with `-32800` (Request cancelled). If the message has already been inserted, the Agent MUST respond successfully with its `messageId`.",
                         "schema.unstable.json#/$defs/CloseSessionRequest",
+                    ),
+                ),
+                Said(
+                    "retry",
+                    "MUST",
+                    Quote(
+                        "Agents that advertise `capabilities.session` MUST support the key. A retry of a recorded insertion returns the original `messageId` without inserting another message.",
+                        "schema.unstable.json#/$defs/PromptRequest/properties/idempotencyKey",
+                    ),
+                ),
+                Said(
+                    "retry_range",
+                    "MUST",
+                    Quote(
+                        "Agents MUST reject any other value with `-32602` (Invalid params) and MUST NOT treat it as omitted.",
+                        "schema.unstable.json#/$defs/PromptRequest/properties/idempotencyKey",
                     ),
                 ),
             ),

@@ -60,7 +60,7 @@ class PromptResponse(ProtocolModel):
 
 IdempotencyKey = TypeAliasType(
     "IdempotencyKey",
-    Annotated[Annotated[str, Field(min_length=1)], Field(description="A key the Client generates to identify one `session/prompt` submission across attempts.\n\nThe key is an opaque, case-sensitive string of 1 to 255 characters. It is scoped to the\nsession named by the request's `sessionId`.\n\nSee protocol docs: [Retrying a prompt](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#retrying-a-prompt)")],
+    Annotated[Annotated[str, Field(min_length=1, max_length=255)], Field(description="A key the Client generates to identify one `session/prompt` submission across attempts.\n\nThe key is an opaque, case-sensitive string of 1 to 255 characters. It is scoped to the\nsession named by the request's `sessionId`.\n\nSee protocol docs: [Retrying a prompt](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#retrying-a-prompt)")],
 )
 
 
