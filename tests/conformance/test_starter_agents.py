@@ -54,7 +54,7 @@ def test_the_python_starter_agent_passes_every_must_and_should_case(
         )
         # Every lifecycle case ran (the starter asks permission for `ask …`), none skipped.
         lifecycle = {i for i in run.traces if i.startswith("lifecycle.")}
-        assert len(lifecycle) == 12 and lifecycle <= run.ids("pass")
+        assert len(lifecycle) == 14 and lifecycle <= run.ids("pass")
         assert not any(i.startswith("prompt.") for i in run.traces)
 
 
