@@ -66,6 +66,11 @@ type PromptLifecycle struct {
 	// Failed is the stop reason of work that failed ("": failures are errors).
 	Failed string
 	Spec   string
+	// RetryKey is the prompt request's field naming one submission across attempts
+	// (Insertion; v2's idempotencyKey): a retry carrying the key of an insertion the agent
+	// recorded is answered with that insertion's message id, and inserts nothing ("" when the
+	// edition has none).
+	RetryKey string
 }
 
 // StateUpdates is how the agent reports a session's foreground state (v2 state_update).

@@ -28,6 +28,8 @@ import (
 //   - StateUpdate: "the agent MUST report `running` when foreground work starts [...] and
 //     `idle` when it ends. The agent SHOULD include a stop reason on that idle update."
 //   - A prompt sent while work runs is held, and inserted when the work ends.
+//   - PromptRequest.idempotencyKey (the lifecycle's RetryKey): "A retry of a recorded insertion
+//     returns the original `messageId` without inserting another message." (prompt_retry.go).
 //   - CancelSessionNotification: "cancel a session's foreground work and its prompts not yet
 //     inserted": the work's ctx ends (its pending requests are cancelled with it), held
 //     prompts are answered -32800.
@@ -51,23 +53,30 @@ type foreground struct {
 type foregroundSession struct {
 	work *work // the running (or inserted, not yet started) work; nil when idle
 	held []*heldPrompt
+	// inserted is the message id of each insertion that carried a retry key, by key: kept
+	// while the session is idle too, forgotten by close (prompt_retry.go).
+	inserted map[string]string
 }
 
-// heldPrompt waits for its turn: ready gets nil once it has the session (work is its own), or
-// the error it is answered with.
+// heldPrompt waits for its turn: ready gets nil once it has the session (work is its own) or
+// once the insertion it retries was made while it was held (retried is that insertion's
+// message id), or the error it is answered with.
 type heldPrompt struct {
 	ready     chan error
 	requestID json.RawMessage
+	key       string // its retry key ("": none)
 	work      *work
+	retried   string
 }
 
 // work is one inserted prompt's foreground work.
 type work struct {
-	f       *foreground
-	session string
-	ctx     context.Context
-	cancel  context.CancelCauseFunc
-	done    chan struct{} // closed once its idle update is written
+	f         *foreground
+	session   string
+	messageID string // the inserted message's id
+	ctx       context.Context
+	cancel    context.CancelCauseFunc
+	done      chan struct{} // closed once its idle update is written
 
 	mu      sync.Mutex
 	waiting int // user-action requests pending
@@ -78,17 +87,24 @@ type workKey struct{}
 // insert inserts the prompt (params decoded with the schema's checks: -32602 before anything is
 // inserted) once the session's work ahead of it ended, and answers it with the message id; run
 // then runs with a ctx that session/cancel, session/close and the connection's close end. Its
-// stop reason ("": the lifecycle's end of turn) goes on the idle update.
+// stop reason ("": the lifecycle's end of turn) goes on the idle update. A retry of a recorded
+// insertion is answered with its message id, and inserts nothing.
 func (f *foreground) insert(ctx context.Context, session string, params json.RawMessage, run func(context.Context) (string, error)) (any, error) {
-	w, err := f.claim(ctx, session)
+	var named map[string]json.RawMessage
+	if json.Unmarshal(params, &named) != nil {
+		named = nil
+	}
+	w, retried, err := f.claim(ctx, session, retryKeyOf(f.life, named))
 	if err != nil {
 		return nil, err
 	}
+	if w == nil { // a retry: nothing is inserted, no work runs
+		return map[string]string{f.life.MessageID: retried}, nil
+	}
 	states := f.life.States
-	messageID := newMessageID()
+	messageID := w.messageID
 	echo := map[string]any{states.UpdateTag: states.UserMessage, "messageId": messageID}
-	var named map[string]json.RawMessage
-	if json.Unmarshal(params, &named) == nil && named["prompt"] != nil {
+	if named["prompt"] != nil {
 		echo["content"] = named["prompt"]
 	}
 	if err := f.update(session, echo); err != nil {
@@ -104,8 +120,9 @@ func (f *foreground) insert(ctx context.Context, session string, params json.Raw
 }
 
 // claim waits until the session has no work ahead of this prompt (held behind it), then makes
-// the prompt's work the session's.
-func (f *foreground) claim(ctx context.Context, session string) (*work, error) {
+// the prompt's work the session's and records its retry key (key "": none). A retry of a
+// recorded insertion claims nothing: its work is nil, retried the insertion's message id.
+func (f *foreground) claim(ctx context.Context, session, key string) (*work, string, error) {
 	requestID := RequestIDOf(ctx)
 	f.mu.Lock()
 	s := f.sessions[session]
@@ -113,17 +130,28 @@ func (f *foreground) claim(ctx context.Context, session string) (*work, error) {
 		s = &foregroundSession{}
 		f.sessions[session] = s
 	}
+	if id, ok := s.recorded(key); ok { // answered at once, even while that insertion's work runs
+		f.mu.Unlock()
+		return nil, id, nil
+	}
 	if s.work == nil && len(s.held) == 0 {
 		w := f.begin(session, s, requestID)
+		s.record(key, w)
 		f.mu.Unlock()
-		return w, nil
+		return w, "", nil
 	}
-	h := &heldPrompt{ready: make(chan error, 1), requestID: requestID}
+	h := &heldPrompt{ready: make(chan error, 1), requestID: requestID, key: key}
 	s.held = append(s.held, h)
 	f.mu.Unlock()
 	select {
 	case err := <-h.ready:
-		return h.work, err
+		if err != nil || h.work == nil {
+			return nil, h.retried, err
+		}
+		f.mu.Lock()
+		s.record(key, h.work) // recorded once it is sure to be inserted: not when withdrawn
+		f.mu.Unlock()
+		return h.work, "", nil
 	case <-ctx.Done(): // $/cancel_request withdraws a held prompt: -32800
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -133,29 +161,36 @@ func (f *foreground) claim(ctx context.Context, session string) (*work, error) {
 		} else {
 			s.held = slices.DeleteFunc(s.held, func(other *heldPrompt) bool { return other == h })
 		}
-		return nil, context.Cause(ctx)
+		return nil, "", context.Cause(ctx)
 	}
 }
 
 // begin makes a new work the session's (f.mu held).
 func (f *foreground) begin(session string, s *foregroundSession, requestID json.RawMessage) *work {
-	w := &work{f: f, session: session, done: make(chan struct{})}
+	w := &work{f: f, session: session, messageID: newMessageID(), done: make(chan struct{})}
 	base := context.WithValue(context.WithValue(f.conn.base, requestIDKey{}, requestID), workKey{}, w)
 	w.ctx, w.cancel = context.WithCancelCause(base)
 	s.work = w
 	return w
 }
 
-// passOn gives the session to its first held prompt, or leaves it idle (f.mu held).
+// passOn gives the session to its first held prompt, or leaves it idle (f.mu held). A held
+// retry of an insertion made while it was held is answered with that insertion's message id
+// and inserts nothing: the session goes on to the next one.
 func (f *foreground) passOn(session string, s *foregroundSession) {
 	s.work = nil
-	if len(s.held) == 0 {
+	for len(s.held) > 0 {
+		h := s.held[0]
+		s.held = s.held[1:]
+		if id, ok := s.recorded(h.key); ok {
+			h.retried = id
+			h.ready <- nil
+			continue
+		}
+		h.work = f.begin(session, s, h.requestID)
+		h.ready <- nil
 		return
 	}
-	h := s.held[0]
-	s.held = s.held[1:]
-	h.work = f.begin(session, s, h.requestID)
-	h.ready <- nil
 }
 
 // start runs the work once the prompt's answer is written, in a goroutine of the connection.
@@ -230,8 +265,9 @@ func (f *foreground) cancel(session string) <-chan struct{} {
 }
 
 // close cancels the session's work and returns once its idle update is written (or ctx ends);
-// the session is then forgotten. "Closing a session that does not exist or is not active
-// SHOULD succeed".
+// the session is then forgotten, its retry keys with it (idempotencyKey: "For a live-only
+// message, it MUST recognize the key while the session stays active on a connection").
+// "Closing a session that does not exist or is not active SHOULD succeed".
 func (f *foreground) close(ctx context.Context, session string) error {
 	if done := f.cancel(session); done != nil {
 		select {
@@ -242,8 +278,11 @@ func (f *foreground) close(ctx context.Context, session string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if s := f.sessions[session]; s != nil && s.work == nil && len(s.held) == 0 {
-		delete(f.sessions, session)
+	if s := f.sessions[session]; s != nil {
+		s.inserted = nil
+		if s.work == nil && len(s.held) == 0 {
+			delete(f.sessions, session)
+		}
 	}
 	return nil
 }

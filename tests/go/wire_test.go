@@ -3,7 +3,9 @@ package tests
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	acp "acp-protocol-sdk"
 	v1 "acp-protocol-sdk/v1"
@@ -243,5 +245,34 @@ func TestBehaviourIsDataPerEdition(t *testing.T) {
 	}
 	if outcome["outcome"].(map[string]any)["outcome"] != "cancelled" {
 		t.Fatalf("v2's cancelled permission outcome: %v", outcome)
+	}
+}
+
+func TestStringLengthCountsCharactersNotBytesNorUTF16Units(t *testing.T) {
+	// JSON Schema's maxLength: "the number of its characters as defined by RFC 8259" (code
+	// points): 255 emoji are 510 UTF-16 units and 1,020 bytes, and within 1 to 255.
+	decode := wire.StringLength[string](1, 255, "")
+	for text, valid := range map[string]bool{
+		"":                                       false,
+		"K":                                      true,
+		strings.Repeat("k", 255):                 true,
+		strings.Repeat("k", 256):                 false,
+		strings.Repeat("\U0001F600", 255):        true,
+		strings.Repeat("\U0001F600", 256):        false,
+		strings.Repeat("é", 255):                 true,
+		strings.Repeat("\U0001F600", 254) + "ab": false,
+	} {
+		var out string
+		err := decode([]byte(mustMarshal(t, text)), &out)
+		if (err == nil) != valid || (valid && out != text) {
+			t.Errorf("%d characters (%d bytes): %v", utf8.RuneCountInString(text), len(text), err)
+		}
+	}
+	var out string
+	if err := decode([]byte(`"`+strings.Repeat(`\ud83d\ude00`, 255)+`"`), &out); err != nil || out != strings.Repeat("\U0001F600", 255) {
+		t.Errorf("255 escaped surrogate pairs: %v", err)
+	}
+	if err := wire.StringWith[string](1, "")([]byte(mustMarshal(t, strings.Repeat("k", 1000))), &out); err != nil {
+		t.Errorf("StringWith has no maximum: %v", err)
 	}
 }

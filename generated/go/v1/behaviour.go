@@ -49,7 +49,7 @@ import acp "acp-protocol-sdk"
 var Behaviour = acp.Behaviour{
 	Negotiation: acp.Negotiation{Method: "initialize", Field: "protocolVersion", Version: 1, Unsupported: 0, Spec: "initialization.mdx: the Agent MUST respond with the latest protocol version it supports."},
 
-	Lifecycle: &acp.PromptLifecycle{Prompt: "session/prompt", Answer: acp.Completion, Cancel: "session/cancel", Close: "", MessageID: "", States: nil, EndTurn: "end_turn", Cancelled: "cancelled", Failed: "", Spec: "prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason."},
+	Lifecycle: &acp.PromptLifecycle{Prompt: "session/prompt", Answer: acp.Completion, Cancel: "session/cancel", Close: "", MessageID: "", States: nil, EndTurn: "end_turn", Cancelled: "cancelled", Failed: "", Spec: "prompt-turn § Cancellation: the Agent MUST respond to the original `session/prompt` request with the `cancelled` stop reason.", RetryKey: ""},
 
 	Capabilities: []acp.Capability{
 		{Method: "session/list", Path: []string{"agentCapabilities", "sessionCapabilities", "list"}, Value: `{}`, Spec: "InitializeResponse: agentCapabilities.sessionCapabilities.list", Requires: []string{"session/list"}},

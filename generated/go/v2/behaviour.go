@@ -32,6 +32,15 @@ import acp "acp-protocol-sdk"
 //       reported, it MUST report `running` when progress resumes"
 //       (#/$defs/StateUpdate/description)
 //
+//   - a retried prompt is answered with the message its first attempt inserted:
+//     PromptRequest.idempotencyKey: The Client generates the key and sends the same key on every
+//     attempt for the same submission. A retry of a recorded insertion returns the original
+//     `messageId` without inserting another message.
+//     - "A retry of a recorded insertion returns the original `messageId` without inserting
+//       another message." (#/$defs/PromptRequest/properties/idempotencyKey/description)
+//     - "For a live-only message, it MUST recognize the key while the session stays active on a
+//       connection." (#/$defs/PromptRequest/properties/idempotencyKey/description)
+//
 //   - $/cancel_request answers a permission request `cancelled`: RequestPermissionOutcome: the
 //     client answers a request the agent cancels with `$/cancel_request` with this outcome.
 //     - "The client answers a request the agent cancels with `$/cancel_request` with this
@@ -75,7 +84,7 @@ import acp "acp-protocol-sdk"
 var Behaviour = acp.Behaviour{
 	Negotiation: acp.Negotiation{Method: "initialize", Field: "protocolVersion", Version: 2, Unsupported: -32022, Spec: "InitializeResponse.protocolVersion: the highest protocol version supported by the agent that is at or below the version requested by the client. If no such version exists, initialization fails with error code -32022."},
 
-	Lifecycle: &acp.PromptLifecycle{Prompt: "session/prompt", Answer: acp.Insertion, Cancel: "session/cancel", Close: "session/close", MessageID: "messageId", States: &acp.StateUpdates{Notification: "session/update", UpdateTag: "sessionUpdate", UpdateValue: "state_update", StateTag: "state", Running: "running", Idle: "idle", RequiresAction: "requires_action", StopReason: "stopReason", UserMessage: "user_message", AgentChunk: "agent_message_chunk", UserAction: []string{"session/request_permission", "elicitation/create"}}, EndTurn: "end_turn", Cancelled: "cancelled", Failed: "error", Spec: "StateUpdate: the agent MUST report `running` when foreground work starts, or `requires_action` if it starts blocked on user action, and `idle` when it ends."},
+	Lifecycle: &acp.PromptLifecycle{Prompt: "session/prompt", Answer: acp.Insertion, Cancel: "session/cancel", Close: "session/close", MessageID: "messageId", States: &acp.StateUpdates{Notification: "session/update", UpdateTag: "sessionUpdate", UpdateValue: "state_update", StateTag: "state", Running: "running", Idle: "idle", RequiresAction: "requires_action", StopReason: "stopReason", UserMessage: "user_message", AgentChunk: "agent_message_chunk", UserAction: []string{"session/request_permission", "elicitation/create"}}, EndTurn: "end_turn", Cancelled: "cancelled", Failed: "error", Spec: "StateUpdate: the agent MUST report `running` when foreground work starts, or `requires_action` if it starts blocked on user action, and `idle` when it ends.", RetryKey: "idempotencyKey"},
 
 	Capabilities: []acp.Capability{
 		{Method: "session/list", Path: []string{"capabilities", "session"}, Value: `{}`, Spec: "AgentCapabilities.session: Supplying `{}` means the agent supports the baseline session methods: `session/new`, `session/list`, `session/resume`, `session/close`, `session/prompt`, `session/cancel`, and `session/update`.", Requires: []string{"session/new", "session/list", "session/resume", "session/close", "session/prompt", "session/cancel"}},

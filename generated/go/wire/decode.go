@@ -109,13 +109,24 @@ var patterns sync.Map // pattern → *regexp.Regexp
 
 // StringWith reads a string of at least minLength characters matching pattern ("" for none).
 func StringWith[T ~string](minLength int, pattern string) Decoder[T] {
+	return StringLength[T](minLength, -1, pattern)
+}
+
+// StringLength reads a string of minLength to maxLength characters (maxLength < 0: no maximum)
+// matching pattern ("" for none). A character is a Unicode code point, as JSON Schema counts them
+// ("the number of its characters as defined by RFC 8259"), not a byte.
+func StringLength[T ~string](minLength, maxLength int, pattern string) Decoder[T] {
 	return func(data []byte, out *T) error {
 		var text T
 		if err := String(data, &text); err != nil {
 			return err
 		}
-		if utf8.RuneCountInString(string(text)) < minLength {
+		length := utf8.RuneCountInString(string(text))
+		if length < minLength {
 			return Fail("a string of at least "+strconv.Itoa(minLength)+" characters", data)
+		}
+		if maxLength >= 0 && length > maxLength {
+			return Fail("a string of at most "+strconv.Itoa(maxLength)+" characters", data)
 		}
 		if pattern != "" && !compiled(pattern).MatchString(string(text)) {
 			return Fail("a string matching "+pattern, data)

@@ -2504,7 +2504,7 @@ func decodeIconTheme(data []byte, out *IconTheme) error {
 }
 
 func decodeIdempotencyKey(data []byte, out *IdempotencyKey) error {
-	return wire.StringWith[IdempotencyKey](1, "")(data, out)
+	return wire.StringLength[IdempotencyKey](1, 255, "")(data, out)
 }
 
 // MarshalJSON writes the constants, the fields that are not absent and Extra.
