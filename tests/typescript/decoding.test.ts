@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DecodeError } from "../src/index.js";
 import * as v1 from "../src/v1/index.js";
+import { stringWith } from "../src/runtime/decoding.js";
 import * as v2 from "../src/v2/index.js";
 
 function rejects(run: () => unknown, pointer: string): DecodeError {
@@ -77,4 +78,25 @@ test("v2 decoders are their own: v2's chunks carry a messageId", () => {
   assert.equal(v1.PROTOCOL_VERSION, 1);
   const names = v2.METHODS.map((m) => m.name);
   assert.ok(names.includes("session/prompt"));
+});
+
+test("string lengths count code points, as JSON Schema does: maxLength of emoji (v2 IdempotencyKey)", () => {
+  // "When present, the value is an opaque, case-sensitive string of 1 to 255 characters."
+  const emoji = "\u{1f600}";
+  const key = stringWith(1, null, 255);
+  assert.equal(key(emoji.repeat(255)), emoji.repeat(255)); // 510 UTF-16 units
+  assert.equal(key("k".repeat(255)), "k".repeat(255));
+  assert.throws(() => key(emoji.repeat(256)), DecodeError);
+  assert.throws(() => key("k".repeat(256)), DecodeError);
+  assert.throws(() => key(""), DecodeError);
+  // minLength counts them too: one emoji is one character, two UTF-16 units.
+  assert.throws(() => stringWith(2, null)(emoji), DecodeError);
+  assert.equal(stringWith(2, null, 2)(emoji + "k"), emoji + "k");
+  // A lone surrogate is one character.
+  assert.throws(() => stringWith(null, null, 1)("\ud83dk"), DecodeError);
+  assert.equal(stringWith(null, null, 1)("\ud83d"), "\ud83d");
+  // The generated v2 decoder carries the bounds.
+  const prompt = { sessionId: "s", prompt: [{ type: "text", text: "hi" }] };
+  assert.equal(v2.decode.PromptRequest({ ...prompt, idempotencyKey: emoji.repeat(255) }).idempotencyKey, emoji.repeat(255));
+  rejects(() => v2.decode.PromptRequest({ ...prompt, idempotencyKey: emoji.repeat(256) }), "/idempotencyKey");
 });

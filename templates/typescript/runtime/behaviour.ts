@@ -56,6 +56,10 @@ export interface PromptLifecycle {
   /** The stop reason of work that failed, reported with the error (null: the edition reports
    * failures as errors, not stop reasons). */
   readonly failed: string | null;
+  /** INSERTION: the prompt request's field naming one submission across attempts
+   * (`idempotencyKey`): a retry carrying the key of an insertion the agent recorded is answered
+   * with that insertion's message id and inserts nothing (null: the edition has none). */
+  readonly retryKey: string | null;
 }
 
 /** Where an agent's `initialize` result advertises an optional method, and with what value. */

@@ -89,15 +89,40 @@ export const integer: Decoder = (value) => (Number.isInteger(value) ? value : fa
 
 export const nullOnly: Decoder = (value) => (value === null ? value : fail("null", value));
 
-export function stringWith(minLength: number | null, pattern: string | null): Decoder {
+/** A string of `minLength` to `maxLength` characters (null: no bound) matching `pattern`. A
+ * character is a Unicode code point, as JSON Schema counts them ("The length of a string instance
+ * is defined as the number of its characters as defined by RFC 8259"), not a UTF-16 unit. */
+export function stringWith(
+  minLength: number | null,
+  pattern: string | null,
+  maxLength: number | null = null,
+): Decoder {
   const regex = pattern === null ? null : new RegExp(pattern, "u");
   return (value) => {
     string(value);
     const text = value as string;
-    if (minLength !== null && text.length < minLength) fail(`a string of at least ${minLength} characters`, value);
+    if (minLength !== null || maxLength !== null) {
+      const length = codePoints(text);
+      if (minLength !== null && length < minLength) fail(`a string of at least ${minLength} characters`, value);
+      if (maxLength !== null && length > maxLength) fail(`a string of at most ${maxLength} characters`, value);
+    }
     if (regex !== null && !regex.test(text)) fail(`a string matching ${pattern}`, value);
     return value;
   };
+}
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    // A high surrogate followed by a low one is one code point.
+    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) index++;
+    }
+    count++;
+  }
+  return count;
 }
 
 export function integerIn(min: number | null, max: number | null): Decoder {

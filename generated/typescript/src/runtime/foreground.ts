@@ -21,6 +21,19 @@
  * … Once reported, it MUST report `running` when progress resumes"). A prompt that arrives while
  * work runs is held and inserted, in order, when the work ends. Each of these updates carries the
  * prompt's W3C trace context, as everything the work sends does (trace_context.ts).
+ *
+ * The lifecycle's `retryKey` (PromptRequest.idempotencyKey): "The Client generates the key and
+ * sends the same key on every attempt for the same submission. … A retry of a recorded insertion
+ * returns the original `messageId` without inserting another message." An insertion that carried
+ * a key records it, by session (IdempotencyKey: "It is scoped to the session named by the
+ * request's `sessionId`."), for as long as the session is active on this connection ("For a
+ * live-only message, it MUST recognize the key while the session stays active on a connection"):
+ * idle periods keep it, `session/close` forgets it. A retry is answered at once, even while that
+ * insertion's work runs (no `user_message`, no state update, no work); a retry held behind work is
+ * answered when its turn comes, if the attempt it repeats was inserted meanwhile, and the session
+ * passes on to the next held prompt. "Omitted and `null` are equivalent and mean no key." The
+ * key's range (1 to 255 characters) is the schema's: the decoder answers any other value -32602
+ * before this module sees it.
  */
 
 import { randomUUID } from "node:crypto";
@@ -89,6 +102,9 @@ interface Session {
 
 export class Foreground {
   private readonly sessions = new Map<string, Session>();
+  /** By session, the message id of each insertion that carried a retry key, by key. Apart from
+   * `sessions`, whose entry may go while the session is idle: only `close` forgets these. */
+  private readonly inserted = new Map<string, Map<string, string>>();
 
   constructor(
     private readonly lifecycle: InsertionLifecycle,
@@ -109,6 +125,8 @@ export class Foreground {
   /** The answer to a `session/prompt` (`params`: its checked params): at insertion, now or once
    * the running work ends; `run` is the work of the inserted prompt (the user's handler). */
   prompt(sessionId: string, request: IncomingRequest, params: unknown, run: RunWork): Promise<unknown> {
+    const recorded = this.recorded(sessionId, params);
+    if (recorded !== undefined) return Promise.resolve(this.answer(recorded)); // a retry: nothing is inserted
     const session = this.session(sessionId);
     if (session.work === null && session.held.length === 0) return this.insert(sessionId, session, request, params, run);
     return new Promise((resolve, reject) => {
@@ -153,6 +171,7 @@ export class Foreground {
     await this.cancel(sessionId, this.lifecycle.close ?? this.lifecycle.cancel);
     const session = this.sessions.get(sessionId);
     if (session !== undefined && session.work === null && session.held.length === 0) this.sessions.delete(sessionId);
+    this.inserted.delete(sessionId); // the session is no longer active: its retry keys are forgotten
   }
 
   private session(sessionId: string): Session {
@@ -162,6 +181,25 @@ export class Foreground {
       this.sessions.set(sessionId, session);
     }
     return session;
+  }
+
+  /** The prompt's retry key: "Omitted and `null` are equivalent and mean no key." */
+  private retryKey(params: unknown): string | null {
+    const field = this.lifecycle.retryKey;
+    if (field === null || typeof params !== "object" || params === null) return null;
+    const key = (params as { [key: string]: unknown })[field];
+    return typeof key === "string" ? key : null;
+  }
+
+  /** The message id of the insertion whose retry key `params` carries, if it is recorded. */
+  private recorded(sessionId: string, params: unknown): string | undefined {
+    const key = this.retryKey(params);
+    return key === null ? undefined : this.inserted.get(sessionId)?.get(key);
+  }
+
+  /** The answer to a prompt inserted as `messageId`. */
+  private answer(messageId: string): { [key: string]: unknown } {
+    return { [this.lifecycle.messageId]: messageId };
   }
 
   /** Sends one of `request`'s (its prompt's) updates, with the prompt's trace context. */
@@ -177,8 +215,14 @@ export class Foreground {
   /** Inserts `request`'s prompt: `user_message`, `running`, then the answer; the work begins on
    * a later turn of the event loop, after the answer is written. */
   private async insert(sessionId: string, session: Session, request: IncomingRequest, params: unknown, run: RunWork): Promise<unknown> {
-    const { states, messageId: field } = this.lifecycle;
+    const { states } = this.lifecycle;
     const messageId = randomUUID();
+    const key = this.retryKey(params);
+    if (key !== null) {
+      let keys = this.inserted.get(sessionId);
+      if (keys === undefined) this.inserted.set(sessionId, (keys = new Map<string, string>()));
+      keys.set(key, messageId);
+    }
     const controller = new AbortController();
     let begin!: (go: boolean) => void;
     const begun = new Promise<boolean>((resolve) => (begin = resolve));
@@ -195,7 +239,7 @@ export class Foreground {
       throw error;
     }
     setImmediate(() => begin(true));
-    return { [field]: messageId };
+    return this.answer(messageId);
   }
 
   private async perform(
@@ -241,12 +285,22 @@ export class Foreground {
     this.ended(sessionId, session);
   }
 
-  /** The work is over: the next held prompt, if any, is inserted (its request answered). */
+  /** The work is over: the next held prompt, if any, is inserted (its request answered). A held
+   * retry whose attempt was inserted while it waited is answered with that insertion's message
+   * id, inserts nothing, and passes the session on to the prompt held after it. */
   private ended(sessionId: string, session: Session): void {
     session.work = null;
-    const next = session.held.shift();
-    if (next === undefined) return;
-    next.release();
-    this.insert(sessionId, session, next.request, next.params, next.run).then(next.resolve, next.reject);
+    for (;;) {
+      const next = session.held.shift();
+      if (next === undefined) return;
+      next.release();
+      const recorded = this.recorded(sessionId, next.params);
+      if (recorded !== undefined) {
+        next.resolve(this.answer(recorded));
+        continue;
+      }
+      this.insert(sessionId, session, next.request, next.params, next.run).then(next.resolve, next.reject);
+      return;
+    }
   }
 }

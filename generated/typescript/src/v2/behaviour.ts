@@ -38,6 +38,15 @@
  *     reported, it MUST report `running` when progress resumes"
  *     (#/$defs/StateUpdate/description)
  *
+ * - a retried prompt is answered with the message its first attempt inserted:
+ *   PromptRequest.idempotencyKey: The Client generates the key and sends the same key on every
+ *   attempt for the same submission. A retry of a recorded insertion returns the original
+ *   `messageId` without inserting another message.
+ *   - "A retry of a recorded insertion returns the original `messageId` without inserting
+ *     another message." (#/$defs/PromptRequest/properties/idempotencyKey/description)
+ *   - "For a live-only message, it MUST recognize the key while the session stays active on a
+ *     connection." (#/$defs/PromptRequest/properties/idempotencyKey/description)
+ *
  * - $/cancel_request answers a permission request `cancelled`: RequestPermissionOutcome: the
  *   client answers a request the agent cancels with `$/cancel_request` with this outcome.
  *   - "The client answers a request the agent cancels with `$/cancel_request` with this
@@ -106,6 +115,7 @@ export const BEHAVIOUR: Behaviour = {
     endTurn: "end_turn",
     cancelled: "cancelled",
     failed: "error",
+    retryKey: "idempotencyKey",
   },
   capabilities: [
     // AgentCapabilities.session: Supplying `{}` means the agent supports the baseline session methods: `session/new`, `session/list`, `session/resume`, `session/close`, `session/prompt`, `session/cancel`, and `session/update`.

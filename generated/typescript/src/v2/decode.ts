@@ -2037,7 +2037,7 @@ const Icon$: d.Decoder = d.struct([
   ["_meta", d.nullable(d.record(d.any)), d.DEFAULT_ON_ERROR],
 ]);
 const IconTheme$: d.Decoder = d.string;
-const IdempotencyKey$: d.Decoder = d.stringWith(1, null);
+const IdempotencyKey$: d.Decoder = d.stringWith(1, null, 255);
 const IdleStateUpdate$: d.Decoder = d.tagged(
   "stopReason",
   new Map<unknown, d.Decoder>([

@@ -68,6 +68,7 @@ export const BEHAVIOUR: Behaviour = {
     endTurn: "end_turn",
     cancelled: "cancelled",
     failed: null,
+    retryKey: null,
   },
   capabilities: [
     // InitializeResponse: agentCapabilities.sessionCapabilities.list
