@@ -20,6 +20,7 @@ from acp_protocol.runtime.transports.pipes import PipeTransport
 from acp_protocol.v2 import agent as agent_module
 from acp_protocol.v2 import builders, models
 from acp_protocol.v2.agent import Agent, AgentContext, connect_agent
+from acp_protocol.v2.behaviour import BEHAVIOUR
 
 WORD_PAUSE = 0.05
 LATE = 0.05
@@ -167,12 +168,11 @@ def parsed(line: bytes) -> dict[str, Any]:
 
 
 async def main(bugs: Bugs) -> None:
-    if bugs.ignores_retry_key:
-        lifecycle = agent_module.BEHAVIOUR.lifecycle
+    if bugs.ignores_retry_key:  # the agent's router reads the role module's BEHAVIOUR
+        lifecycle = BEHAVIOUR.lifecycle
         assert lifecycle is not None
-        agent_module.BEHAVIOUR = replace(
-            agent_module.BEHAVIOUR, lifecycle=replace(lifecycle, retry_key=None)
-        )
+        ignoring = replace(BEHAVIOUR, lifecycle=replace(lifecycle, retry_key=None))
+        vars(agent_module)["BEHAVIOUR"] = ignoring
     transport = Tapped(await open_stdio(), bugs)
     async with connect_agent(BrokenAgent(), transport) as connection:
         await connection.wait_closed()
