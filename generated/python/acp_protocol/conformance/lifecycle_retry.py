@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .cases import Check, Context, Outcome, Skip, describe, error_code, failed, passed
 from .lifecycle_watch import SHORT_PROMPT, Session, lifecycle_of
-from .steps import advertises, initialize, new_session, prompt_params
+from .steps import advertises, initialize, new_session
 
 INVALID_PARAMS = -32602
 AFTER_RETRY = 0.5
@@ -35,22 +35,14 @@ async def _keyed_session(ctx: Context) -> tuple[Session, str]:
     return Session(ctx, prompt, lifecycle, await new_session(ctx)), lifecycle.retry_key
 
 
-def _send(session: Session, key_field: str, key: str) -> int:
-    ctx = session.ctx
-    params = prompt_params(ctx, session.id, SHORT_PROMPT)
-    request_id = ctx.next_id()
-    ctx.peer.request(request_id, session.prompt.method, {**params, key_field: key})
-    return request_id
-
-
 async def _retry_answers_original(ctx: Context) -> Outcome:
     session, key_field = await _keyed_session(ctx)
     key = f"conformance-{ctx.next_id()}"
     start = session.mark
-    original = await session.inserted(_send(session, key_field, key))
+    original = await session.inserted(session.send_prompt(SHORT_PROMPT, {key_field: key}))
     await session.wait(session.is_echo(original), f"user_message update {original!r}", start)
     retried_at = session.mark
-    again = await session.inserted(_send(session, key_field, key))
+    again = await session.inserted(session.send_prompt(SHORT_PROMPT, {key_field: key}))
     if again != original:
         return failed(f"the retry was answered messageId {again!r}, not {original!r}")
     await ctx.peer.quiet(AFTER_RETRY)
@@ -68,7 +60,7 @@ async def _retry_answers_original(ctx: Context) -> Outcome:
 async def _out_of_range_invalid(ctx: Context) -> Outcome:
     session, key_field = await _keyed_session(ctx)
     for key in OUT_OF_RANGE:
-        answer = await session.answer(_send(session, key_field, key))
+        answer = await session.answer(session.send_prompt(SHORT_PROMPT, {key_field: key}))
         if error_code(answer) != INVALID_PARAMS:
             shown = f"{len(key)} characters" if key else "empty"
             return failed(f"a key of {shown} was answered {describe(answer)}, not -32602")

@@ -57,11 +57,12 @@ class Session:
         """The index of the next frame the program writes."""
         return len(self.ctx.peer.received)
 
-    def send_prompt(self, text: str) -> int:
-        """Send a prompt (not waiting for its answer); its request id."""
+    def send_prompt(self, text: str, extra: dict[str, Any] | None = None) -> int:
+        """Send a prompt (not waiting for its answer), with the members of `extra` added to its
+        params; its request id."""
         request_id = self.ctx.next_id()
         params = prompt_params(self.ctx, self.id, text)
-        self.ctx.peer.request(request_id, self.prompt.method, params)
+        self.ctx.peer.request(request_id, self.prompt.method, {**params, **(extra or {})})
         return request_id
 
     def update_of(self, frame: Frame) -> dict[str, Any] | None:
