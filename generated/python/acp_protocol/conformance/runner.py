@@ -43,6 +43,7 @@ from . import (
     params_where,
     prompt_turn,
 )
+from . import auth, content, mcp_servers, modes, sessions, unknown_fields
 from .cases import Case, Context, Failure, Outcome, Skip, failed, skipped
 from .data import EditionData
 from .peer import START_ALLOWANCE, Frame, NoAnswer, Peer, Unsendable
@@ -54,6 +55,12 @@ FAMILIES = (
     capabilities,
     prompt_turn,
     lifecycle,
+    sessions,
+    modes,
+    content,
+    mcp_servers,
+    auth,
+    unknown_fields,
     cancel_request,
     envelope,
     params_where,
