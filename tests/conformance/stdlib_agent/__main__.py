@@ -1,0 +1,28 @@
+"""`python -m tests.conformance.stdlib_agent [--protocol 1|2]`: an ACP agent written with the
+standard library alone, from the schema texts (layer: entry point). `--protocol 2` (the default)
+serves v2 and v1, whichever `initialize` negotiates; `--protocol 1` serves v1 only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from .agent import Agent
+from .wire import Connection
+
+
+async def main(top: int) -> None:
+    agent = Agent(top)
+    connection = Connection(agent.request, agent.notification)
+    agent.connect(connection)
+    await connection.serve()
+
+
+def cli() -> None:
+    parser = argparse.ArgumentParser(prog="python -m tests.conformance.stdlib_agent")
+    parser.add_argument("--protocol", type=int, choices=(1, 2), default=2)
+    asyncio.run(main(parser.parse_args().protocol))
+
+
+cli()
