@@ -34,6 +34,8 @@ class Agent:
                 v2.V2(self.connection, client) if version == 2 else v1.V1(self.connection, client)
             )
             self.version = version
+        assert self.edition is not None
+        self.edition.client = client  # "The latest successful `initialize` is authoritative"
         self.connection.null_id_ok = version == 1  # v1's RequestId lists null, v2's does not
 
     async def request(self, method: str, params: Any, request_id: Any) -> Any:

@@ -40,7 +40,8 @@ def initialize_result(version: int) -> dict[str, Any]:
 class V1:
     def __init__(self, connection: Connection, client: dict[str, Any]) -> None:
         self.connection = connection
-        self.plan = isinstance(client.get("plan"), dict)
+        self.client = client
+        """The client's capabilities (the latest `initialize`'s)."""
         self.store = Store()
         self.requests = {
             "authenticate": self.authenticate,
@@ -199,19 +200,25 @@ class V1:
     async def turn_steps(self, session: Session, blocks: list[dict[str, Any]]) -> str:
         session.history.append(("user", new_id("user"), blocks))
         words = words_of(blocks)
-        if self.plan:
+        if isinstance(self.client.get("plan"), dict):  # advertised: `{}`, not null
             plan = {"type": "markdown", "planId": "plan-1", "content": f"- say {len(words)} words"}
             self.update(session, {"sessionUpdate": "plan_update", "plan": plan})
         if words[0].lower() == "ask" and (stop := await self.asked(session, " ".join(words))):
             return stop
         reply: list[dict[str, Any]] = []
-        session.history.append(("agent", new_id("agent"), reply))
+        reply_id = new_id("agent")
+        session.history.append(("agent", reply_id, reply))
         for word in words:
             if session.cancel.is_set():
                 return "cancelled"
             block = {"type": "text", "text": session.say(word) + " "}
             reply.append(block)
-            self.update(session, {"sessionUpdate": "agent_message_chunk", "content": block})
+            chunk = {
+                "sessionUpdate": "agent_message_chunk",
+                "content": block,
+                "messageId": reply_id,
+            }
+            self.update(session, chunk)
             await pause(session.cancel)
         return "cancelled" if session.cancel.is_set() else "end_turn"
 

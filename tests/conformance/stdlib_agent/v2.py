@@ -67,6 +67,8 @@ class Lane:
 class V2:
     def __init__(self, connection: Connection, client: dict[str, Any]) -> None:
         self.connection = connection
+        self.client = client
+        """The client's capabilities (the latest `initialize`'s)."""
         self.store = Store()
         self.lanes: dict[str, Lane] = {}
         self.requests = {
