@@ -197,10 +197,11 @@ class V2:
 
     async def end(self, session: Session) -> None:
         """Cancel as `session/cancel` does, wait for the work's idle update, then forget."""
+        self.store.sessions.pop(session.session_id, None)  # no prompt is inserted any more
         self.cancel(session)
         if session.work is not None:
             await asyncio.wait([session.work])
-        self.store.sessions.pop(session.session_id, None)
+        self.cancel(session)  # prompts held meanwhile
 
     async def set_config_option(self, p: dict[str, Any]) -> Any:
         session_id, config_id = need(p, "sessionId", "string"), need(p, "configId", "string")

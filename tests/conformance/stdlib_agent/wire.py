@@ -80,12 +80,21 @@ class Connection:
         """Our requests to the client not yet answered, by id."""
         self.next_id = 0
         self.ended = False
+        """Whether stdin has ended."""
+        self.closed = False
+        """Whether stdout has (a write failed)."""
 
     # -- writing ---------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> None:
         line = json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False)
-        sys.stdout.buffer.write(line.encode("utf-8") + b"\n")
-        sys.stdout.buffer.flush()
+        if self.closed:
+            return
+        try:
+            sys.stdout.buffer.write(line.encode("utf-8") + b"\n")
+            sys.stdout.buffer.flush()
+        except OSError as error:  # the client closed our stdout: nothing more can be said
+            self.closed = True
+            log(f"stdout closed: {error!r}")
 
     def notify(self, method: str, params: Any) -> None:
         self.send({"method": method, "params": params})
