@@ -69,6 +69,20 @@ FAILS = {
     "answers_late_cancel": {"cancel_request.after_its_answer_ignored"},
     # the -32602 names no field (informative: JSON-RPC leaves `data` to the server)
     "invalid_params_without_where": {"params.invalid_names_where"},
+    # "The ID of the session this update pertains to": a session never created (informative)
+    "updates_unknown_session": {"output.updates_only_for_its_sessions"},
+    # "the Server MUST reply with a Response": a second one is the suite's reading (informative)
+    "answers_prompt_twice": {"output.one_answer_per_request"},
+    # "both members MUST NOT be included"
+    "result_and_error": {"output.never_result_and_error"},
+    # with an id, session/update is a request the schema does not have: not a valid ACP message
+    "update_with_id": {"output.notifications_sent_without_an_id"},
+    # the chunk's content block without its required `type`: not a valid ACP message
+    "chunk_without_type": {"output.messages_fit_the_schema"},
+    # "Agents MUST NOT send this update unless the Client advertised `plan`"
+    "plan_without_capability": {"output.unadvertised.plan_update"},
+    # "The agent MUST NOT write anything to its stdout that is not a valid ACP message"
+    "logs_to_stdout": {"output.stdout_lines_are_json_rpc_messages"},
 }
 V2_FAILS = {
     "v2_no_bug": set(),

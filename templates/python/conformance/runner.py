@@ -37,6 +37,7 @@ from . import (
     lifecycle,
     methods,
     negotiation,
+    output,
     params_where,
     prompt_turn,
 )
@@ -58,6 +59,7 @@ FAMILIES = (
     mcp_servers,
     auth,
     unknown_fields,
+    output,
     cancel_request,
     envelope,
     params_where,

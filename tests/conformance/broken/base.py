@@ -57,6 +57,23 @@ class Bugs:
     """A `$/cancel_request` for a request already read is answered (an error, `"id": null`)."""
     invalid_params_without_where: bool = False
     """Params refused by the models are answered -32602 "Invalid params", with no `data`."""
+    updates_unknown_session: bool = False
+    """Each turn begins with one `session/update` for a session never created."""
+    answers_prompt_twice: bool = False
+    """The answer to `session/prompt` is written twice."""
+    result_and_error: bool = False
+    """The answer to `session/prompt` carries an `error` beside its `result`."""
+    update_with_id: bool = False
+    """Every `session/update` is sent with an id (the client's answers to them are dropped)."""
+    chunk_without_type: bool = False
+    """The `agent_message_chunk` content blocks lack their required `type`."""
+    plan_without_capability: bool = False
+    """Each turn begins with a `plan_update`, though the client never advertised `plan`."""
+    logs_to_stdout: bool = False
+    """A plain log line on stdout at the start and for each prompt."""
+    answers_extension_methods: bool = False
+    """Not a bug: every `_`-prefixed request the agent has no handler for is answered with the
+    result `{}` (ACP: agents "should" answer an unknown extension method -32601, lower case)."""
 
 
 BIG_LINE = 8 * 1024 * 1024
@@ -80,9 +97,11 @@ class Agent:
         self.connection: Connection | None = None
         self.late: set[asyncio.Future[None]] = set()
         self.turns = 0
+        self.transport: Tapped | None = None
 
     def handlers(self) -> MethodHandlers:
-        return MethodHandlers(
+        table = ExtensionsAnswered if self.bugs.answers_extension_methods else MethodHandlers
+        return table(
             requests={
                 "initialize": self.initialize,
                 "session/new": self.session_new,
@@ -115,6 +134,16 @@ class Agent:
         cancelled = self.cancelled.setdefault(session_id, asyncio.Event())
         cancelled.clear()
         words = " ".join(b.text for b in request.prompt if isinstance(b, models.ContentBlockText))
+        if self.bugs.logs_to_stdout and self.transport is not None:
+            self.transport.transport.write(b"broken-fixture: prompt received\n")
+        if self.bugs.updates_unknown_session:
+            await ctx.notify("session/update", update("session-never-created", "stray"))
+        if self.bugs.plan_without_capability:
+            plan = {"type": "markdown", "planId": "plan-1", "content": "1. echo the words"}
+            await ctx.notify(
+                "session/update",
+                {"sessionId": session_id, "update": {"sessionUpdate": "plan_update", "plan": plan}},
+            )
         self.turns += 1
         try:
             return await self.turn(session_id, words, cancelled, ctx)
@@ -186,6 +215,11 @@ class Tapped:
     def deliver_to(self, sink: Any) -> bool:
         return False  # read through `read`, where the bugs are
 
+    def write(self, data: bytes, *, batch: int = 0) -> None:
+        """The agent's frames, through the bugs that change what it writes."""
+        for frame in written(data, self.bugs):
+            self.transport.write(frame, batch=batch)
+
     async def read(self) -> bytes:
         while not (read := await self.read_lines()) and self.pieces:
             pass  # every line of the read was the bugs' own: read on (b"" is the end)
@@ -221,6 +255,8 @@ class Tapped:
         """Whether the dispatcher reads `line` (the bugs answer some lines themselves)."""
         if self.bugs.dies_on_big_frame and len(line) > BIG_LINE:
             os._exit(1)
+        if self.bugs.update_with_id and line.startswith(b'{"jsonrpc":"2.0","id":"update-'):
+            return False  # the client's answer to an update sent with an id
         if not (self.bugs.answers_notifications or self.bugs.cancels_early) and not (
             self.bugs.answers_late_cancel
         ):
@@ -256,9 +292,44 @@ class Tapped:
         return True
 
 
+class ExtensionsAnswered(MethodHandlers):
+    """The handlers, with every unknown `_`-prefixed request answered `{}`."""
+
+    async def handle_request(self, method: str, params: Any, context: RequestContext) -> Any:
+        if method.startswith("_") and method not in self.requests:
+            return {}
+        return await super().handle_request(method, params, context)
+
+
+WRITES_BUGS = ("answers_prompt_twice", "result_and_error", "update_with_id", "chunk_without_type")
+
+
+def written(data: bytes, bugs: Bugs) -> list[bytes]:
+    """The frames the agent writes for `data` (one frame and its newline) under `bugs`."""
+    if not any(getattr(bugs, name) for name in WRITES_BUGS):
+        return [data]
+    frame = json.loads(data)
+    result = frame.get("result")
+    answers_turn = isinstance(result, dict) and "stopReason" in result
+    if answers_turn and bugs.result_and_error:
+        frame["error"] = {"code": -32603, "message": "Internal error"}
+    params = frame.get("params")
+    if frame.get("method") == "session/update" and isinstance(params, dict):
+        if bugs.update_with_id:
+            frame = {"jsonrpc": "2.0", "id": f"update-{uuid.uuid4()}", **frame}
+        chunk = params.get("update", {})
+        if bugs.chunk_without_type and chunk.get("sessionUpdate") == "agent_message_chunk":
+            chunk.get("content", {}).pop("type", None)
+    line = json.dumps(frame, separators=(",", ":")).encode() + b"\n"
+    return [line, line] if answers_turn and bugs.answers_prompt_twice else [line]
+
+
 async def main(bugs: Bugs) -> None:
     agent = Agent(bugs)
     transport = Tapped(await open_stdio(), bugs, agent)
+    agent.transport = transport
+    if bugs.logs_to_stdout:
+        transport.transport.write(b"broken-fixture: starting\n")
     async with Connection(transport, agent.handlers()) as connection:
         agent.connection = connection
         await connection.wait_closed()

@@ -40,6 +40,7 @@ from . import (
     lifecycle,
     methods,
     negotiation,
+    output,
     params_where,
     prompt_turn,
 )
@@ -61,6 +62,7 @@ FAMILIES = (
     mcp_servers,
     auth,
     unknown_fields,
+    output,
     cancel_request,
     envelope,
     params_where,

@@ -1,0 +1,100 @@
+"""The conversation the `output.*` cases judge (layer: cases): `initialize` advertising no
+client capability that gates anything (`clientCapabilities: {}`), `session/new`, one prompt
+turn with the suite's prompt, then the program's output until it is quiet.
+
+One conversation per run and edition: the first `output.*` case to start holds it on its own
+program; every other `output.*` case waits for it and judges the same frames (its trace shows
+them, appended to what its own program wrote). A case is one rule; the conversation is the
+evidence, so one run of it serves them all (a fresh program per case would cost a start each).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from dataclasses import dataclass
+
+from .cases import Context, NotJudged
+from .output_schema import id_key
+from .peer import Frame, NoAnswer
+from .steps import new_session, params, prompt_params
+
+PROMPT = "hello from the conformance suite"
+"""The suite's prompt (the one `prompt.turn_ends_with_a_stop_reason` sends)."""
+QUIET = 0.5
+"""Seconds without output after which the conversation is over (once the prompt is answered)."""
+SETTLE = 3.0
+"""Seconds at most the suite listens after the prompt's answer (an agent that never falls
+quiet: its output so far is judged)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    frames: tuple[Frame, ...]
+    """Every frame both ways, in order."""
+    asked: dict[str, str]
+    """The `id_key` of each request the suite sent → its method."""
+    sessions: frozenset[str]
+    """The session ids the agent created (`session/new` answered)."""
+
+    @property
+    def received(self) -> list[Frame]:
+        return [f for f in self.frames if f.dir == "received"]
+
+
+_RUNS: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[str, asyncio.Future[Conversation]]
+] = weakref.WeakKeyDictionary()
+
+
+async def conversation(ctx: Context) -> Conversation:
+    """The run's conversation: held now on `ctx`'s program by the first case that asks, awaited
+    by the others (its frames then join their transcript, for their report)."""
+    loop = asyncio.get_running_loop()
+    runs = _RUNS.setdefault(loop, {})
+    held = runs.get(ctx.edition.key)
+    if held is not None:
+        talk = await asyncio.shield(held)
+        ctx.peer.transcript.extend(talk.frames)
+        return talk
+    future: asyncio.Future[Conversation] = loop.create_future()
+    runs[ctx.edition.key] = future
+    try:
+        talk = await _converse(ctx)
+    except BaseException as error:
+        reason = str(error) if isinstance(error, Exception) else "the case holding it ran out"
+        future.set_exception(NotJudged(f"the conversation of output.* failed: {reason}"))
+        future.exception()  # retrieved: no warning when no case waits
+        raise
+    future.set_result(talk)
+    return talk
+
+
+async def _converse(ctx: Context) -> Conversation:
+    prompt = ctx.edition.prompt
+    if prompt is None:
+        raise NotJudged("the edition has no prompt turn")
+    method = ctx.edition.negotiation.method
+    wire = {ctx.edition.negotiation.field: ctx.edition.protocol_version, "clientCapabilities": {}}
+    try:
+        answer = await ctx.call(method, params(ctx, method, wire))
+        if type(answer.get("result")) is not dict:
+            raise NotJudged(f"{method} was not answered with a result")
+        session_id = await new_session(ctx)
+        request_id = ctx.next_id()
+        ctx.peer.request(request_id, prompt.method, prompt_params(ctx, session_id, PROMPT))
+        await ctx.peer.answer(request_id, ctx.timeout, prompt.method)
+    except NoAnswer as error:
+        raise NotJudged(str(error)) from None
+    listened = 0.0
+    while listened < SETTLE and not ctx.peer.ended:
+        if not await ctx.peer.quiet(QUIET):
+            break
+        listened += QUIET
+    asked = {}
+    for frame in ctx.peer.transcript:
+        message = frame.message
+        sent = frame.dir == "sent" and message is not None
+        if sent and message is not None and type(message.get("method")) is str and "id" in message:
+            asked[id_key(message["id"])] = message["method"]
+    return Conversation(tuple(ctx.peer.transcript), asked, frozenset({session_id}))
