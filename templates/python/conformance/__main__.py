@@ -2,7 +2,8 @@
 `client` mode is client_main's.
 
 Runs the edition's cases against the agent CMD starts (a fresh process per case), prints one
-line per case and a summary by level, and exits 0 only when no MUST case failed (1 otherwise).
+line per case as it finishes (stderr), then the report and a summary by level (stdout), and
+exits 0 only when no MUST case failed (1 otherwise, or when the run stopped on a MUST rule).
 Every failure of the suite itself (no such program, a bad option) is one line on stderr and
 exit status 2. docs/conformance.md describes the cases, the levels and the trace format.
 """
@@ -85,6 +86,9 @@ def parser() -> Parser:
     agent.add_argument(
         "--fresh", action="store_true", help="every case on a program of its own (slower)"
     )
+    agent.add_argument(
+        "--fail-fast", action="store_true", help="stop at the first MUST failure (the rest not run)"
+    )
     agent.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     agent.add_argument("--trace", type=Path, metavar="DIR", help="write one JSON trace per case")
     agent.add_argument("--html", type=Path, metavar="FILE", help="write one self-contained page")
@@ -150,7 +154,7 @@ async def main_async(argv: Sequence[str]) -> int:
     )
     return await run_and_report(
         len(cases),
-        lambda progress: run(cases, edition, settings, progress),
+        lambda progress, stop: run(cases, edition, settings, progress, stop),
         options,
         protocol,
         edition.data.source,

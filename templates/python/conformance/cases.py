@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 from .data import EditionData, Level, Quote
-from .peer import Peer
+from .peer import NoAnswer, Peer
 
 Status = Literal["pass", "fail", "skip"]
 LEVELS: tuple[Level, ...] = ("MUST", "SHOULD", "informative")
@@ -30,14 +30,21 @@ JSON_RPC = "JSON-RPC 2.0"
 class Outcome:
     status: Status
     reason: str = ""
+    details: tuple[str, ...] = ()
+    """Every finding behind the reason, when the reason names only the first few (the fuzz's
+    deviations): in the trace, JUnit and the HTML page."""
+
+
+NOT_JUDGED = "not judged: "
+"""How the reason of a case not judged (an earlier step failed: `NotJudged`) begins."""
 
 
 def passed(reason: str = "") -> Outcome:
     return Outcome("pass", reason)
 
 
-def failed(reason: str) -> Outcome:
-    return Outcome("fail", reason)
+def failed(reason: str, details: tuple[str, ...] = ()) -> Outcome:
+    return Outcome("fail", reason, details)
 
 
 def skipped(reason: str) -> Outcome:
@@ -50,6 +57,21 @@ class Failure(Exception):
 
 class Skip(Exception):
     """Raised inside a check to skip the case with one line."""
+
+
+class NotJudged(Failure):
+    """A step the case needs before its own rule failed (`initialize`, `session/new`): the case
+    is reported not judged (a skip whose reason begins `not judged: `), except in the families
+    whose own rule that step is (`own`: `negotiation` for `initialize`), where it fails."""
+
+    def __init__(self, reason: str, own: tuple[str, ...] = ()) -> None:
+        super().__init__(reason)
+        self.own = own
+
+
+class NeverAnswered(NoAnswer):
+    """The program's first request, `initialize`, was never answered with its id (another id,
+    lines that are no answer, nothing): no case can be judged, the run stops at once."""
 
 
 @dataclass

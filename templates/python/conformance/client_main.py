@@ -57,6 +57,9 @@ def add_parser(modes: Any, protocols: Sequence[str], jobs: int) -> None:
     client.add_argument(
         "--timeout", type=float, default=5.0, metavar="S", help="seconds one answer may take (5)"
     )
+    client.add_argument(
+        "--fail-fast", action="store_true", help="stop at the first MUST failure (the rest not run)"
+    )
     client.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     client.add_argument("--trace", type=Path, metavar="DIR", help="write one JSON trace per case")
     client.add_argument("--html", type=Path, metavar="FILE", help="write one self-contained page")
@@ -106,7 +109,7 @@ async def main_client(options: argparse.Namespace) -> int:
     )
     return await run_and_report(
         len(cases),
-        lambda progress: run_clients(cases, edition, settings, progress),
+        lambda progress, stop: run_clients(cases, edition, settings, progress, stop),
         options,
         protocol,
         edition.data.source,

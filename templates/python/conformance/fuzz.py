@@ -30,7 +30,7 @@ FRAMES = 300
 SETTLE = 0.2
 """Seconds after the last probe's answer in which late answers still count."""
 SHOWN = 3
-"""Deviations named in a failure's reason."""
+"""Deviations named in a failure's reason (the outcome's details, in the trace, hold all)."""
 
 QUOTES: dict[Level, Quote] = {
     "MUST": Quote(
@@ -108,7 +108,7 @@ def _check(seed: int, count: int, level: Level) -> Any:
             deviations.append(_where(last, "the probe request after it was never answered"))
         if deviations:
             shown = "; ".join(deviations[:SHOWN])
-            return failed(f"{rerun}: {len(deviations)} deviations: {shown}")
+            return failed(f"{rerun}: {len(deviations)} deviations: {shown}", tuple(deviations))
         checked = sum(1 for f in frames for r in f.requirements if r.level == level)
         return passed(f"{rerun}: {checked} {level} requirements met")
 

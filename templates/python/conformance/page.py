@@ -19,6 +19,7 @@ from typing import Any
 from .cases import LEVELS
 from .report import summary, trace
 from .runner import Result
+from .stopping import Stop
 
 FRAME_CHARS = 4000
 """Characters of one frame shown on the page (a 40 MB frame would make a page nobody opens)."""
@@ -92,6 +93,12 @@ def case_section(record: dict[str, Any]) -> str:
         )
         lines = "\n".join(escape(frame_text(f)) for f in shown)
         body.append(f'<p>{label}, → sent, ← received:</p><pre class="frames">{lines}</pre>')
+        if record["details"]:
+            findings = "\n".join(escape(d) for d in record["details"])
+            body.append(
+                f'<p>every finding ({len(record["details"])}):</p>'
+                f'<pre class="details">{findings}</pre>'
+            )
         if record["stderr"]:
             body.append(f'<p>stderr:</p><pre class="stderr">{escape(record["stderr"])}</pre>')
     opened = " open" if status == "fail" else ""
@@ -120,11 +127,15 @@ def html_page(
     source: str,
     command: Sequence[str],
     when: datetime,
+    stop: Stop | None = None,
+    total: int | None = None,
 ) -> str:
     """The whole page, as text (UTF-8 when written)."""
     records = [trace(result, protocol, command) for result in results]
-    verdict = summary(results, seconds)[-1]
+    *counts, verdict = summary(results, seconds, stop, total)
+    notes = counts[len(LEVELS) :]  # the cases not judged, why the run stopped
     good = not any(r["level"] == "MUST" and r["outcome"] == "fail" for r in records)
+    good = good and not (stop is not None and stop.must)
     program = " ".join(command)
     parts = [
         "<!DOCTYPE html>",
@@ -138,6 +149,7 @@ def html_page(
         f"<dt>date</dt><dd>{escape(when.isoformat(timespec='seconds'))}</dd>",
         "</dl>",
         summary_table(records),
+        *(f'<p class="note">{escape(note)}</p>' for note in notes),
         f'<p class="verdict {"ok" if good else "bad"}">{escape(verdict)}</p>',
         '<p><label><input type="checkbox" id="failures-only"> failures only</label></p>',
         *(case_section(record) for record in records),

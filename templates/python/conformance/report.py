@@ -1,10 +1,15 @@
-"""Reports (layer: report): the progress line on stderr, one line per case, a summary by level,
-JUnit XML (`--junit FILE`) and one JSON trace per case (`--trace DIR`).
+"""Reports (layer: report): one line per case on stderr as it finishes (under a progress line
+on a terminal), the report on stdout in the cases' order with a summary by level, JUnit XML
+(`--junit FILE`) and one JSON trace per case (`--trace DIR`).
 
 A trace file (docs/conformance.md) holds: caseId, title, level, requires, quote {text, source},
-outcome (pass, fail, skip), reason, seconds, afterCases (the cases that ran before it on the same
-program: shared cases), frames [{t, dir: "sent" | "received", json | raw}] and the end of the
-program's stderr written during the case.
+outcome (pass, fail, skip), reason, details (every finding behind the reason), seconds,
+afterCases (the cases that ran before it on the same program: shared cases), frames [{t, dir:
+"sent" | "received", json | raw}] and the end of the program's stderr written during the case.
+
+JUnit marks only MUST failures `<failure>` (what makes the exit status 1); a SHOULD or
+informative failure is a passing `testcase` with the properties `outcome=fail` and `level`, and
+its reason in `<system-out>`.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .cases import LEVELS
+from .cases import LEVELS, NOT_JUDGED
 from .runner import Result
+from .stopping import Stop
 
 SHOWN_FRAMES = 12
 """Frames printed under a failed case (the last ones; the trace has them all)."""
@@ -26,7 +32,8 @@ FRAME_WIDTH = 160
 
 
 class Progress:
-    """One line on stderr, rewritten as cases finish (only on a terminal)."""
+    """A line on stderr per case as it finishes; on a terminal, under them, a progress line
+    rewritten as cases finish."""
 
     def __init__(self, total: int, stream: TextIO = sys.stderr) -> None:
         self.total = total
@@ -37,13 +44,16 @@ class Progress:
     def __call__(self, result: Result) -> None:
         self.counts[result.outcome.status] += 1
         if self.live:
+            self.stream.write("\r\x1b[K")
+        self.stream.write(case_lines(result, verbose=False)[0] + "\n")
+        if self.live:
             done = sum(self.counts.values())
             c = self.counts
             line = (
                 f"[{done}/{self.total}] {c['pass']} passed, {c['fail']} failed, {c['skip']} skipped"
             )
-            self.stream.write(f"\r{line}\x1b[K")
-            self.stream.flush()
+            self.stream.write(line)
+        self.stream.flush()
 
     def end(self) -> None:
         if self.live:
@@ -78,7 +88,10 @@ def case_lines(result: Result, verbose: bool) -> list[str]:
     return lines
 
 
-def summary(results: Sequence[Result], seconds: float) -> list[str]:
+def summary(
+    results: Sequence[Result], seconds: float, stop: Stop | None = None, total: int | None = None
+) -> list[str]:
+    """Counts by level, the cases not judged, why the run stopped, and the verdict (last)."""
     lines = []
     for level in LEVELS:
         of_level = [r for r in results if r.case.level == level]
@@ -89,22 +102,38 @@ def summary(results: Sequence[Result], seconds: float) -> list[str]:
             f"{level:11}  {counts['pass']} passed, {counts['fail']} failed, "
             f"{counts['skip']} skipped"
         )
+    not_judged = sum(1 for r in results if r.outcome.reason.startswith(NOT_JUDGED))
+    if not_judged:
+        lines.append(
+            f"{not_judged} of the skipped cases not judged: a step before their own rule failed"
+        )
+    if stop is not None and stop.reason:
+        not_run = (len(results) if total is None else total) - len(results)
+        lines.append(f"stopped: {stop.reason}; {not_run} cases not run")
     must_failed = sum(1 for r in results if r.case.level == "MUST" and r.outcome.status == "fail")
-    verdict = (
-        "conforms: no MUST case failed" if not must_failed else f"{must_failed} MUST cases failed"
-    )
+    if stop is not None and stop.must:
+        verdict = "does not conform: the run stopped on a MUST rule"
+    elif must_failed:
+        verdict = f"{must_failed} MUST cases failed"
+    else:
+        verdict = "conforms: no MUST case failed"
     lines.append(f"{len(results)} cases in {seconds:.1f} s: {verdict}")
     return lines
 
 
 def print_report(
-    results: Sequence[Result], seconds: float, verbose: bool, stream: TextIO = sys.stdout
+    results: Sequence[Result],
+    seconds: float,
+    verbose: bool,
+    stream: TextIO = sys.stdout,
+    stop: Stop | None = None,
+    total: int | None = None,
 ) -> None:
     for result in results:
         for line in case_lines(result, verbose):
             print(line, file=stream)
     print(file=stream)
-    for line in summary(results, seconds):
+    for line in summary(results, seconds, stop, total):
         print(line, file=stream)
 
 
@@ -120,6 +149,7 @@ def trace(result: Result, protocol: str, command: Sequence[str]) -> dict[str, An
         "program": list(command),
         "outcome": result.outcome.status,
         "reason": result.outcome.reason,
+        "details": list(result.outcome.details),
         "seconds": round(result.seconds, 3),
         "afterCases": list(result.after),
         "frames": [f.to_json() for f in result.frames],
@@ -142,7 +172,10 @@ def write_traces(
 
 
 def junit(results: Sequence[Result], seconds: float, protocol: str) -> ElementTree.ElementTree:
-    failures = sum(1 for r in results if r.outcome.status == "fail")
+    """One `testcase` per case: a MUST failure is a `<failure>` (type MUST), a skip `<skipped>`;
+    a SHOULD or informative failure passes, with `outcome=fail` and `level` properties and its
+    reason in `<system-out>` (the dashboard agrees with the exit status)."""
+    failures = sum(1 for r in results if must_failure(r))
     skips = sum(1 for r in results if r.outcome.status == "skip")
     suites = ElementTree.Element("testsuites")
     suite = ElementTree.SubElement(
@@ -164,12 +197,25 @@ def junit(results: Sequence[Result], seconds: float, protocol: str) -> ElementTr
             name=f"{case.id} [{case.level}]",
             time=f"{result.seconds:.3f}",
         )
-        if result.outcome.status == "fail":
+        properties = ElementTree.SubElement(element, "properties")
+        for name, value in (("outcome", result.outcome.status), ("level", case.level)):
+            ElementTree.SubElement(properties, "property", name=name, value=value)
+        details = "\n".join(case_lines(result, verbose=True)[1:] + list(result.outcome.details))
+        if must_failure(result):
             failure = ElementTree.SubElement(
                 element, "failure", message=result.outcome.reason, type=case.level
             )
-            failure.text = "\n".join(case_lines(result, verbose=True)[1:])
+            failure.text = details
+        elif result.outcome.status == "fail":
+            ElementTree.SubElement(element, "system-out").text = (
+                f"{case.level} failure (not a MUST: the exit status does not count it): "
+                f"{result.outcome.reason}\n{details}"
+            )
         elif result.outcome.status == "skip":
             ElementTree.SubElement(element, "skipped", message=result.outcome.reason)
     ElementTree.indent(suites)
     return ElementTree.ElementTree(suites)
+
+
+def must_failure(result: Result) -> bool:
+    return result.case.level == "MUST" and result.outcome.status == "fail"

@@ -37,6 +37,7 @@ from .client_wire import (
 )
 from .peer import NoAnswer, Peer
 from .runner import STDERR_TAIL, Edition, Result, ToolError, editions, load_edition
+from .stopping import Stop
 
 PROMPT_TEXT = "hello from the conformance suite"
 """What `{prompt}` becomes."""
@@ -142,24 +143,46 @@ async def run_clients(
     edition: Edition,
     settings: ClientSettings,
     on_result: Callable[[Result], Any] = lambda _: None,
+    stop: Stop | None = None,
 ) -> list[Result]:
-    """Every case on a client of its own, `settings.jobs` at once; results in the cases' order."""
+    """Every case on a client of its own, `settings.jobs` at once, `on_result` told of each as
+    it finishes; results in the cases' order. Once `stop` says so (`--fail-fast`) the cases
+    still running are abandoned and those not started never run."""
+    stop = Stop() if stop is None else stop
     gate = asyncio.Semaphore(max(1, settings.jobs))
+    done: dict[str, Result] = {}
+    tasks: list[asyncio.Future[None]] = []
     with tempfile.TemporaryDirectory(prefix="acp-c-") as root:
 
-        async def one(case: Case) -> Result:
+        async def one(case: Case) -> None:
             async with gate:
-                result = await run_case(case, edition, settings, root)
+                try:
+                    result = await run_case(case, edition, settings, root)
+                except Exception:  # the suite's own error ends every case at once
+                    for task in tasks:
+                        if task is not asyncio.current_task():
+                            task.cancel()
+                    raise
+            if stop.reason:
+                return  # a case that ended after the stop is not reported
+            done[case.id] = result
             on_result(result)
-            return result
+            if stop.see(result):
+                for task in tasks:
+                    if task is not asyncio.current_task():
+                        task.cancel()
 
-        tasks = [asyncio.ensure_future(one(case)) for case in cases]
+        tasks += [asyncio.ensure_future(one(case)) for case in cases]
         try:
-            return list(await asyncio.gather(*tasks))
+            ended = await asyncio.gather(*tasks, return_exceptions=True)
+            for outcome in ended:  # the suite's own error
+                if isinstance(outcome, Exception):
+                    raise outcome
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+    return [done[case.id] for case in cases if case.id in done]
 
 
 async def detect_client_protocol(settings: ClientSettings, unstable: bool) -> str:

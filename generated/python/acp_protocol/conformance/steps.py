@@ -11,8 +11,9 @@ from types import ModuleType
 from typing import Any
 
 from ..runtime.validators import validator_for
-from .cases import Context, Failure, Skip, describe, error_code
+from .cases import Context, Failure, NotJudged, Skip, describe, error_code
 from .data import EditionData
+from .first_answer import first_answer
 
 PROBE_METHOD = "_conformance/probe"
 """An extension method no agent serves: answered -32601, it shows the connection still reads
@@ -63,11 +64,18 @@ def initialize_params(ctx: Context, version: int | None = None) -> Any:
 
 
 async def initialize(ctx: Context, version: int | None = None) -> dict[str, Any]:
-    """`initialize` with the edition's version (or `version`): the result, or a Failure."""
-    answer = await ctx.call(ctx.edition.negotiation.method, initialize_params(ctx, version))
+    """`initialize` with the edition's version (or `version`): the result; `NotJudged` when it
+    is answered with an error (a failure of the `negotiation.*` cases only), `NeverAnswered`
+    (the run stops) when the program's first request gets no answer with its id."""
+    method = ctx.edition.negotiation.method
+    wire = initialize_params(ctx, version)
+    if any(frame.dir == "sent" for frame in ctx.peer.transcript):
+        answer = await ctx.call(method, wire)
+    else:
+        answer = await first_answer(ctx, method, wire)
     result = answer.get("result")
     if type(result) is not dict:
-        raise Failure(f"initialize was answered with {describe(answer)}")
+        raise NotJudged(f"initialize was answered with {describe(answer)}", ("negotiation",))
     return result
 
 
@@ -104,7 +112,7 @@ async def new_session(ctx: Context) -> str:
     result = answer.get("result")
     session_id = result.get("sessionId") if type(result) is dict else None
     if type(session_id) is not str:
-        raise Failure(f"session/new was answered with {describe(answer)}")
+        raise NotJudged(f"session/new was answered with {describe(answer)}")
     return session_id
 
 
