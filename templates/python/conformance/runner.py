@@ -27,25 +27,43 @@ from types import ModuleType
 from typing import IO, Any
 
 from . import (
+    auth,
     cancel_order,
     cancel_request,
     capabilities,
+    content,
     envelope,
     frames,
     fuzz,
     half_close,
     lifecycle,
+    mcp_servers,
     methods,
+    modes,
     negotiation,
     output,
     params_where,
     prompt_turn,
+    sessions,
+    unknown_fields,
 )
-from . import auth, content, mcp_servers, modes, sessions, unknown_fields
-from .cases import Case, Context, Failure, Outcome, Skip, failed, skipped
+from .cases import (
+    NOT_JUDGED,
+    Case,
+    Context,
+    Failure,
+    NeverAnswered,
+    NotJudged,
+    Outcome,
+    Skip,
+    failed,
+    skipped,
+)
 from .data import EditionData
-from .peer import START_ALLOWANCE, Frame, NoAnswer, Peer, Unsendable
+from .first_answer import came_back, is_answer, shown
+from .peer import START_ALLOWANCE, Frame, NoAnswer, Peer, Unsendable, same_id
 from .steps import initialize_wire
+from .stopping import Stop
 
 FAMILIES = (
     negotiation,
@@ -143,6 +161,8 @@ class Result:
     stderr: str = ""
     after: tuple[str, ...] = ()
     """The cases that ran before this one on the same program (shared cases only)."""
+    stops: str = ""
+    """Why the run stops after this case (`initialize` never answered with its id), or ""."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,10 +219,17 @@ class Program:
         deadline = 2 * self.context.timeout + case.budget
         if not self.peer.received:  # a fresh program: its start is not the case's time
             deadline += START_ALLOWANCE
+        stops = ""
         try:
             outcome = await asyncio.wait_for(case.check(self.context), deadline)
         except asyncio.TimeoutError:
             outcome = failed(f"no answer within {deadline:g} s")
+        except NeverAnswered as error:
+            stops = str(error)
+            outcome = skipped(NOT_JUDGED + stops)
+        except NotJudged as error:
+            own = case.family in error.own
+            outcome = failed(str(error)) if own else skipped(NOT_JUDGED + str(error))
         except (NoAnswer, Failure) as error:
             outcome = failed(str(error))
         except (Skip, Unsendable) as error:
@@ -213,7 +240,8 @@ class Program:
         last_byte = self.stderr.seek(0, os.SEEK_END)
         self.stderr.seek(max(first_byte, last_byte - STDERR_TAIL))
         tail = self.stderr.read().decode("utf-8", "replace")
-        result = Result(case, outcome, time.monotonic() - began, frames, tail, tuple(self.ran))
+        seconds = time.monotonic() - began
+        result = Result(case, outcome, seconds, frames, tail, tuple(self.ran), stops)
         self.ran.append(case.id)
         return result
 
@@ -222,10 +250,15 @@ class Program:
 
 
 async def run_job(
-    cases: Sequence[Case], edition: Edition, settings: Settings, workdir: str
+    cases: Sequence[Case],
+    edition: Edition,
+    settings: Settings,
+    workdir: str,
+    on_result: Callable[[Result], Any] = lambda _: None,
 ) -> list[Result]:
     """Cases in turn: a case that is not shared on a program of its own; shared cases one after
-    another on one program until one does not pass (the next starts on a fresh program)."""
+    another on one program until one does not pass (the next starts on a fresh program).
+    `on_result` is told of each case as it finishes."""
     results: list[Result] = []
     pending = list(cases)
     while pending:
@@ -234,6 +267,7 @@ async def run_job(
             while pending:
                 result = await program.run(pending.pop(0))
                 results.append(result)
+                on_result(result)
                 if not result.case.shared or result.outcome.status != "pass":
                     break
         finally:
@@ -255,21 +289,43 @@ async def run(
     edition: Edition,
     settings: Settings,
     on_result: Callable[[Result], Any] = lambda _: None,
+    stop: Stop | None = None,
 ) -> list[Result]:
-    """Every case, `settings.jobs` runs at once; the results in the cases' order."""
+    """Every case, `settings.jobs` runs at once, `on_result` told of each as it finishes; the
+    results in the cases' order. When `stop` says so (`--fail-fast`, `initialize` never
+    answered) the cases still running are abandoned and those not started never run."""
+    stop = Stop() if stop is None else stop
     gate = asyncio.Semaphore(max(1, settings.jobs))
+    done: list[Result] = []
+    tasks: list[asyncio.Future[list[Result]]] = []
+
+    def finished(result: Result) -> None:
+        if stop.reason:
+            return  # a case that ended after the stop is not reported
+        done.append(result)
+        on_result(result)
+        if stop.see(result):
+            for task in tasks:
+                task.cancel()
+
     with tempfile.TemporaryDirectory(prefix="acp-conformance-") as workdir:
 
         async def one(job: list[Case]) -> list[Result]:
             async with gate:
-                results = await run_job(job, edition, settings, workdir)
-            for result in results:
-                on_result(result)
-            return results
+                try:
+                    return await run_job(job, edition, settings, workdir, finished)
+                except Exception:  # the suite's own error ends every run at once
+                    for task in tasks:
+                        if task is not asyncio.current_task():
+                            task.cancel()
+                    raise
 
-        tasks = [asyncio.ensure_future(one(job)) for job in jobs(cases, settings)]
+        tasks += [asyncio.ensure_future(one(job)) for job in jobs(cases, settings)]
         try:
-            done = [r for results in await asyncio.gather(*tasks) for r in results]
+            ended = await asyncio.gather(*tasks, return_exceptions=True)
+            for outcome in ended:  # the suite's own error (a program that cannot start)
+                if isinstance(outcome, Exception):
+                    raise outcome
         finally:
             for task in tasks:
                 task.cancel()
@@ -300,9 +356,14 @@ async def detect_protocol(settings: Settings, unstable: bool) -> str:
             n = edition.data.negotiation
             wire = initialize_wire(edition.data, edition.models, edition.data.protocol_version)
             peer.request("protocol", n.method, wire)
-            answer = await peer.answer("protocol", settings.timeout, n.method)
+            frame = await peer.wait_for(is_answer, settings.timeout, f"answer to {n.method}")
+            answer = frame.message or {}
+            if not same_id(answer.get("id"), "protocol"):
+                raise NoAnswer(f'{n.method} (id "protocol") was answered: {shown(frame)}')
         except NoAnswer as error:
-            raise ToolError(f"--protocol auto: {error}; give --protocol") from None
+            raise ToolError(
+                f"--protocol auto: {error}; {came_back(peer)}; give --protocol"
+            ) from None
         finally:
             await peer.close()
     result = answer.get("result")
