@@ -69,6 +69,12 @@ FAILS = {
     "answers_late_cancel": {"cancel_request.after_its_answer_ignored"},
     # the -32602 names no field (informative: JSON-RPC leaves `data` to the server)
     "invalid_params_without_where": {"params.invalid_names_where"},
+    # the features agent (loadSession advertised, history replayed) without a bug fails nothing
+    "features_no_bug": set(),
+    # "The agent should: [...] Stream the entire conversation history back" (informative)
+    "load_without_replay": {"sessions.load_replays_history"},
+    # a member no schema names ends the process (informative: no text closes the params)
+    "exits_on_unknown_field": {"unknown_fields.unknown_member_answered_as_without"},
     # "The ID of the session this update pertains to": a session never created (informative)
     "updates_unknown_session": {"output.updates_only_for_its_sessions"},
     # "the Server MUST reply with a Response": a second one is the suite's reading (informative)
@@ -98,6 +104,9 @@ V2_FAILS = {
     # "A retry of a recorded insertion returns the original `messageId` without inserting another
     # message"
     "v2_ignores_retry_key": {"lifecycle.retry_answers_the_original_message_id"},
+    # "The Agent MUST send this exactly once on a session for each `session/resume` request with
+    # a `replayFrom` cursor [...] even for an empty replay"
+    "v2_no_replay_complete": {"sessions.resume_replay_complete_once_before_answer"},
 }
 
 

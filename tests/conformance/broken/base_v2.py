@@ -41,6 +41,9 @@ class Bugs:
     ignores_retry_key: bool = False
     """The prompt's `idempotencyKey` is ignored: a retry is inserted again (the SDK runs with
     the edition's lifecycle less its `retry_key`)."""
+    no_replay_complete: bool = False
+    """A `session/resume` asking a replay (`replayFrom`) is answered without its
+    `replay_complete` update."""
 
 
 class BrokenAgent(Agent):
@@ -65,6 +68,11 @@ class BrokenAgent(Agent):
     async def session_resume(
         self, params: models.ResumeSessionRequest, ctx: AgentContext
     ) -> models.ResumeSessionResponse:
+        if params.replay_from is not None:  # no history is retained: an empty replay, marked
+            done = builders.session_update.replay_complete()
+            await ctx.client.session_update(
+                models.UpdateSessionNotification(session_id=params.session_id, update=done)
+            )
         idle = builders.session_update.state_update.idle.end_turn()
         await ctx.client.session_update(
             models.UpdateSessionNotification(session_id=params.session_id, update=idle)
@@ -141,6 +149,8 @@ class Tapped:
         if self.bugs.no_idle_after_work and ended:
             return
         if self.bugs.no_requires_action and state == "requires_action":
+            return
+        if self.bugs.no_replay_complete and kind == "replay_complete":
             return
         self.transport.write(line + b"\n", batch=batch)
         if kind == "agent_message_chunk":
