@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from acp_protocol.conformance import auth, content, mcp_servers, modes, sessions, unknown_fields
 from acp_protocol.conformance.behaviour import level_of
 from acp_protocol.conformance.runner import editions, load_edition
