@@ -9,14 +9,16 @@ import argparse
 import asyncio
 
 from .agent import Agent
-from .wire import Connection
+from .wire import Connection, log
 
 
 async def main(top: int) -> None:
     agent = Agent(top)
     connection = Connection(agent.request, agent.notification)
     agent.connect(connection)
+    log(f"serving ACP {'v1' if top == 1 else 'v2 and v1'} on stdin/stdout (logs: stderr)")
     await connection.serve()
+    log("stdin ended: every request read is answered; exiting")
 
 
 def cli() -> None:
