@@ -7,8 +7,11 @@ capability cases that are skips for the starters run here, and pass."""
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,6 +54,39 @@ def test_the_stdlib_agent_passes_every_must_and_should_case(
     family = "prompt." if protocol == "v1" else "lifecycle."
     turn = {i for i in run.traces if i.startswith(family)}
     assert turn and turn <= run.ids("pass")  # the cancel and permission cases among them
+
+
+def turn(client: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    """What the v1 agent writes for `initialize` (these client capabilities), `session/new` and
+    one prompt, its stdin then closed (it answers what it read, then exits)."""
+    agent = subprocess.Popen(
+        stdlib_agent(1), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    assert agent.stdin is not None and agent.stdout is not None
+
+    def ask(n: int, method: str, params: dict[str, Any]) -> None:
+        message = {"jsonrpc": "2.0", "id": n, "method": method, "params": params}
+        agent.stdin.write(json.dumps(message) + "\n")  # type: ignore[union-attr]
+        agent.stdin.flush()  # type: ignore[union-attr]
+
+    ask(1, "initialize", {"protocolVersion": 1, "clientCapabilities": client})
+    ask(2, "session/new", {"cwd": "/tmp", "mcpServers": []})
+    sent = [json.loads(agent.stdout.readline()) for _ in range(2)]
+    session_id = sent[1]["result"]["sessionId"]
+    ask(3, "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]})
+    agent.stdin.close()
+    sent += [json.loads(line) for line in agent.stdout]
+    assert agent.wait(10) == 0
+    return sent
+
+
+@pytest.mark.parametrize("advertised", [True, False])
+def test_a_plan_update_goes_only_to_a_client_that_advertised_plan(advertised: bool) -> None:
+    # v1's PlanUpdate: "Agents MUST NOT send this update unless the Client advertised `plan`"
+    sent = turn({"plan": {}} if advertised else {}, "two words")
+    kinds = [m["params"]["update"]["sessionUpdate"] for m in sent if m.get("method")]
+    assert kinds == ["plan_update"] * advertised + ["agent_message_chunk"] * 2
+    assert sent[-1] == {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}}
 
 
 def test_the_stdlib_agent_imports_nothing_but_the_standard_library() -> None:
