@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from .cases import Context, NotJudged
 from .output_schema import id_key
 from .peer import Frame, NoAnswer
-from .steps import new_session, params, prompt_params
+from .steps import initialize_wire, new_session, params, prompt_params
 
 PROMPT = "hello from the conformance suite"
 """The suite's prompt (the one `prompt.turn_ends_with_a_stop_reason` sends)."""
@@ -61,10 +61,14 @@ async def conversation(ctx: Context) -> Conversation:
     runs[ctx.edition.key] = future
     try:
         talk = await _converse(ctx)
-    except BaseException as error:
-        reason = str(error) if isinstance(error, Exception) else "the case holding it ran out"
-        future.set_exception(NotJudged(f"the conversation of output.* failed: {reason}"))
+    except Exception as error:
+        failure = NotJudged(f"the conversation of output.* failed: {error}")
+        future.set_exception(failure)
         future.exception()  # retrieved: no warning when no case waits
+        raise failure from None
+    except BaseException:  # the holding case ran out of time or was cancelled
+        future.set_exception(NotJudged("the conversation of output.* ran out of time"))
+        future.exception()
         raise
     future.set_result(talk)
     return talk
@@ -75,7 +79,8 @@ async def _converse(ctx: Context) -> Conversation:
     if prompt is None:
         raise NotJudged("the edition has no prompt turn")
     method = ctx.edition.negotiation.method
-    wire = {ctx.edition.negotiation.field: ctx.edition.protocol_version, "clientCapabilities": {}}
+    wire = initialize_wire(ctx.edition, ctx.models, ctx.edition.protocol_version)
+    wire["clientCapabilities"] = {}
     try:
         answer = await ctx.call(method, params(ctx, method, wire))
         if type(answer.get("result")) is not dict:

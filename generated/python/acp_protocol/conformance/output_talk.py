@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from .cases import Context, NotJudged
 from .output_schema import id_key
 from .peer import Frame, NoAnswer
-from .steps import new_session, params, prompt_params
+from .steps import initialize_wire, new_session, params, prompt_params
 
 PROMPT = "hello from the conformance suite"
 """The suite's prompt (the one `prompt.turn_ends_with_a_stop_reason` sends)."""
@@ -78,7 +78,8 @@ async def _converse(ctx: Context) -> Conversation:
     if prompt is None:
         raise NotJudged("the edition has no prompt turn")
     method = ctx.edition.negotiation.method
-    wire = {ctx.edition.negotiation.field: ctx.edition.protocol_version, "clientCapabilities": {}}
+    wire = initialize_wire(ctx.edition, ctx.models, ctx.edition.protocol_version)
+    wire["clientCapabilities"] = {}
     try:
         answer = await ctx.call(method, params(ctx, method, wire))
         if type(answer.get("result")) is not dict:
