@@ -2,6 +2,9 @@
 a session whose work runs reports the work's `idle` / `cancelled` before the close answer; after
 that answer nothing more comes for the session; a prompt held behind the work is answered
 `-32800`, or with its message id when it was inserted.
+
+The close acts on work seen running (running.py); an idle with another stop reason is blamed
+only when the agent had read the close before it wrote that idle, and is a skip otherwise.
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ from .cases import (
     Context,
     Failure,
     Outcome,
-    Skip,
     describe,
     error_code,
     failed,
@@ -20,55 +22,64 @@ from .cases import (
 )
 from .lifecycle_watch import SHORT_PROMPT, Session
 from .peer import Frame, is_response
-from .steps import long_prompt, params
+from .running import busy_prompt, ended_as_sent, index_of, read_before, send_marker
+from .steps import params
 
 AFTER_CLOSE = 0.5
 """Seconds after the close answer during which nothing may come for the session."""
 CLOSE_WAIT = 3.0
-"""Seconds a close of a session whose work runs may take."""
+"""Seconds beyond the suite's timeout a close of a session whose work runs may take."""
 REQUEST_CANCELLED = -32800
 
 
-async def _working(ctx: Context) -> tuple[Session, int]:
-    """A session whose (long) work has started streaming: the session and the prompt's id."""
+async def _working(ctx: Context) -> tuple[Session, Frame]:
+    """A session whose work (the busy prompt's) is seen running: the session and the frame that
+    showed it (a Skip when the work ended first)."""
     session = await Session.open(ctx)
     start = session.mark
-    request_id = session.send_prompt(long_prompt())
-    if await session.first_output(start) is None:
-        raise Skip("the work ended before the close")
-    return session, request_id
+    session.send_prompt(busy_prompt(ctx))
+    close = session.lifecycle.close or "the close"
+    return session, await session.seen_running(start, close)
 
 
-async def _close(ctx: Context, session: Session) -> tuple[int, Frame]:
-    """`session/close` sent: where it was sent, and its (successful) answer."""
+async def _close(ctx: Context, session: Session) -> tuple[str, Frame]:
+    """`session/close` sent, and right after it the marker (running.py): the marker's id, and
+    the close's (successful) answer."""
     close = session.lifecycle.close
     if close is None:
         raise Failure("the edition has no close request")
-    at = session.mark
     request_id = ctx.next_id()
     ctx.peer.request(request_id, close, params(ctx, close, {"sessionId": session.id}))
+    marker = send_marker(ctx)
     answer = await ctx.peer.wait_for(
         lambda f: is_response(f, request_id), ctx.timeout + CLOSE_WAIT, f"answer to {close}"
     )
     assert answer.message is not None
     if "result" not in answer.message:
         raise Failure(f"{close} was answered with {describe(answer.message)}")
-    return at, answer
+    return marker, answer
 
 
 async def _idle_before_answer(ctx: Context) -> Outcome:
-    session, _ = await _working(ctx)
-    at, answer = await _close(ctx, session)
+    session, running = await _working(ctx)
+    marker, answer = await _close(ctx, session)
     received = ctx.peer.received
-    before = received[at : received.index(answer)]
+    # from the frame that showed the work running: an idle that came as the close was sent
+    # ends the work too
+    before = received[index_of(ctx, running) + 1 : index_of(ctx, answer)]
     life = session.lifecycle
     idles = [f for f in before if session.state_of(f) == life.idle]
     if not idles:
         return failed(f"no idle state_update before the {life.close} answer")
     reason = session.stop_reason(idles[-1])
-    if reason != session.prompt.cancelled:
-        return failed(f"idle before the {life.close} answer with stopReason {reason!r}")
-    return passed(f"idle {reason}, then the {life.close} answer")
+    if reason == session.prompt.cancelled:
+        return passed(f"idle {reason}, then the {life.close} answer")
+    if not read_before(ctx, marker, idles[-1]):
+        return skipped(ended_as_sent(str(life.close), f"idle with stopReason {reason!r}"))
+    return failed(
+        f"idle before the {life.close} answer with stopReason {reason!r} (the request sent "
+        f"after the {life.close} was answered first)"
+    )
 
 
 async def _nothing_after_answer(ctx: Context) -> Outcome:
@@ -104,7 +115,7 @@ async def _held_prompt_answered(ctx: Context) -> Outcome:
     held_at = session.mark
     held = session.send_prompt(SHORT_PROMPT)
     await _close(ctx, session)
-    answer = await session.answer(held, CLOSE_WAIT)
+    answer = await session.answer(held, ctx.timeout + CLOSE_WAIT)
     if error_code(answer) == REQUEST_CANCELLED:
         return passed(f"the held prompt answered {describe(answer)}")
     if "result" not in answer:

@@ -27,6 +27,8 @@ from ..runtime.transports.transport import FrameReader
 FRAME_LIMIT = 64 * 1024 * 1024
 """The longest line read from the program (a longer one is recorded by its size only)."""
 CLOSE_GRACE = 0.3
+EXIT_GRACE = 2.0
+"""Seconds the program gets, at least, to exit once a case closed its stdin (`close_input`)."""
 """Seconds the program gets to exit once its stdin is closed at the end of a case."""
 START_ALLOWANCE = 20.0
 """Seconds a program may take from its start to its first frame: a cold start (an interpreter
@@ -161,10 +163,13 @@ class Peer:
         *,
         stderr: int | IO[Any] | None = None,
         answerer: RequestAnswerer | None = answer_request,
+        exit_timeout: float = EXIT_GRACE,
     ) -> Peer:
-        """Start `command` (OSError when it cannot be started)."""
+        """Start `command` (OSError when it cannot be started). Once a case closes its input
+        (`close_input`), the program gets `exit_timeout` seconds to answer what it read and
+        exit before its process group is ended (the runner gives it the suite's timeout)."""
         transport = await spawn_process(
-            command[0], *command[1:], stderr=stderr, exit_timeout=2.0, kill_timeout=0.5
+            command[0], *command[1:], stderr=stderr, exit_timeout=exit_timeout, kill_timeout=0.5
         )
         return cls(transport, answerer)
 

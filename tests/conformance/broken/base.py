@@ -57,6 +57,12 @@ class Bugs:
     """A `$/cancel_request` for a request already read is answered (an error, `"id": null`)."""
     invalid_params_without_where: bool = False
     """Params refused by the models are answered -32602 "Invalid params", with no `data`."""
+    ignores_cancel_request: bool = False
+    """Not a bug (the schema: the receiver "MAY cancel"): `$/cancel_request` changes nothing, the
+    turn runs on and is answered `end_turn`; `session/cancel` still ends it."""
+    fast_answers: bool = False
+    """Not a bug: every prompt is answered at once, its words in one chunk, then `end_turn`
+    (what the official SDKs' example agents do); a cancel finds no turn running."""
     updates_unknown_session: bool = False
     """Each turn begins with one `session/update` for a session never created."""
     answers_prompt_twice: bool = False
@@ -153,6 +159,9 @@ class Agent:
     async def turn(
         self, session_id: str, words: str, cancelled: asyncio.Event, ctx: RequestContext
     ) -> Any:
+        if self.bugs.fast_answers:
+            await ctx.notify("session/update", update(session_id, words))
+            return {"stopReason": "end_turn"}
         for word in words.split():
             if cancelled.is_set() and not self.bugs.ignores_cancel:
                 return {"stopReason": "cancelled"}
@@ -160,7 +169,7 @@ class Agent:
             try:
                 await asyncio.sleep(WORD_PAUSE)
             except asyncio.CancelledError:
-                if not self.bugs.ignores_cancel:
+                if not (self.bugs.ignores_cancel or self.bugs.ignores_cancel_request):
                     raise
                 asyncio.current_task().uncancel()  # type: ignore[union-attr]
         if self.bugs.update_after_answer:

@@ -92,6 +92,13 @@ def parser() -> Parser:
     agent.add_argument(
         "--fail-fast", action="store_true", help="stop at the first MUST failure (the rest not run)"
     )
+    agent.add_argument(
+        "--busy-prompt",
+        metavar="TEXT",
+        help="a prompt the agent takes long enough on to be cancelled while its turn runs (the "
+        "cancel and close cases send it; default: 120 words, which our starters stream 50 ms "
+        "apart)",
+    )
     agent.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     agent.add_argument("--trace", type=Path, metavar="DIR", help="write one JSON trace per case")
     agent.add_argument("--html", type=Path, metavar="FILE", help="write one self-contained page")
@@ -132,6 +139,7 @@ async def main_async(argv: Sequence[str]) -> int:
         jobs=options.jobs,
         fresh=options.fresh,
         opener=None if remote is None else remote.open,
+        busy_prompt=options.busy_prompt,
     )
     if not options.list and remote is None:
         check_program(command)

@@ -12,12 +12,12 @@ from typing import Any
 
 from .cases import Case, Context, Outcome, describe, error_code, failed, passed
 from .data import EditionData, MethodEntry, Quote
-from .peer import NoAnswer, is_notification, is_response
-from .steps import initialize, long_prompt, new_session, probe, prompt_params
+from .peer import is_notification, is_response
+from .running import busy_prompt, seen_running
+from .steps import initialize, new_session, probe, prompt_params
 
 CANCEL_WAIT = 3.0
 """Seconds a cancelled request may take to be answered."""
-FIRST_UPDATE = 1.0
 QUIET = 0.4
 UNKNOWN_ID = 987654321
 
@@ -77,7 +77,8 @@ def _pending(name: str) -> Any:
         await initialize(ctx)
         session_id = await new_session(ctx)
         request_id = ctx.next_id()
-        ctx.peer.request(request_id, prompt.method, prompt_params(ctx, session_id, long_prompt()))
+        text = busy_prompt(ctx)
+        ctx.peer.request(request_id, prompt.method, prompt_params(ctx, session_id, text))
         if prompt.lifecycle is not None:
             # Answered at insertion (v2), the prompt is no longer pending once its work runs:
             # a second prompt sent meanwhile is (when the agent holds it until the work ends).
@@ -85,16 +86,13 @@ def _pending(name: str) -> Any:
             request_id = ctx.next_id()
             text = "held behind the work"
             ctx.peer.request(request_id, prompt.method, prompt_params(ctx, session_id, text))
-        try:
-            first = await ctx.peer.wait_for(
-                lambda f: is_notification(f, prompt.update) or is_response(f, request_id),
-                FIRST_UPDATE,
-                prompt.update,
-            )
-            if is_response(first, request_id):
-                return passed("the request ended before the cancel (a result is allowed)")
-        except NoAnswer:
-            pass
+        await seen_running(
+            ctx,
+            lambda f: is_notification(f, prompt.update),
+            lambda f: is_response(f, request_id),
+            0,
+            name,
+        )
         ctx.peer.notify(name, {"requestId": request_id})
         answer = await ctx.peer.answer(request_id, CANCEL_WAIT, f"{prompt.method} after {name}")
         code = error_code(answer)

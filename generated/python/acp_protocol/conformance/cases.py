@@ -91,6 +91,9 @@ class Context:
     """An existing folder for `session/new`'s `cwd`."""
     initialized: dict[str, Any] | None = None
     """The program's `initialize` result, once a shared case has asked for it."""
+    busy_prompt: str | None = None
+    """The prompt whose turn the cases that act on a running turn send (`--busy-prompt`; None:
+    the suite's own, `steps.busy_prompt`)."""
     _ids: int = 0
 
     def next_id(self) -> int:

@@ -22,17 +22,19 @@ from .cases import Case, Check, Context, Outcome, failed, passed, skipped
 from .data import EditionData, Level, Quote
 from .lifecycle_watch import MEDIUM_PROMPT, SHORT_PROMPT, Session
 from .peer import NoAnswer
-from .steps import long_prompt
+from .running import busy_prompt, ended_as_sent, index_of, read_before, send_marker
 
 AFTER_IDLE = 0.5
 """Seconds after the `idle` update during which no update of the work may come."""
 CANCEL_WAIT = 3.0
-"""Seconds a cancelled work may take to report `idle`."""
+"""Seconds beyond the suite's timeout the cancel case may take (each of its waits is the suite's
+timeout: the work seen running, then its `idle`)."""
 TURN_WAIT = 5.0
 """Seconds beyond the suite's timeout a case waiting for a turn's `running`, then its `idle`,
 may take (each wait is the suite's timeout)."""
 HELD_WAIT = 6.0
-"""Seconds a prompt sent while work runs may wait for the work ahead of it."""
+"""Seconds beyond the suite's timeout a prompt sent while work runs may wait for the work ahead
+of it."""
 
 
 def cases(edition: EditionData) -> list[Case]:
@@ -179,23 +181,30 @@ async def _updates_before_idle(ctx: Context) -> Outcome:
 
 async def _cancelled(ctx: Context) -> Outcome:
     session = await Session.open(ctx)
+    cancel = session.prompt.cancel
     start = session.mark
-    session.send_prompt(long_prompt())
-    if await session.first_output(start) is None:
-        return skipped("the work ended before the cancel")
-    cancel_at, sent = session.mark, ctx.peer.now()
-    ctx.peer.notify(session.prompt.cancel, {"sessionId": session.id})
+    session.send_prompt(busy_prompt(ctx))
+    running = await session.seen_running(start, cancel)
+    sent = ctx.peer.now()
+    ctx.peer.notify(cancel, {"sessionId": session.id})
+    marker = send_marker(ctx)
     life = session.lifecycle
+    # from the frame that showed the work running: an idle that came as the cancel was sent
+    # ends the work too
     idle = await session.wait(
         session.is_state((life.idle,)),
-        f"idle state_update after {session.prompt.cancel}",
-        cancel_at,
-        CANCEL_WAIT,
+        f"idle state_update after {cancel}",
+        index_of(ctx, running) + 1,
     )
     reason = session.stop_reason(idle)
-    if reason != session.prompt.cancelled:
-        return failed(f"idle after {session.prompt.cancel} with stopReason {reason!r}")
-    return passed(f"idle {reason} {idle.t - sent:.2f} s after {session.prompt.cancel}")
+    if reason == session.prompt.cancelled:
+        return passed(f"idle {reason} {idle.t - sent:.2f} s after {cancel}")
+    if not read_before(ctx, marker, idle):
+        return skipped(ended_as_sent(cancel, f"idle with stopReason {reason!r}"))
+    return failed(
+        f"idle after {cancel} with stopReason {reason!r} (the request sent after the cancel "
+        "was answered first)"
+    )
 
 
 async def _held(ctx: Context) -> Outcome:
@@ -206,13 +215,14 @@ async def _held(ctx: Context) -> Outcome:
     first = await session.inserted(first_request)
     second_start = session.mark
     second_request = session.send_prompt(SHORT_PROMPT)
-    answer = await session.answer(second_request, HELD_WAIT)
+    held_wait = ctx.timeout + HELD_WAIT
+    answer = await session.answer(second_request, held_wait)
     if "result" not in answer:
         return skipped(f"the agent refused a prompt while work ran ({answer.get('error')})")
     second = await session.inserted(second_request)
     if second == first:
         return failed(f"both prompts were answered with messageId {first!r}")
     await session.wait(
-        session.is_echo(second), f"user_message update {second!r}", second_start, HELD_WAIT
+        session.is_echo(second), f"user_message update {second!r}", second_start, held_wait
     )
     return passed(f"messageId {second!r} (the first: {first!r}), echoed")

@@ -17,7 +17,8 @@ from typing import Any
 
 from .cases import Context, Failure, Skip, describe
 from .data import LifecycleEntry, PromptEntry
-from .peer import Frame, NoAnswer, is_notification, is_response, same_id
+from .peer import Frame, is_notification, is_response, same_id
+from .running import seen_running
 from .steps import initialize, new_session, prompt_params
 
 SHORT_PROMPT = "hello from the conformance suite"
@@ -144,23 +145,21 @@ class Session:
         )
         return working, idle
 
-    async def first_output(self, start: int) -> Frame | None:
-        """The turn's first agent chunk, or None when the turn ends (idle) first. A turn that
-        shows neither within a second is cancelled all the same (None is not returned then:
-        the caller goes on)."""
+    async def seen_running(self, start: int, what: str) -> Frame:
+        """The first frame from `start` on that shows the work running (a `running` or
+        `requires_action` state, or an agent chunk), waited for as long as an answer may take;
+        a Skip naming `what` (the action the case was to take) when the work ended (`idle`)
+        first or showed nothing (running.seen_running)."""
         life = self.lifecycle
 
-        def output_or_idle(frame: Frame) -> bool:
+        def working(frame: Frame) -> bool:
             update = self.update_of(frame)
             return update is not None and (
-                update.get(life.update_tag) == life.agent_chunk or self.state_of(frame) == life.idle
+                update.get(life.update_tag) == life.agent_chunk
+                or self.state_of(frame) in (life.running, life.requires_action)
             )
 
-        try:
-            frame = await self.wait(output_or_idle, "agent output", start, 1.0)
-        except NoAnswer:
-            return Frame(0.0, "received", False, None, "(no output yet)")
-        return None if self.state_of(frame) == life.idle else frame
+        return await seen_running(self.ctx, working, self.is_state((life.idle,)), start, what)
 
 
 class Held:

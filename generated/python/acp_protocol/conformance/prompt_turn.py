@@ -6,6 +6,10 @@ answer and a stop reason, every `session/update` of the turn comes before that a
 `session/cancel` during a turn ends it `cancelled`, and a prompt still pending when the client
 closes its end is answered.
 
+The cancel and the end of input act on a turn seen running (running.py): the cancel case sends
+the busy prompt, and blames a stop reason other than `cancelled` only when the agent had read
+the cancel before it answered; a turn that ended first makes it a skip, with the reason.
+
 The cases run where the edition's prompt turn is answered at completion; v2's lifecycle
 (answered at insertion, state updates) is a later family.
 """
@@ -16,15 +20,16 @@ from typing import Any
 
 from .cases import JSON_RPC, Case, Context, Failure, Outcome, describe, failed, passed, skipped
 from .data import EditionData, PromptEntry, Quote
-from .peer import Frame, NoAnswer, is_notification, is_response
-from .steps import initialize, long_prompt, new_session, prompt_params, running_prompt
+from .peer import Frame, is_notification, is_response
+from .running import busy_prompt, ended_as_sent, read_before, seen_running, send_marker
+from .steps import initialize, new_session, prompt_params, running_prompt
 
 AFTER_ANSWER = 0.5
-"""Seconds after the answer during which no update of the turn may come."""
+"""Seconds after the answer during which no update of the turn may come (a quiet window: it can
+miss a late update, never invent one)."""
 CANCEL_WAIT = 3.0
-"""Seconds a cancelled turn may take to end."""
-FIRST_UPDATE = 1.0
-"""Seconds the suite waits for a turn's first update before it cancels anyway."""
+"""Seconds beyond the suite's timeout the cancel case may take (its waits are each the suite's
+timeout: the turn seen running, then its answer)."""
 
 ORDER = Quote(
     "The answer to session/prompt ends the turn: every session/update of the turn is sent "
@@ -142,32 +147,36 @@ def _ordered(prompt: PromptEntry) -> Any:
 
 def _cancelled(prompt: PromptEntry) -> Any:
     async def check(ctx: Context) -> Outcome:
-        session_id, request_id = await _start(ctx, prompt, long_prompt())
-        try:
-            first = await ctx.peer.wait_for(
-                lambda f: _of_session(session_id, prompt.update)(f) or is_response(f, request_id),
-                FIRST_UPDATE,
-                f"{prompt.update}",
-            )
-            if is_response(first, request_id):
-                return skipped("the turn ended before the cancel")
-        except NoAnswer:  # no update yet: cancel all the same
-            pass
+        session_id, request_id = await _start(ctx, prompt, busy_prompt(ctx))
+        answered = _answer_to(request_id)
+        what = prompt.cancel
+        await seen_running(ctx, _of_session(session_id, prompt.update), answered, 0, what)
         ctx.peer.notify(prompt.cancel, {"sessionId": session_id})
-        answer = await ctx.peer.answer(
-            request_id, CANCEL_WAIT, f"{prompt.method} after {prompt.cancel}"
+        marker = send_marker(ctx)
+        answer = await ctx.peer.wait_for(answered, ctx.timeout, f"answer to {prompt.method}")
+        assert answer.message is not None
+        reason = _stop_reason(prompt, answer.message)
+        if reason == prompt.cancelled:
+            return passed()
+        if not read_before(ctx, marker, answer):
+            return skipped(ended_as_sent(what, f"stopReason {reason!r}"))
+        return failed(
+            f"answered stopReason {reason!r} after reading {what} (the request sent after it "
+            "was answered first)"
         )
-        reason = _stop_reason(prompt, answer)
-        if reason != prompt.cancelled:
-            return failed(f"answered stopReason {reason!r} after {prompt.cancel}")
-        return passed()
 
     return check
 
 
+def _answer_to(request_id: int) -> Any:
+    return lambda frame: is_response(frame, request_id)
+
+
 def _answered_after_eof(prompt: PromptEntry) -> Any:
     async def check(ctx: Context) -> Outcome:
-        _, request_id = await _start(ctx, prompt, running_prompt())
+        session_id, request_id = await _start(ctx, prompt, running_prompt())
+        of_turn = _of_session(session_id, prompt.update)
+        await seen_running(ctx, of_turn, _answer_to(request_id), 0, "the end of input")
         ctx.peer.close_input()
         answer = await ctx.peer.answer(request_id, ctx.timeout, f"{prompt.method} after EOF")
         return passed(f"answered with {describe(answer)}")

@@ -64,7 +64,7 @@ from .cases import (
 )
 from .data import EditionData
 from .first_answer import came_back, is_answer, shown
-from .peer import START_ALLOWANCE, Frame, NoAnswer, Peer, Unsendable, same_id
+from .peer import EXIT_GRACE, START_ALLOWANCE, Frame, NoAnswer, Peer, Unsendable, same_id
 from .steps import initialize_wire
 from .stopping import Stop
 
@@ -178,6 +178,9 @@ class Settings:
     """Every case on a fresh program, shared cases too."""
     opener: Callable[[], Awaitable[Peer]] | None = None
     """Opens a connection in place of starting `command` (`--url`: url.Remote.open)."""
+    busy_prompt: str | None = None
+    """The prompt whose turn the cases that act on a running turn send (`--busy-prompt`; None:
+    the suite's own, `steps.busy_prompt`)."""
 
 
 SHARED_RUN = 12
@@ -201,7 +204,13 @@ class Program:
             if settings.opener is not None:
                 peer = await settings.opener()
             else:
-                peer = await Peer.spawn(settings.command, stderr=stderr)
+                # after a case closes its input, the program may take as long as an answer to
+                # answer what it read and exit (a turn under way, on a loaded machine)
+                peer = await Peer.spawn(
+                    settings.command,
+                    stderr=stderr,
+                    exit_timeout=max(EXIT_GRACE, settings.timeout),
+                )
         except ToolError:
             stderr.close()
             raise
@@ -211,6 +220,7 @@ class Program:
                 f"cannot start {settings.command[0]!r}: {error.strerror or error}"
             ) from None
         context = Context(peer, edition.data, edition.models, settings.timeout, workdir)
+        context.busy_prompt = settings.busy_prompt
         return cls(peer, stderr, context)
 
     async def run(self, case: Case) -> Result:
