@@ -88,6 +88,8 @@ def test_initialize_answered_with_another_id_stops_the_run_at_once(tmp_path: Pat
         broken_agent("initialize_answered_with_another_id"),
         "--protocol",
         "v1",
+        "--html",
+        str(tmp_path / "report.html"),
         trace=tmp_path,
         timeout=120,
     )
@@ -102,6 +104,22 @@ def test_initialize_answered_with_another_id_stops_the_run_at_once(tmp_path: Pat
     stopped = [t for t in run.traces.values() if t["reason"].startswith("not judged: ")]
     assert stopped[0]["reason"].startswith("not judged: initialize (id 1) was answered with id")
     assert "does not conform" in run.stdout.splitlines()[-1]
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "cases not run" in page and "does not conform" in page
+
+
+def test_protocol_auto_says_what_initialize_was_answered() -> None:
+    """Without `--protocol` the suite asks the agent's version first: an answer with another id
+    means no edition can be chosen (exit 2), said at once with what came back."""
+    answer = '{"jsonrpc": "2.0", "id": 7, "result": {"protocolVersion": 1}}'
+    script = (
+        f"import sys, time; sys.stdin.readline(); print({answer!r}, flush=True); time.sleep(60)"
+    )
+    run = run_suite([sys.executable, "-c", script], timeout=120)
+    assert run.status == 2
+    assert run.seconds < 30, run.seconds
+    (line,) = run.stderr.splitlines()
+    assert f'initialize (id "protocol") was answered: {answer}' in line and "--protocol" in line
 
 
 def test_initialize_never_answered_says_what_came_back(tmp_path: Path) -> None:
