@@ -4,8 +4,9 @@ The suite (`python -m acp_protocol.conformance`, hand-written in templates/pytho
 makes its cases from this data, never from a hand list: the methods each side handles, the
 capability that advertises each optional agent method (quoted from the schema's description of
 the capability's field), the behaviour rules with their quotes and levels, the negotiation, the
-prompt turn and the named error codes. A level is read from the words a rule rests on: "MUST" or
-"MUST NOT" → MUST, "SHOULD" → SHOULD, anything else informative.
+prompt turn, the named error codes, and the request id (whether it admits null, with the schema's
+description of it). A level is read from the words a rule rests on: "MUST", "MUST NOT",
+"REQUIRED" or "SHALL" → MUST, "SHOULD" or "RECOMMENDED" → SHOULD, anything else informative.
 """
 
 from __future__ import annotations
@@ -71,6 +72,33 @@ class ConformanceView:
     rules: tuple[RuleView, ...]
     prompt: PromptView | None
     error_codes: tuple[tuple[int, str, QuoteView], ...]
+    request_id: QuoteView | None
+    """The schema's description of `RequestId` (None: the edition has none)."""
+    null_request_id: bool
+    """Whether the edition's `RequestId` admits null (v1: "a String, Number, or NULL value")."""
+
+
+def _admits_null(edition: ir.Edition, name: str) -> bool:
+    try:
+        definition = edition.definition(name)
+    except KeyError:
+        return False
+    expression = definition.target if isinstance(definition, ir.Alias) else None
+    if isinstance(expression, ir.Nullable):
+        return True
+    if isinstance(expression, ir.UnionOf):
+        return any(isinstance(o, (ir.NullType, ir.Nullable)) for o in expression.options)
+    return False
+
+
+def _request_id_quote(edition: ir.Edition) -> QuoteView | None:
+    try:
+        definition = edition.definition("RequestId")
+    except KeyError:
+        return None
+    if not definition.doc:
+        return None
+    return QuoteView(flat(definition.doc), definition_pointer(edition, "RequestId"))
 
 
 def conformance_view(edition: ir.Edition) -> ConformanceView:
@@ -95,6 +123,8 @@ def conformance_view(edition: ir.Edition) -> ConformanceView:
             (c.code, c.name, QuoteView(flat(c.doc), definition_pointer(edition, "ErrorCode")))
             for c in edition.error_codes
         ),
+        request_id=_request_id_quote(edition),
+        null_request_id=_admits_null(edition, "RequestId"),
     )
 
 

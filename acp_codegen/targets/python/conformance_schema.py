@@ -21,14 +21,15 @@ class QuoteView:
     pointer: str | None
 
 
-_MUST = re.compile(r"\bMUST\b")
-_SHOULD = re.compile(r"\bSHOULD\b")
+_MUST = re.compile(r"\b(?:MUST|REQUIRED|SHALL)\b")
+_SHOULD = re.compile(r"\b(?:SHOULD|RECOMMENDED)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def level(*texts: str) -> str:
-    """MUST when the text says MUST (or MUST NOT), else SHOULD when it says SHOULD, else
-    informative (the schema's own capitals, as RFC 2119 writes them)."""
+    """MUST when the text says MUST (MUST NOT, REQUIRED, SHALL), else SHOULD when it says SHOULD
+    (SHOULD NOT, RECOMMENDED), else informative (the schema's own capitals, as RFC 2119 writes
+    them; the conformance package's `levels.level_of` is the same rule)."""
     joined = " ".join(texts).replace("*", "")
     if _MUST.search(joined):
         return "MUST"

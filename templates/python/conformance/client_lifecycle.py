@@ -31,8 +31,9 @@ from .client_agent import (
     reply_error,
     update,
 )
-from .client_session import OWN_BEHAVIOUR, fits, level_of
+from .client_session import OWN_BEHAVIOUR, fits
 from .data import EditionData, Quote
+from .levels import SUITES_READING, level_of
 from .peer import NoAnswer
 
 ANSWER_WAIT = 1.5
@@ -92,8 +93,8 @@ def cases(edition: EditionData, models: ModuleType) -> list[Case]:
             Case(
                 "client.close.params_fit_the_schema",
                 f"a {close.name} the client sends fits its schema and names the session",
-                "MUST",
-                said,
+                "informative",
+                Quote(said.text, f"{said.source} ({SUITES_READING}: no text says MUST of it)"),
                 _close_fits,
             ),
             Case(

@@ -37,6 +37,7 @@ from .client_agent import (
     update,
 )
 from .data import EditionData, Quote
+from .levels import level_of
 from .methods import NOTIFICATION
 from .peer import Frame
 from .steps import capability, params
@@ -130,7 +131,7 @@ def cases(edition: EditionData, models: ModuleType) -> list[Case]:
                         f"client.serves.{method}",
                         f"advertised by {where}, {method} is served with a result its schema "
                         "accepts",
-                        "MUST",
+                        level_of(cap.quote.text),
                         cap.quote,
                         _served(cap, served[method]),
                         requires=(where,),
@@ -161,12 +162,15 @@ def cases(edition: EditionData, models: ModuleType) -> list[Case]:
             )
         )
     not_found = edition.error(-32601)
+    not_found_quote = (
+        not_found.quote if not_found else Quote("Method not found", f"{JSON_RPC} §5.1")
+    )
     found.append(
         Case(
             "client.methods.unknown_method_not_found",
             "a request for a method the client does not have is answered -32601",
-            "MUST",
-            not_found.quote if not_found else Quote("Method not found", f"{JSON_RPC} §5.1"),
+            level_of(not_found_quote.text),
+            not_found_quote,
             _unknown_method,
         )
     )

@@ -67,6 +67,9 @@ class NegotiationEntry:
     edition defines none)."""
     level: Level
     quote: Quote
+    rule: Quote | None = None
+    """The text of the negotiation rule the level is read from, where it is not the schema's
+    (v1: "the Agent MUST respond with the latest protocol version it supports")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +147,11 @@ class EditionData:
     negotiation: NegotiationEntry
     prompt: PromptEntry | None
     error_codes: tuple[ErrorCodeEntry, ...]
+    request_id: Quote | None = None
+    """The schema's description of `RequestId`."""
+    null_request_id: bool = False
+    """Whether the edition's `RequestId` admits null (v1: "a String, Number, or NULL value"): a
+    request with `"id": null` is then a request, answered with the same id."""
 
     def handled_by(self, side: str, kind: str) -> tuple[MethodEntry, ...]:
         """The methods of `kind` that `side` handles (`both` counts for each side)."""

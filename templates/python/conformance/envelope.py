@@ -2,12 +2,18 @@
 errors, invalid requests, notifications and responses, one case per entry of `envelope.json`.
 
 `envelope.json` holds the cases of the rule book (tests/wire/envelope_corpus.json in the
-acp-codegen repository) that hold for any agent, unchanged, each with its level (see its
-`about`). The book's handler answers `echo` with its params; an agent has none, so `echo` is sent
-as `_conformance/echo` and an answer the book gives as a result is expected as -32601 with the
-same id. After its frames, a case sends a probe request and reads every answer up to the probe's
-and a short silence after it: the answers must be the book's, no more and no fewer. The cases
-are shared (runner.py): one program serves a dozen in turn, initialized once.
+acp-codegen repository) that hold for any agent, unchanged, each with the text its verdict rests
+on (`quote`) and the level that text's words give (levels.py; see its `about`). The book's
+handler answers `echo` with its params; an agent has none, so `echo` is sent as
+`_conformance/echo` and an answer the book gives as a result is expected as any answer with the
+same id (ACP only says agents "should" answer an unknown `_` method -32601: a result is allowed).
+After its frames, a case sends a probe request and reads every answer up to the probe's and a
+short silence after it: the answers must be the book's, no more and no fewer. The cases are
+shared (runner.py): one program serves a dozen in turn, initialized once.
+
+An entry with `null_id_admitted` is judged by it where the edition's `RequestId` admits null
+(v1: "a String, Number, or NULL value"; the edition's data says so, from the schema): a request
+with `"id": null` is then a request like another, answered with the same id.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Any
 
 from .cases import Case, Context, Outcome, failed, passed
 from .data import EditionData, Quote
+from .levels import level_of
 from .peer import NoAnswer, is_response
 from .steps import PROBE_METHOD, initialized
 
@@ -38,18 +45,44 @@ def book() -> dict[str, Any]:
     return loaded
 
 
+SOURCE = "the envelope rule book (JSON-RPC 2.0, RFC 8259, ACP)"
+ANSWERED = "answered"
+"""The outcome of an `echo` answer: any answer with the id (a result or an error)."""
+
+
+def edition_entry(entry: dict[str, Any], edition: EditionData) -> dict[str, Any]:
+    """The entry as the edition judges it: `null_id_admitted`'s answers, level and quote (the
+    schema's description of `RequestId`) where the edition's `RequestId` admits null."""
+    admitted = entry.get("null_id_admitted")
+    if admitted is None or not edition.null_request_id:
+        return entry
+    quote = edition.request_id.text if edition.request_id is not None else admitted["quote"]
+    source = edition.request_id.source if edition.request_id is not None else SOURCE
+    return {
+        **entry,
+        "answers": admitted["answers"],
+        "level": level_of(quote),
+        "quote": quote,
+        "source": f"{source} (RequestId admits null in this edition)",
+    }
+
+
 def cases(edition: EditionData) -> list[Case]:
-    return [
-        Case(
-            f"envelope.{entry['name']}",
-            entry["name"].replace("_", " "),
-            entry["level"],
-            Quote(entry["rule"], "the envelope rule book (JSON-RPC 2.0, RFC 8259, ACP)"),
-            _check(entry),
-            shared=True,
+    found = []
+    for original in book()["cases"]:
+        entry = edition_entry(original, edition)
+        source = f"{SOURCE}: {entry['source']}" if "source" in entry else SOURCE
+        found.append(
+            Case(
+                f"envelope.{entry['name']}",
+                entry["name"].replace("_", " "),
+                entry["level"],
+                Quote(entry["quote"], source),
+                _check(entry),
+                shared=True,
+            )
         )
-        for entry in book()["cases"]
-    ]
+    return found
 
 
 def frame_bytes(item: str | dict[str, str]) -> bytes:
@@ -65,10 +98,15 @@ def key(answer_id: Any, error: int | None, result: Any = None) -> str:
     return json.dumps({"id": answer_id, **outcome}, sort_keys=True, ensure_ascii=False)
 
 
+def answered(answer_id: Any) -> str:
+    """Any answer with `answer_id`, as comparable text (what an `echo` result is expected as)."""
+    return json.dumps({"id": answer_id, ANSWERED: True}, sort_keys=True, ensure_ascii=False)
+
+
 def expected(entry: dict[str, Any]) -> Counter[str]:
-    """The book's answers, an `echo` result expected as -32601."""
+    """The book's answers, an `echo` result expected as any answer with its id."""
     return Counter(
-        key(json.loads(a["id"]), a.get("error", -32601 if "result" in a else None))
+        answered(json.loads(a["id"])) if "result" in a else key(json.loads(a["id"]), a["error"])
         for a in entry["answers"]
     )
 
@@ -102,6 +140,7 @@ def _check(entry: dict[str, Any]) -> Any:
         except NoAnswer as error:
             return failed(f"{error} (sent after the case's frames)")
         await ctx.peer.quiet(SETTLE)
+        want = expected(entry)
         got: Counter[str] = Counter()
         for frame in ctx.peer.received[start:]:
             if is_response(frame, probe_id):
@@ -114,8 +153,9 @@ def _check(entry: dict[str, Any]) -> Any:
                 got[problem or "not a response"] += 1
                 continue
             code = message["error"]["code"] if "error" in message else None
-            got[key(message["id"], code, message.get("result"))] += 1
-        want = expected(entry)
+            any_answer = answered(message["id"])
+            exact = key(message["id"], code, message.get("result"))
+            got[any_answer if any_answer in want else exact] += 1
         if got == want:
             return passed()
         missing = list((want - got).elements())

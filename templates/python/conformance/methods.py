@@ -22,6 +22,7 @@ from .cases import (
     skipped,
 )
 from .data import EditionData, MethodEntry, Quote
+from .levels import level_of
 from .peer import Frame
 from .steps import initialize, probe
 
@@ -49,18 +50,21 @@ def cases(edition: EditionData) -> list[Case]:
                 f"params.invalid.{method.name}",
                 f"{method.name} with params its schema ({method.params}) refuses is answered "
                 "-32602",
-                "MUST",
+                level_of(INVALID_PARAMS.text),
                 INVALID_PARAMS,
                 _invalid_params(method),
             )
         )
     not_found = edition.error(-32601)
+    not_found_quote = (
+        not_found.quote if not_found else Quote("Method not found", f"{JSON_RPC} §5.1")
+    )
     found.append(
         Case(
             "methods.unknown_method_not_found",
             "a request for a method the agent does not have is answered -32601",
-            "MUST",
-            not_found.quote if not_found else Quote("Method not found", f"{JSON_RPC} §5.1"),
+            level_of(not_found_quote.text),
+            not_found_quote,
             _unknown_method,
         )
     )

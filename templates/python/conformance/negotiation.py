@@ -2,22 +2,39 @@
 asked, a higher version asked is answered with the agent's own, a repeated `initialize` is
 answered like the first, and what a request before `initialize` gets.
 
-The level of the version cases is the edition's negotiation rule's; the schema says nothing of
-repeated `initialize` or of requests before it in v1, so those two are informative.
+The version cases quote the edition's negotiation rule where its level comes from one (v1: "the
+Agent MUST respond with the latest protocol version it supports"), else the schema's description
+of the answered version, and their level is the quote's words (levels.py); v2's description says
+MUST and SHOULD only of the Client, so there they are informative and say so. No text speaks of a
+repeated `initialize` or of requests before it, so those two are informative.
 """
 
 from __future__ import annotations
 
 from .cases import Case, Context, Failure, Outcome, describe, error_code, failed, passed
-from .data import EditionData, Quote
+from .data import EditionData, Level, NegotiationEntry, Quote
+from .levels import INFORMATIVE, SUITES_READING, level_of
 from .steps import initialize, initialize_params, new_session, params
 
 FAR_VERSION = 60000
 """A protocol version no agent implements (ProtocolVersion is a uint16)."""
 
 
+def version_rule(n: NegotiationEntry) -> tuple[Level, Quote]:
+    """The version cases' level and quote: the negotiation rule's text where the edition has
+    one, else the schema's description of the answered version (informative, saying so, when
+    its MUST and SHOULD bind the Client)."""
+    if n.rule is not None:
+        return level_of(n.rule.text), n.rule
+    if level_of(n.quote.text) == n.level:
+        return n.level, n.quote
+    why = f"{INFORMATIVE} its words that say MUST or SHOULD bind the Client"
+    return "informative", Quote(n.quote.text, f"{n.quote.source} ({why})")
+
+
 def cases(edition: EditionData) -> list[Case]:
     n = edition.negotiation
+    level, quote = version_rule(n)
     version = edition.protocol_version
     before = Quote(
         "The schema says nothing of a request sent before initialize: whatever the agent "
@@ -28,15 +45,15 @@ def cases(edition: EditionData) -> list[Case]:
         Case(
             "negotiation.answers_at_most_the_version_asked",
             f"initialize asking version {version} is answered with a version at or below it",
-            n.level,
-            n.quote,
+            level,
+            quote,
             _at_most_asked,
         ),
         Case(
             "negotiation.higher_version_answers_the_agents_own",
             f"initialize asking version {FAR_VERSION} is answered with the agent's own version",
-            n.level,
-            n.quote,
+            level,
+            quote,
             _higher_version,
         ),
         Case(
@@ -47,15 +64,18 @@ def cases(edition: EditionData) -> list[Case]:
                 if n.unsupported is not None
                 else "with the agent's own version"
             ),
-            n.level,
-            n.quote,
+            level,
+            quote,
             _lower_version,
         ),
         Case(
             "negotiation.repeated_initialize_answered_like_the_first",
             "a second initialize is answered with the same version and capabilities",
             "informative",
-            n.quote,
+            Quote(
+                n.quote.text,
+                f"{n.quote.source} ({SUITES_READING}: no text speaks of a second " f"{n.method})",
+            ),
             _repeated,
         ),
         Case(

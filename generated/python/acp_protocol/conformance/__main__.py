@@ -150,7 +150,12 @@ async def main_async(argv: Sequence[str]) -> int:
     else:
         protocol = options.protocol + ("/unstable" if options.unstable else "")
     edition = load_edition(protocol)
-    every = seeded(all_cases(edition.data), options.seed, max(1, options.frames))
+    every = seeded(
+        all_cases(edition.data),
+        options.seed,
+        max(1, options.frames),
+        edition.data.null_request_id,
+    )
     cases = select(every, globs(options.only), globs(options.skip))
     if options.list:
         for case in cases:

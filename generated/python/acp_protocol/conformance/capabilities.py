@@ -6,9 +6,10 @@ edition's capability table: a method whose capability the `initialize` answer ad
 served (never -32601), and a method the agent serves is advertised.
 
 The schema's description of each capability is the quote ("Supplying `{}` means the agent
-supports listing sessions"). Advertising is the agent's promise to the client, so an advertised
-method answered -32601 is a MUST failure; a served method left unadvertised is only unreachable
-(clients must not call it), a SHOULD.
+supports listing sessions"), and its words give both cases' level (levels.py): the schema's
+capability descriptions say what advertising means without a MUST or a SHOULD, so both are
+informative. An advertised method answered -32601 breaks the agent's promise to the client; a
+served method left unadvertised is only unreachable (clients do not call it).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from .cases import Case, Context, Outcome, describe, error_code, failed, passed, skipped
 from .data import CapabilityEntry, EditionData
+from .levels import level_of
 from .steps import advertises, initialize
 
 
@@ -28,7 +30,7 @@ def cases(edition: EditionData) -> list[Case]:
             Case(
                 f"capabilities.advertised_is_served.{capability.method}",
                 f"advertised by {where}, {capability.method} is served (not -32601)",
-                "MUST",
+                level_of(capability.quote.text),
                 capability.quote,
                 _advertised_is_served(capability),
                 requires=(where,),
@@ -38,7 +40,7 @@ def cases(edition: EditionData) -> list[Case]:
             Case(
                 f"capabilities.served_is_advertised.{capability.method}",
                 f"served, {capability.method} is advertised by {where}",
-                "SHOULD",
+                level_of(capability.quote.text),
                 capability.quote,
                 _served_is_advertised(capability),
             )

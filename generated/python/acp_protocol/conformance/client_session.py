@@ -16,7 +16,6 @@ client_lifecycle's.
 from __future__ import annotations
 
 import asyncio
-import re
 from types import ModuleType
 from typing import Any
 
@@ -39,7 +38,8 @@ from .client_agent import (
     turn,
     update,
 )
-from .data import EditionData, Level, Quote
+from .data import EditionData, Quote
+from .levels import SUITES_READING, level_of
 from .peer import NoAnswer, is_notification
 
 UNSPOKEN = 1000
@@ -67,12 +67,16 @@ CTRL_C = Quote(
 )
 
 
-def _model_quote(edition: EditionData, models: ModuleType, method: str, extra: str) -> Quote:
+def _model_quote(
+    edition: EditionData, models: ModuleType, method: str, extra: str, why: str = ""
+) -> Quote:
+    """The first paragraph of the method's params model's description (`why`: what the source
+    says of an informative case's level)."""
     entry = edition.method(method)
     doc = getattr(getattr(models, entry.params), "__doc__", "") if entry else ""
     first = " ".join((doc or method).split("\n\n")[0].split())
     name = entry.params if entry else method
-    return Quote(first + extra, f"{edition.source}#/$defs/{name}")
+    return Quote(first + extra, f"{edition.source}#/$defs/{name}" + (f" ({why})" if why else ""))
 
 
 def ctrl_c(edition: EditionData, models: ModuleType) -> Quote:
@@ -105,8 +109,8 @@ def cases(edition: EditionData, models: ModuleType) -> list[Case]:
             "client.initialize.params_fit_the_schema",
             f"the client's {n.method} asks {n.field} {edition.protocol_version} and fits the "
             f"schema ({capabilities} sent, or the schema's default)",
-            "MUST",
-            _model_quote(edition, models, n.method, SCHEMA_SHAPE),
+            "informative",
+            _model_quote(edition, models, n.method, SCHEMA_SHAPE, SUITES_READING),
             _initialize_shape,
         ),
         Case(
@@ -135,8 +139,8 @@ def cases(edition: EditionData, models: ModuleType) -> list[Case]:
             "client.prompt.params_fit_the_schema",
             f"session/new and {prompt.method} fit their schemas, the prompt in the session "
             "the agent gave",
-            "MUST",
-            _model_quote(edition, models, prompt.method, SCHEMA_SHAPE),
+            "informative",
+            _model_quote(edition, models, prompt.method, SCHEMA_SHAPE, SUITES_READING),
             _prompt_shape,
         ),
         Case(
@@ -179,13 +183,6 @@ def cases(edition: EditionData, models: ModuleType) -> list[Case]:
         ),
     ]
     return found
-
-
-def level_of(text: str) -> Level:
-    """The level the words of `text` give ("MUST" or "MUST NOT" → MUST, "SHOULD" → SHOULD)."""
-    if re.search(r"\bMUST\b", text):
-        return "MUST"
-    return "SHOULD" if re.search(r"\bSHOULD\b", text) else "informative"
 
 
 def capabilities_field(edition: EditionData, models: ModuleType) -> str:

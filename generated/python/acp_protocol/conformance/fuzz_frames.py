@@ -11,13 +11,17 @@ are not UTF-8, JSON values that are not objects, batches and blank lines. No met
 serves is named: requests go to methods no agent has (`_conformance/…`, `nope/x`, `""`, `$/x`).
 
 `requirements(frame)` is the rule book's oracle for one line, each requirement with the level
-the book gives its rule (envelope.json `about`): the id answered exactly, -32700 and -32600
-with a null id when no id can be read, and never answering a notification are MUST; -32600
-with a readable id, never answering a response and blank lines are SHOULD; ids JSON-RPC
-discourages (fractions, null, beyond int64), forms RFC 8259 leaves to the parser, batches and
-bytes that are not UTF-8 are informative. A well-formed request is also answered exactly once
-with its id (JSON-RPC 2.0 §4, §5: "the Server MUST reply with a Response", whose id "MUST be the
-same as the value of the id member in the Request Object"): MUST.
+the book's quote for its rule gives (envelope.json, levels.py): the id answered exactly (any
+answer: an agent may answer an unknown `_` method with a result), -32700 and -32600 with a null
+id when no id can be read (an id that is no String, Number or null among them), and never
+answering a notification are MUST; the error codes JSON-RPC names without a MUST (-32601, -32600
+with a readable id), never answering a response or a malformed notification, blank lines, ids
+JSON-RPC admits and ACP's RequestId does not (fractions, beyond int64; null where the edition's
+RequestId refuses it), forms RFC 8259 leaves to the parser, batches and bytes that are not UTF-8
+are informative. A request is also answered exactly once with its id (JSON-RPC 2.0 §4, §5: "the
+Server MUST reply with a Response", whose id "MUST be the same as the value of the id member in
+the Request Object"): MUST; where the edition's RequestId admits null (v1), a request with a
+null id is such a request.
 """
 
 from __future__ import annotations
@@ -52,8 +56,8 @@ KINDS: tuple[tuple[str, int], ...] = (
 )
 """Kinds of line and their weights."""
 
-METHODS_MUST = ("_conformance/fuzz", "nope/x", "_conformance/echo")
-METHODS_SHOULD = ("", "$/x", "$/cancel_request")
+UNKNOWN_METHODS = ("_conformance/fuzz", "nope/x", "_conformance/echo")
+ODD_METHODS = ("", "$/x", "$/cancel_request")
 NOTIFICATIONS = ("_conformance/note", "note", "$/progress", "$/cancelRequest")
 STRAY_CANCELS: tuple[Any, ...] = (
     {"requestId": "conformance-nothing"},
@@ -80,8 +84,8 @@ UNUSABLE_IDS: tuple[tuple[str, Level], ...] = (
     ("null", "informative"),
     ("9223372036854775808", "informative"),
     ("-9223372036854775809", "informative"),
-    ("true", "SHOULD"),
-    ("false", "SHOULD"),
+    ("true", "MUST"),
+    ("false", "MUST"),
     ("{}", "MUST"),
     ("[{n}]", "MUST"),
 )
@@ -171,16 +175,17 @@ class Draw:
         return opening + comma.join(parts) + "}"
 
 
-def make_frames(seed: int, count: int) -> list[FuzzFrame]:
+def make_frames(seed: int, count: int, null_id: bool = False) -> list[FuzzFrame]:
+    """`count` lines from `seed`; `null_id`: the edition's RequestId admits null (v1)."""
     draw = Draw(seed)
     kinds = tuple(kind for kind, weight in KINDS for _ in range(weight))
-    return [_frame(draw, draw.pick(kinds), number) for number in range(count)]
+    return [_frame(draw, draw.pick(kinds), number, null_id) for number in range(count)]
 
 
-def _frame(draw: Draw, kind: str, number: int) -> FuzzFrame:
+def _frame(draw: Draw, kind: str, number: int, null_id: bool = False) -> FuzzFrame:
     n = 1000 + number
     if kind in ("request", "crlf", "malformed_request", "mixed", "unusable_id", "truncated"):
-        return _request(draw, kind, number, n)
+        return _request(draw, kind, number, n, null_id)
     if kind in ("notification", "malformed_notification"):
         return _notification(draw, kind, number)
     if kind in ("response", "no_method"):
@@ -214,7 +219,7 @@ def _frame(draw: Draw, kind: str, number: int) -> FuzzFrame:
     assert kind == "blank", kind
     rule = "a blank line carries no message: never answered"
     line = draw.pick(BLANKS).encode()
-    return FuzzFrame(number, kind, line, None, (Requirement("SHOULD", rule, False),))
+    return FuzzFrame(number, kind, line, None, (Requirement("informative", rule, False),))
 
 
 def _parse_error(number: int, kind: str, line: bytes, level: Level) -> FuzzFrame:
@@ -222,22 +227,25 @@ def _parse_error(number: int, kind: str, line: bytes, level: Level) -> FuzzFrame
     return FuzzFrame(number, kind, line, None, (Requirement(level, rule, True, None, -32700),))
 
 
-def _request(draw: Draw, kind: str, number: int, n: int) -> FuzzFrame:
+def _request(draw: Draw, kind: str, number: int, n: int, null_id: bool = False) -> FuzzFrame:
     id_text, id_value = draw.usable_id(n)
     members = [("jsonrpc", '"2.0"'), ("id", id_text)]
     if kind == "unusable_id":
         text, id_level = draw.pick(UNUSABLE_IDS)
         members[1] = ("id", text.replace("{n}", str(n)))
-        members.append(("method", json.dumps(draw.pick(METHODS_MUST))))
+        members.append(("method", json.dumps(draw.pick(UNKNOWN_METHODS))))
         rule = "an id an answer cannot carry: -32600 with a null id"
         line = draw.obj(members).encode()
+        if null_id and text == "null":
+            exactly = "RequestId admits null: a request answered once, with id null"
+            return FuzzFrame(number, kind, line, None, (Requirement("MUST", exactly, True),))
         refused = Requirement(id_level, rule, True, None, -32600)
         return FuzzFrame(number, kind, line, None, (refused,))
-    method = draw.pick(METHODS_SHOULD if draw.chance(20) else METHODS_MUST)
+    method = draw.pick(ODD_METHODS if draw.chance(20) else UNKNOWN_METHODS)
     params: Any = draw.pick(PARAMS)
-    level: Level = "MUST" if method in METHODS_MUST else "SHOULD"
+    level: Level = "informative"  # JSON-RPC names -32601 without a MUST; ACP "should" for `_`
     rule = f"a request for a method the agent does not have ({method!r}): -32601"
-    code = -32601
+    code: int | None = -32601
     well_formed = True
     if kind == "malformed_request":
         flaw = draw.random.randrange(4)
@@ -249,13 +257,10 @@ def _request(draw: Draw, kind: str, number: int, n: int) -> FuzzFrame:
             params = draw.pick(SCALAR_PARAMS)
         else:
             method = draw.pick((7, None, ["nope/x"]))
-        level, code, well_formed = "SHOULD", -32600, False
+        code, well_formed = -32600, False
         rule = "a malformed request with a readable id: -32600 with that id"
     elif draw.chance(10):
-        params = None  # not a structured value: the book's "passes to the handler" (SHOULD)
-        level, well_formed = "SHOULD", False
-    elif type(params) is list:
-        level = "SHOULD"  # the book: array params pass to the handler (SHOULD)
+        params = None  # not a structured value: the book's "passes to the handler"
     members.append(("method", draw.value(method)))
     if draw.chance(85) or kind == "malformed_request":
         members.append(("params", draw.value(params)))
@@ -264,6 +269,9 @@ def _request(draw: Draw, kind: str, number: int, n: int) -> FuzzFrame:
         members[-1] = (members[-1][0], draw.value(members[-1][1]))
         level, well_formed = "informative", False
         rule = "a request with a result or error member: answered as a request (-32601)"
+    if type(method) is str and method.startswith("_") and code == -32601:
+        code = None  # an extension method: any answer (methods.unknown_method_not_found judges)
+        rule = f"a request for an extension method ({method!r}): answered, a result or an error"
     text = draw.obj(members)
     if kind == "truncated":
         cut = 1 + draw.random.randrange(len(text.encode()) - 1)
@@ -275,7 +283,9 @@ def _request(draw: Draw, kind: str, number: int, n: int) -> FuzzFrame:
         found.insert(0, Requirement("MUST", exactly, True, id_value))
     if kind == "crlf":
         found = [
-            Requirement("SHOULD", rule + " (a line ending in CRLF is read)", True, id_value, code)
+            Requirement(
+                "informative", rule + " (a line ending in CRLF is read)", True, id_value, code
+            )
         ]
     return FuzzFrame(number, kind, line, id_value, tuple(found))
 
@@ -290,7 +300,7 @@ def _notification(draw: Draw, kind: str, number: int) -> FuzzFrame:
         params = draw.pick(STRAY_CANCELS)
     level: Level = "MUST"
     if kind == "malformed_notification":
-        level = "SHOULD"
+        level = "informative"  # not a valid Request object: not a Notification JSON-RPC names
         if draw.chance(50):
             members[0] = ("jsonrpc", draw.value(draw.pick(BAD_JSONRPC)))
         else:
@@ -316,7 +326,11 @@ def _no_method(draw: Draw, kind: str, number: int, n: int) -> FuzzFrame:
         rule = "no method, no result or error, a readable id: -32600 with that id"
         line = draw.obj(members).encode()
         return FuzzFrame(
-            number, kind, line, id_value, (Requirement("SHOULD", rule, True, id_value, -32600),)
+            number,
+            kind,
+            line,
+            id_value,
+            (Requirement("informative", rule, True, id_value, -32600),),
         )
     key, value = next(iter(draw.pick(RESPONSE_MEMBERS).items()))
     members.append((key, draw.value(value)))
@@ -324,7 +338,7 @@ def _no_method(draw: Draw, kind: str, number: int, n: int) -> FuzzFrame:
         members.pop(1)
     line = draw.obj(members).encode()
     rule = "a response (to no request of the agent's) is never answered"
-    return FuzzFrame(number, kind, line, None, (Requirement("SHOULD", rule, False),))
+    return FuzzFrame(number, kind, line, None, (Requirement("informative", rule, False),))
 
 
 def usable(value: Any) -> bool:

@@ -7,8 +7,8 @@ once, then the agent's stdin closed; every request read before the end of input 
 prompt_turn's `eof.pending_prompt_answered` checks one prompt; this case checks the rest of
 what an agent may hold at that moment: a prompt, a new session being made, requests it answers
 at once with an error (an unknown method, refused params), all read before EOF. Its level is
-`eof.pending_prompt_answered`'s: SHOULD, the suite's reading of JSON-RPC 2.0's "MUST reply"
-for a client that closed its end (it can still read what the agent writes).
+its quote's words (levels.py): JSON-RPC 2.0's "MUST reply", which no text lifts for a client
+that closed its end (it can still read what the agent writes).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 from .cases import Case, Context, Outcome, failed, passed
 from .data import EditionData
+from .levels import level_of
 from .peer import NoAnswer
 from .prompt_turn import EOF_ANSWER
 from .steps import initialize, new_session, params, prompt_params, running_prompt
@@ -32,7 +33,7 @@ def cases(edition: EditionData) -> list[Case]:
             "eof.every_request_read_is_answered",
             f"{edition.prompt.method}, session/new, an unknown method and refused params, all "
             "written then stdin closed: every one is answered",
-            "SHOULD",
+            level_of(EOF_ANSWER.text),
             EOF_ANSWER,
             _every_request,
         )

@@ -20,6 +20,7 @@ from typing import Any
 
 from .cases import JSON_RPC, Case, Context, Failure, Outcome, describe, failed, passed, skipped
 from .data import EditionData, PromptEntry, Quote
+from .levels import level_of
 from .peer import Frame, is_notification, is_response
 from .running import busy_prompt, ended_as_sent, read_before, seen_running, send_marker
 from .steps import initialize, new_session, prompt_params, running_prompt
@@ -53,14 +54,14 @@ def cases(edition: EditionData) -> list[Case]:
         Case(
             "prompt.turn_ends_with_a_stop_reason",
             f"{prompt.method} is answered with a stopReason the schema names",
-            prompt.level,
+            level_of(turn.text),
             turn,
             _turn(prompt),
         ),
         Case(
             "prompt.updates_before_the_answer",
             f"every {prompt.update} of a turn arrives before the {prompt.method} answer",
-            "SHOULD",
+            level_of(ORDER.text),
             ORDER,
             _ordered(prompt),
         ),
@@ -75,7 +76,7 @@ def cases(edition: EditionData) -> list[Case]:
         Case(
             "eof.pending_prompt_answered",
             f"a {prompt.method} read before the client closed its end is still answered",
-            "SHOULD",
+            level_of(EOF_ANSWER.text),
             EOF_ANSWER,
             _answered_after_eof(prompt),
         ),

@@ -269,6 +269,7 @@ EDITION = EditionData(
             "The highest protocol version supported by the Agent that is at or below the version requested by the Client. If no such version exists, initialization fails with error code -32022. The Client MUST check that it supports this version and SHOULD disconnect if it does not.",
             "schema.json#/$defs/InitializeResponse/properties/protocolVersion",
         ),
+        rule=None,
     ),
     prompt=PromptEntry(
         method="session/prompt",
@@ -468,5 +469,10 @@ EDITION = EditionData(
             ),
         ),
     ),
+    request_id=Quote(
+        "A JSON-RPC request ID: a string or an integer. Unlike base JSON-RPC, it MUST NOT be `null`. The receiver MUST reply with the same value in the response. Each side chooses IDs for its own requests, so the same ID can be in use in both directions. A sender MUST NOT reuse an ID while a request with it is still awaiting a response.",
+        "schema.json#/$defs/RequestId",
+    ),
+    null_request_id=False,
 )
 """The edition's conformance data."""

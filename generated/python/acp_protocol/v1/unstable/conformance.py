@@ -334,6 +334,10 @@ EDITION = EditionData(
             "The protocol version the client specified if supported by the agent, or the latest protocol version supported by the agent. The client SHOULD disconnect, if it doesn't support this version.",
             "schema.unstable.json#/$defs/InitializeResponse/properties/protocolVersion",
         ),
+        rule=Quote(
+            "initialization.mdx: the Agent MUST respond with the latest protocol version it supports.",
+            "ACP (the protocol's documentation)",
+        ),
     ),
     prompt=PromptEntry(
         method="session/prompt",
@@ -426,5 +430,10 @@ EDITION = EditionData(
             ),
         ),
     ),
+    request_id=Quote(
+        "JSON RPC Request Id An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\] The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects. \\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling. \\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.",
+        "schema.unstable.json#/$defs/RequestId",
+    ),
+    null_request_id=True,
 )
 """The edition's conformance data."""
