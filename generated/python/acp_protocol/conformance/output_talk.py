@@ -5,10 +5,11 @@
 client capability that gates anything (`clientCapabilities: {}`), `session/new`, one prompt
 turn with the suite's prompt, then the program's output until it is quiet.
 
-One conversation per run and edition: the first `output.*` case to start holds it on its own
-program; every other `output.*` case waits for it and judges the same frames (its trace shows
-them, appended to what its own program wrote). A case is one rule; the conversation is the
-evidence, so one run of it serves them all (a fresh program per case would cost a start each).
+One conversation per run (its folder) and edition: the first `output.*` case to start holds
+it on its own program; every other `output.*` case waits for it and judges the same frames (its
+trace shows them, appended to what its own program wrote). A case is one rule; the conversation
+is the evidence, so one run of it serves them all (a fresh program per case would cost a start
+each).
 """
 
 from __future__ import annotations
@@ -46,8 +47,10 @@ class Conversation:
 
 
 _RUNS: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[str, asyncio.Future[Conversation]]
+    asyncio.AbstractEventLoop, dict[tuple[str, str], asyncio.Future[Conversation]]
 ] = weakref.WeakKeyDictionary()
+"""The conversations of the runs in each event loop, by the run's folder (`runner.run` makes
+one per run) and the edition."""
 
 
 async def conversation(ctx: Context) -> Conversation:
@@ -55,19 +58,24 @@ async def conversation(ctx: Context) -> Conversation:
     by the others (its frames then join their transcript, for their report)."""
     loop = asyncio.get_running_loop()
     runs = _RUNS.setdefault(loop, {})
-    held = runs.get(ctx.edition.key)
+    key = (ctx.workdir, ctx.edition.key)
+    held = runs.get(key)
     if held is not None:
         talk = await asyncio.shield(held)
         ctx.peer.transcript.extend(talk.frames)
         return talk
     future: asyncio.Future[Conversation] = loop.create_future()
-    runs[ctx.edition.key] = future
+    runs[key] = future
     try:
         talk = await _converse(ctx)
-    except BaseException as error:
-        reason = str(error) if isinstance(error, Exception) else "the case holding it ran out"
-        future.set_exception(NotJudged(f"the conversation of output.* failed: {reason}"))
+    except Exception as error:
+        failure = NotJudged(f"the conversation of output.* failed: {error}")
+        future.set_exception(failure)
         future.exception()  # retrieved: no warning when no case waits
+        raise failure from None
+    except BaseException:  # the holding case ran out of time or was cancelled
+        future.set_exception(NotJudged("the conversation of output.* ran out of time"))
+        future.exception()
         raise
     future.set_result(talk)
     return talk
