@@ -4,7 +4,7 @@ turn with the suite's prompt, then the program's output until it is quiet.
 
 One conversation per run (its folder) and edition: the first `output.*` case to start holds
 it on its own program; every other `output.*` case waits for it and judges the same frames (its
-trace shows them, appended to what its own program wrote). A case is one rule; the conversation
+trace shows them in place of what its own idle program wrote). A case is one rule; the conversation
 is the evidence, so one run of it serves them all (a fresh program per case would cost a start
 each).
 """
@@ -52,14 +52,15 @@ one per run) and the edition."""
 
 async def conversation(ctx: Context) -> Conversation:
     """The run's conversation: held now on `ctx`'s program by the first case that asks, awaited
-    by the others (its frames then join their transcript, for their report)."""
+    by the others (its frames are then their transcript, for their report)."""
     loop = asyncio.get_running_loop()
     runs = _RUNS.setdefault(loop, {})
     key = (ctx.workdir, ctx.edition.key)
     held = runs.get(key)
     if held is not None:
         talk = await asyncio.shield(held)
-        ctx.peer.transcript.extend(talk.frames)
+        # its trace shows the frames judged (what its own idle program wrote is no evidence)
+        ctx.peer.transcript[:] = talk.frames
         return talk
     future: asyncio.Future[Conversation] = loop.create_future()
     runs[key] = future
