@@ -3,8 +3,9 @@
 
 """The seeded fuzz (layer: case family): `--frames N` lines drawn from `--seed S` (fuzz_frames),
 each followed by a probe request, all written at once after `initialize`; every line's required
-outcome is then checked, one case per level (`fuzz.must`, `fuzz.should`, `fuzz.informative`),
-each on a program of its own reading every line and judging the requirements of its level.
+outcome is then checked, one case per level (`fuzz.must`, `fuzz.informative`: no rule of the
+book says SHOULD), each on a program of its own reading every line and judging the requirements
+of its level.
 
 Answers are matched to lines by their id (every line's readable id is its own); an answer with a
 null id (or none that can be read) belongs to the line before the probe that follows it, since
