@@ -165,8 +165,8 @@ class Agent:
         for word in words.split():
             if cancelled.is_set() and not self.bugs.ignores_cancel:
                 return {"stopReason": "cancelled"}
-            await ctx.notify("session/update", update(session_id, word))
-            try:
+            try:  # a cancel may land in the write as well as in the pause
+                await ctx.notify("session/update", update(session_id, word))
                 await asyncio.sleep(WORD_PAUSE)
             except asyncio.CancelledError:
                 if not (self.bugs.ignores_cancel or self.bugs.ignores_cancel_request):
