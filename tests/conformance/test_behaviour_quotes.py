@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from acp_protocol.conformance import auth, content, mcp_servers, modes, sessions, unknown_fields
-from acp_protocol.conformance.behaviour import level_of
+from acp_protocol.conformance.levels import level_of
 from acp_protocol.conformance.runner import editions, load_edition
 
 ROOT = Path(__file__).resolve().parents[2]

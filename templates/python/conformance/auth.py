@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .behaviour import level_of, request_said, said, v1
+from .behaviour import request_said, said, v1
 from .cases import Case, Check, Context, Outcome, describe, error_code, failed, passed, skipped
 from .data import EditionData, Quote
+from .levels import level_of
 from .steps import initialize, params
 
 LOGIN = {

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .behaviour import level_of, open_session, request_said, said, v1
+from .behaviour import open_session, request_said, said, v1
 from .cases import Case, Check, Context, Outcome, describe, error_code, failed, passed, skipped
 from .data import EditionData, Quote
+from .levels import level_of
 from .peer import is_notification
 
 SET_MODE = (

@@ -17,7 +17,6 @@ from .behaviour import (
     at,
     call_seeing,
     kind_of,
-    level_of,
     prompt_answer,
     request_said,
     said,
@@ -37,6 +36,7 @@ from .cases import (
     passed,
 )
 from .data import EditionData, Quote
+from .levels import level_of
 from .peer import Frame, NoAnswer
 from .steps import initialize, new_session
 

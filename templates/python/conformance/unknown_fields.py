@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .behaviour import accepted, level_of, prompt_answer, said
+from .behaviour import accepted, prompt_answer, said
 from .cases import Case, Context, Failure, Outcome, describe, failed, passed
 from .data import EditionData, Quote
+from .levels import level_of
 from .steps import initialize_wire, params
 
 META = {"conformance.example/trace": {"run": "acp-conformance", "depth": [1, {"x": None}]}}

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .cases import Context, Failure, Skip, describe
-from .data import EditionData, Level, Quote
+from .data import EditionData, Quote
 from .peer import Frame, is_notification, is_response
 from .steps import initialize, params
 
@@ -54,15 +54,6 @@ def request_said(edition: EditionData, params_type: str, text: str) -> Quote:
     """The schema's description of the request whose params are `params_type`."""
     index = CLIENT_REQUESTS[edition.key][params_type]
     return said(edition, f"ClientRequest/properties/params/anyOf/0/anyOf/{index}", text)
-
-
-def level_of(text: str) -> Level:
-    """The level the words of a quote give: MUST, MUST NOT, REQUIRED, SHALL → MUST; SHOULD,
-    RECOMMENDED → SHOULD; anything else informative (RFC 2119's words, in capitals only)."""
-    words = set(text.replace("*", " ").replace(",", " ").replace(".", " ").split())
-    if words & {"MUST", "REQUIRED", "SHALL"}:
-        return "MUST"
-    return "SHOULD" if words & {"SHOULD", "RECOMMENDED"} else "informative"
 
 
 def v1(edition: EditionData) -> bool:

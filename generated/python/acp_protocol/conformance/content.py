@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .behaviour import accepted, level_of, open_session, prompt_answer, prompt_capability, said
+from .behaviour import accepted, open_session, prompt_answer, prompt_capability, said
 from .cases import Case, Check, Context, Outcome, failed, passed, skipped
 from .data import EditionData
+from .levels import level_of
 
 BASELINE = (
     "PromptRequest/properties/prompt",

@@ -18,9 +18,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .behaviour import agent_capabilities, at, level_of, said, supported, v1
+from .behaviour import agent_capabilities, at, said, supported, v1
 from .cases import Case, Check, Context, Outcome, describe, error_code, failed, passed, skipped
 from .data import EditionData, Quote
+from .levels import level_of
 from .steps import initialize, params
 
 MCP_SERVER = """
