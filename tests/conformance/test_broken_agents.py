@@ -84,7 +84,7 @@ FAILS = {
     # "The agent should: [...] Stream the entire conversation history back" (informative)
     "load_without_replay": {"sessions.load_replays_history"},
     # a member no schema names ends the process (informative: no text closes the params)
-    "exits_on_unknown_field": {"unknown_fields.unknown_member_answered_as_without"},
+    "exits_on_unknown_field": {"unknown_fields.request_with_unknown_member_is_answered"},
     # "The ID of the session this update pertains to": a session never created (informative)
     "updates_unknown_session": {"output.updates_only_for_its_sessions"},
     # "the Server MUST reply with a Response": a second one is the suite's reading (informative)

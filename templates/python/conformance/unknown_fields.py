@@ -6,7 +6,10 @@ without it, and the connection goes on.
 NOT …"), so an agent refusing a request for what its `_meta` holds fails a MUST. A member the
 schema does not name is a reading of the suite's own: no params object of the schema closes
 its members (none says `additionalProperties: false`), so such a request still fits the schema
-and a newer client may send it; that case is informative.
+and a newer client may send it; that case is informative. That such a request is answered at
+all (a result or an error, and the connection goes on) is JSON-RPC's MUST: an agent that exits
+on it fails `unknown_fields.request_with_unknown_member_is_answered`, and the informative case is
+then not judged.
 """
 
 from __future__ import annotations
@@ -14,10 +17,21 @@ from __future__ import annotations
 from typing import Any
 
 from .behaviour import accepted, prompt_answer, said
-from .cases import Case, Context, Failure, Outcome, describe, failed, passed
+from .cases import (
+    JSON_RPC,
+    Case,
+    Context,
+    Failure,
+    NotJudged,
+    Outcome,
+    describe,
+    failed,
+    passed,
+)
 from .data import EditionData, Quote
 from .levels import level_of
-from .steps import initialize_wire, params
+from .peer import NoAnswer
+from .steps import initialize_wire, params, probe
 
 META = {"conformance.example/trace": {"run": "acp-conformance", "depth": [1, {"x": None}]}}
 """A `_meta` value no agent knows."""
@@ -32,6 +46,11 @@ META_TEXT = {
     "Implementations MUST NOT assign meaning to keys they do not recognize.",
 }
 TURN_WAIT = 10.0
+REPLY = Quote(
+    "When a rpc call is made, the Server MUST reply with a Response, except for in the case of "
+    "Notifications.",
+    f"{JSON_RPC} §4 (a request with a member the agent does not know is still a call)",
+)
 
 
 def cases(edition: EditionData) -> list[Case]:
@@ -55,6 +74,14 @@ def cases(edition: EditionData) -> list[Case]:
             budget=TURN_WAIT,
         ),
         Case(
+            "unknown_fields.request_with_unknown_member_is_answered",
+            f"initialize and session/new with a member no schema names ({UNKNOWN}) are answered "
+            "(a result or an error), and the connection still answers",
+            level_of(REPLY.text),
+            REPLY,
+            _replied({UNKNOWN: {"since": "a future edition"}}),
+        ),
+        Case(
             "unknown_fields.unknown_member_answered_as_without",
             f"initialize, session/new and a prompt with a member no schema names ({UNKNOWN}) "
             "are answered as without it (informative: the suite's reading)",
@@ -66,25 +93,54 @@ def cases(edition: EditionData) -> list[Case]:
     ]
 
 
-def _answered(extra: dict[str, Any]) -> Any:
+def _replied(extra: dict[str, Any]) -> Any:
     what = "with " + ", ".join(extra)
 
     async def check(ctx: Context) -> Outcome:
         method = ctx.edition.negotiation.method
         wire = initialize_wire(ctx.edition, ctx.models, ctx.edition.protocol_version)
-        answer = await ctx.call(method, params(ctx, method, {**wire, **extra}), what=method)
-        if type(answer.get("result")) is not dict:
-            return failed(f"{method} {what} was answered with {describe(answer)}")
+        await ctx.call(method, params(ctx, method, {**wire, **extra}), what=f"{method} {what}")
         session = {"cwd": ctx.workdir, "mcpServers": [], **extra}
-        answer = await ctx.call("session/new", params(ctx, "session/new", session))
-        created = answer.get("result")
-        if type(created) is not dict or type(created.get("sessionId")) is not str:
-            return failed(f"session/new {what} was answered with {describe(answer)}")
-        text = {"type": "text", "text": "hello from the conformance suite", **extra}
-        answer = await prompt_answer(ctx, created["sessionId"], [text], extra=extra, wait=TURN_WAIT)
-        why = accepted(ctx, answer)
-        if why is not None:
-            raise Failure(f"the prompt {what} (in its params and its text block) was {why}")
+        await ctx.call(
+            "session/new", params(ctx, "session/new", session), what=f"session/new {what}"
+        )
+        await probe(ctx, f"after requests {what}")
         return passed()
 
     return check
+
+
+def _answered(extra: dict[str, Any]) -> Any:
+    what = "with " + ", ".join(extra)
+
+    async def check(ctx: Context) -> Outcome:
+        try:
+            return await _as_without(ctx, extra, what)
+        except NoAnswer as error:
+            if "_meta" in extra:
+                raise
+            # Answering at all is JSON-RPC's MUST, judged by its own case.
+            raise NotJudged(
+                f"{error} (unknown_fields.request_with_unknown_member_is_answered)"
+            ) from None
+
+    return check
+
+
+async def _as_without(ctx: Context, extra: dict[str, Any], what: str) -> Outcome:
+    method = ctx.edition.negotiation.method
+    wire = initialize_wire(ctx.edition, ctx.models, ctx.edition.protocol_version)
+    answer = await ctx.call(method, params(ctx, method, {**wire, **extra}), what=method)
+    if type(answer.get("result")) is not dict:
+        return failed(f"{method} {what} was answered with {describe(answer)}")
+    session = {"cwd": ctx.workdir, "mcpServers": [], **extra}
+    answer = await ctx.call("session/new", params(ctx, "session/new", session))
+    created = answer.get("result")
+    if type(created) is not dict or type(created.get("sessionId")) is not str:
+        return failed(f"session/new {what} was answered with {describe(answer)}")
+    text = {"type": "text", "text": "hello from the conformance suite", **extra}
+    answer = await prompt_answer(ctx, created["sessionId"], [text], extra=extra, wait=TURN_WAIT)
+    why = accepted(ctx, answer)
+    if why is not None:
+        raise Failure(f"the prompt {what} (in its params and its text block) was {why}")
+    return passed()
