@@ -214,3 +214,34 @@ def test_a_chunk_after_an_upsert_that_set_the_content_extends_the_new_content(fa
     assert [block["text"] for block in entry["content"]] == ["e", "f"]
     assert entry["status"] == "done"
     assert replaced == [{"type": "text", "text": "X"}]
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast path", "generic path"])
+@pytest.mark.parametrize("message", [[], [1, 2], None, "session/update", 7])
+def test_apply_never_raises_on_a_message_that_is_not_an_object(fast: bool, message: Any) -> None:
+    """ "`apply` never raises on a message": a list, a string or None changes nothing."""
+    state = ClientState(TABLES["v2"], fast=fast)
+    applied = state.apply(message)
+    assert (applied.session, applied.changes, applied.logged) == (None, (), False)
+    assert state.snapshot() == {"agent": EMPTY_SCOPE, "sessions": {}}
+
+
+EMPTY_SCOPE: dict[str, Any] = {"targets": {}, "log": [], "problems": []}
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast path", "generic path"])
+def test_reading_a_session_no_message_touched_makes_nothing_appear(fast: bool) -> None:
+    """ "A session appears once a message touched it": reading one (a mistyped id) does not;
+    the state read is the one the session's first message then fills."""
+    state = ClientState(TABLES["v2"], fast=fast)
+    read_early = state.session("s")
+    assert read_early.entries("agentMessage") == []
+    assert state.session("s-typo").snapshot() == EMPTY_SCOPE
+    assert state.snapshot() == {"agent": EMPTY_SCOPE, "sessions": {}}
+    assert list(state.sessions) == []
+    state.apply(chunk("m", "a"))
+    state.apply(chunk("m", "b"))
+    assert list(state.snapshot()["sessions"]) == ["s"]
+    assert state.session("s") is read_early
+    (message,) = read_early.entries("agentMessage")
+    assert [block["text"] for block in message["content"]] == ["a", "b"]

@@ -25,6 +25,8 @@ from .request_state import DEFAULT_OPTIONS, RequestOptions
 from .session_state import (
     ACTIONS,
     MISSING,
+    MISSING_VALUE,
+    WRONG_TYPE,
     Effect,
     Malformed,
     SessionState,
@@ -143,6 +145,9 @@ class ClientState:
         self.agent = SessionState(table.meta)
         """Agent-scoped state (`authStatus`), and the log of messages naming no session."""
         self.sessions: dict[str, SessionState] = {}
+        self._unseen: dict[str, SessionState] = {}
+        """The states `session` handed out of sessions no message touched yet (not in
+        `sessions` nor the snapshot): the first message touching one adopts it."""
         self._listeners: list[tuple[Listener, str | None]] = []
         self.apply: Callable[[Mapping[str, Any]], Applied] = self._apply
         """Carry out what a state message does; never raises on its content. The fast path of
@@ -209,10 +214,23 @@ class ClientState:
         return feed
 
     def session(self, session_id: str) -> SessionState:
-        """The state of `session_id` (made on first use)."""
-        state = self.sessions.get(session_id)
+        """The state of `session_id`; reading it makes nothing appear: a session no message
+        touched yet reads empty and is in neither `sessions` nor the snapshot until one does."""
+        state = self.sessions.get(session_id) or self._unseen.get(session_id)
         if state is None:
-            state = self.sessions[session_id] = SessionState(self.table.meta)
+            state = self._unseen[session_id] = SessionState(self.table.meta)
+        return state
+
+    def _candidate(self, session_id: str) -> SessionState:
+        """The state a message about `session_id` would change, not made to appear yet."""
+        found = self.sessions.get(session_id) or self._unseen.get(session_id)
+        return found if found is not None else SessionState(self.table.meta)
+
+    def _touched(self, session_id: str, state: SessionState) -> SessionState:
+        """`state` (a `_candidate`) made to appear: a message changed, logged or turned it."""
+        if session_id not in self.sessions:
+            self.sessions[session_id] = state
+            self._unseen.pop(session_id, None)
         return state
 
     def snapshot(self) -> dict[str, Any]:
@@ -225,6 +243,8 @@ class ClientState:
     def _apply(self, message: Mapping[str, Any]) -> Applied:
         """`apply` on the generic path: the table's route of the message, its variant, its
         session, each effect checked (`SessionState.step`), then carried out (`commit`)."""
+        if not isinstance(message, Mapping):  # a list, a string, None: no state message
+            return NOTHING
         method = message.get("method")
         part = RESULT if RESULT in message else PARAMS
         route = self._routes.get((method, part)) if type(method) is str else None
@@ -251,7 +271,7 @@ class ClientState:
         advances, nothing else changes."""
         session_id = _string(read(message, TURN_SESSION))
         if session_id is not None and RESULT not in message:
-            self.session(session_id).turn += 1
+            self._touched(session_id, self._candidate(session_id)).turn += 1
         return Applied(session_id)
 
     def _carry_out(
@@ -264,12 +284,15 @@ class ClientState:
     ) -> Applied:
         effects = compiled.effects
         if len(effects) == 1 and effects[0].scope == "session" and session_id is not None:
-            holder = self.sessions.get(session_id) or self.session(session_id)
+            holder = self.sessions.get(session_id) or self._candidate(session_id)
             try:  # one session effect
                 step = holder.step(effects[0], payload, route.base, route.tag)
             except Malformed as malformed:
+                self._touched(session_id, holder)
                 return self._malformed(message, compiled.kind, session_id, holder, malformed)
-            change = None if step is None else holder.commit(step, session_id)
+            if step is None:  # it does not apply: the session is not touched (made only now)
+                return Applied(session_id)
+            change = self._touched(session_id, holder).commit(step, session_id)
             return tuple.__new__(
                 Applied, (session_id, () if change is None else (change,), False, None)
             )
@@ -286,20 +309,25 @@ class ClientState:
         steps: list[tuple[SessionState, Step]] = []
         holder: SessionState | None = None
         tag = route.tag
+        # The session's state, made only once the message touches it (changed or logged).
+        own = SessionState(self.table.meta) if session_id is None else self._candidate(session_id)
         try:
             for effect in compiled.effects:
                 if effect.scope == "agent":
                     holder = self.agent
                 elif session_id is None:
-                    where = pointer("", route.session[0]) if route.session else ""
-                    raise Malformed(where, MISSING)
+                    raise _no_session(message, route)
                 else:
-                    holder = self.sessions.get(session_id) or self.session(session_id)
+                    holder = own
                 step = holder.step(effect, payload, route.base, tag)
                 if step is not None:
                     steps.append((holder, step))
         except Malformed as malformed:
+            if holder is own and session_id is not None:
+                self._touched(session_id, own)
             return self._malformed(message, compiled.kind, session_id, holder, malformed)
+        if session_id is not None and any(state is own for state, _ in steps):
+            self._touched(session_id, own)
         changes = []
         for state, step in steps:
             change = state.commit(step, session_id)
@@ -324,11 +352,22 @@ class ClientState:
         return Applied(session_id, (), True)
 
     def _holder(self, session_id: str | None) -> SessionState:
-        return self.agent if session_id is None else self.session(session_id)
+        if session_id is None:
+            return self.agent
+        return self._touched(session_id, self._candidate(session_id))
 
 
 def _string(value: Any) -> str | None:
     return value if type(value) is str else None
+
+
+def _no_session(message: Mapping[str, Any], route: Route) -> Malformed:
+    """A session effect with no session id: `missing` where no session path holds a value,
+    `type` at the first that holds one that is not a string."""
+    for path in route.session:
+        if read(message, path) is not MISSING_VALUE:
+            return Malformed(pointer("", path), WRONG_TYPE)
+    return Malformed(pointer("", route.session[0]) if route.session else "", MISSING)
 
 
 class StateSender:

@@ -241,12 +241,18 @@ class SessionState:
 
     def step(self, effect: Effect, payload: Any, base: str, tag: str | None) -> Step | None:
         """`effect` read from `payload` (at `base` in the state message); None when it does not
-        apply (the message has no value for it: a permission request whose subject is not a
-        tool call), `Malformed` when a path it needs is absent or of the wrong type. Changes
+        apply (the object holding its value lacks it: a permission request whose subject is
+        not a tool call; a value absent at the top, `plan_update`'s `plan`, is malformed),
+        `Malformed` when a path it needs is absent or of the wrong type. Changes
         nothing."""
         value_keys = effect.value
-        if effect.id_under_value and read(payload, value_keys or ()) in (MISSING_VALUE, None):
-            return None
+        if effect.id_under_value and value_keys is not None:
+            found = read(payload, value_keys)
+            if found is MISSING_VALUE or found is None:
+                if len(value_keys) > 1 and type(read(payload, value_keys[:-1])) is dict:
+                    return None  # a variant without it (a permission request not about a tool)
+                reason = MISSING if found is MISSING_VALUE else WRONG_TYPE
+                raise Malformed(pointer(base, value_keys), reason)  # a required value absent
         key: str | None = None
         if effect.id is not None:
             found = read(payload, effect.id)
@@ -351,8 +357,10 @@ class SessionState:
         return merged if field is None else written(entry, field, merged)
 
     def _meta_of(self, stored: Any, given: Mapping[str, Any]) -> Any:
-        if self._meta == "replace" or type(stored) is not dict:
+        if self._meta == "replace":
             return given
+        if type(stored) is not dict:  # nothing stored yet: "a key set to `null` is removed"
+            stored = {}
         return merge_meta(stored, given) if self._meta == "merge" else patch_meta(stored, given)
 
 
