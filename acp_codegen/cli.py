@@ -40,7 +40,7 @@ examples:
   acp-codegen scaffold client --lang typescript --out client.ts   … or client, in TypeScript
   acp-codegen scaffold agent --protocol v2 --out agent.py   a starter that speaks ACP v2
   acp-codegen scaffold agent --lang go --project my-agent   … in a folder that builds (go build)
-  acp-codegen diff 2.3.0 2.4.0                         what changed, and whom it breaks
+  acp-codegen diff npm:2.4.0 crate:1.20.0              what changed, and whom it breaks
   acp-codegen update-schema --version 2.4.0            pin another release (needs npm)
   acp-codegen update-schema --crate 1.20.0             … built from the Rust crate (needs cargo)
   acp-codegen release-notes Unreleased                 what changed since this version
@@ -147,8 +147,8 @@ def _parser() -> argparse.ArgumentParser:
     compare = commands.add_parser(
         "diff", help="the changes between two schemas and whom they break (exit 1: breaking)"
     )
-    compare.add_argument("old", help="a schema file or an @agentclientprotocol/sdk version")
-    compare.add_argument("new", help="a schema file or an @agentclientprotocol/sdk version")
+    compare.add_argument("old", help=schema_diff.INPUT_HELP)
+    compare.add_argument("new", help=schema_diff.INPUT_HELP)
     compare.add_argument(
         "--edition", default="v1", help="which file of a version: v1 (default), v1/unstable, v2…"
     )
@@ -314,7 +314,7 @@ def _scaffold_command(args: argparse.Namespace) -> str:
 
 def _diff(args: argparse.Namespace) -> int:
     try:
-        report = schema_diff.diff(args.old, args.new, args.edition)
+        report = schema_diff.diff(args.old, args.new, args.edition, root=args.root)
     except ValueError as exc:  # an --edition that names no edition
         raise GenerationError(f"diff: {exc}") from exc
     if args.json:

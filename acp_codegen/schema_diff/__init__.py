@@ -1,7 +1,9 @@
 """`acp-codegen diff OLD NEW`: what changed between two ACP schemas, and whom it breaks.
 
-OLD and NEW are schema files or published `@agentclientprotocol/sdk` versions (fetched with
-`npm pack`); `--edition` picks the file of a version (`v1`, `v1/unstable`, `v2`, …). Both are
+OLD and NEW are schema files, folders laid out as `schema/acp` is, or versions: `crate:1.20.0`
+(the Rust crate; the pinned one is read from `schema/acp`), `npm:2.4.0` (fetched with `npm pack`)
+or a bare version (`sources.resolve` says which it took); `--edition` picks the file of a folder or
+a version (`v1`, `v1/unstable`, `v2`, …). Both are
 validated and lowered to the typed IR, and compared there (`changes.compare`), behaviour rules
 included (`rules.rule_changes`). The report is
 Markdown (`templates/diff/report.md.jinja`) or JSON (`to_json`, shape in docs/diff.md).
@@ -9,8 +11,9 @@ Markdown (`templates/diff/report.md.jinja`) or JSON (`to_json`, shape in docs/di
 
 from __future__ import annotations
 
-import re
+import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,11 +25,14 @@ from acp_codegen.lowering.behaviour import RULES
 from acp_codegen.problems import GenerationError, SchemaProblems
 from acp_codegen.schema_diff.changes import Change, compare
 from acp_codegen.schema_diff.rules import rule_changes
-from acp_codegen.schema_lock import LAYOUTS, PACKAGE, unpack
+from acp_codegen.schema_diff.sources import crate_files, folder_files, package_files, resolve
+from acp_codegen.schema_lock import PACKAGE, unpack
 from acp_codegen.validation import validate_schema
 
 TEMPLATES = resources.TEMPLATES / "diff"
-VERSION = re.compile(r"^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$")
+INPUT_HELP = (
+    "a schema file, a folder laid out as schema/acp, crate:V, npm:V, or V (crate if pinned)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,43 +50,58 @@ class Report:
         return any(c.breaking for c in self.changes)
 
 
-def diff(old: str, new: str, edition: str = "v1") -> Report:
-    """Compare two schemas (files or versions); raises `SchemaProblems` or `GenerationError`."""
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def diff(
+    old: str,
+    new: str,
+    edition: str = "v1",
+    *,
+    root: Path = resources.DATA_ROOT,
+    say: Callable[[str], None] = _stderr,
+) -> Report:
+    """Compare two schemas (files, folders or versions; `root`'s schema/lock.json says which crate
+    version is pinned, `say` takes the line naming a bare version's source); raises
+    `SchemaProblems` or `GenerationError`."""
     with tempfile.TemporaryDirectory(prefix="acp-diff-") as tmp:
-        before, old_label = _load(old, edition, Path(tmp) / "old")
-        after, new_label = _load(new, edition, Path(tmp) / "new")
+        before, old_label = _load(old, edition, Path(tmp) / "old", root, say)
+        after, new_label = _load(new, edition, Path(tmp) / "new", root, say)
     changes = compare(before, after) + tuple(rule_changes(before, after))
     return Report(old_label, new_label, edition, changes)
 
 
-def _edition_name(protocol: str, channel: ir.Stability) -> str:
-    """How `--edition` names a file: `v1` (stable), `v1/unstable`."""
-    return protocol if channel is ir.Stability.STABLE else f"{protocol}/{channel.value}"
-
-
-def _load(arg: str, edition: str, tmp: Path) -> tuple[ir.Edition, str]:
+def _load(
+    arg: str, edition: str, tmp: Path, root: Path, say: Callable[[str], None]
+) -> tuple[ir.Edition, str]:
     protocol, _, channel_name = edition.partition("/")
     asked = protocol if channel_name == "stable" else edition  # `v1/stable` is `v1`
     path = Path(arg)
     if path.is_file():
         label = str(path)
-    elif VERSION.match(arg):
+    else:
+        source = resolve(arg, root)
         tmp.mkdir(parents=True)
-        package = unpack(arg, tmp)
-        shipped = {
-            _edition_name(proto, chan): package / p
-            for p, proto, chan in reversed(LAYOUTS)  # the first layout naming an edition wins
-            if (package / p).is_file()
-        }
+        try:
+            if source.kind == "folder":
+                shipped, name, base = folder_files(Path(arg)), arg, Path(arg)
+            elif source.kind == "crate":
+                shipped, name, base = crate_files(source.where, root, tmp)
+            else:
+                base = unpack(source.where, tmp)
+                shipped, name = package_files(base), f"{PACKAGE}@{source.where}"
+        except GenerationError as exc:
+            if source.note is None:
+                raise
+            raise type(exc)(f"{exc} ({source.note})") from exc  # MissingTool stays one
         found = shipped.get(asked)
         if found is None:
             editions = ", ".join(sorted(shipped)) or "none"
-            raise GenerationError(
-                f"{PACKAGE}@{arg} has no edition {edition}; its editions: {editions}"
-            )
-        path, label = found, f"{PACKAGE}@{arg} {found.relative_to(package).as_posix()}"
-    else:
-        raise GenerationError(f"{arg!r} is neither a schema file nor a version like 2.4.0")
+            raise GenerationError(f"{name} has no edition {edition}; its editions: {editions}")
+        if source.note is not None:
+            say(f"acp-codegen: {source.note}")
+        path, label = found, f"{name} {found.relative_to(base).as_posix()}"
     try:
         channel = ir.Stability(channel_name or "stable")
     except ValueError:
