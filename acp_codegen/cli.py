@@ -298,7 +298,7 @@ def _scaffold(args: argparse.Namespace) -> int:
 
 
 def _scaffold_command(args: argparse.Namespace) -> str:
-    """The command line that writes a scaffolded project again, for its files' headers."""
+    """The command line as run (`--force` only when given), for a scaffolded project's headers."""
     words = ["acp-codegen"]
     if Path(args.root).resolve() != Path(pipeline.ROOT).resolve():
         words += ["--root", Path(args.root).as_posix()]
@@ -309,7 +309,7 @@ def _scaffold_command(args: argparse.Namespace) -> str:
         words += ["--protocol", args.protocol]
     if args.unstable:
         words.append("--unstable")
-    return " ".join([*words, "--project", args.project.as_posix(), "--force"])
+    return " ".join([*words, "--project", args.project.as_posix()] + ["--force"] * args.force)
 
 
 def _diff(args: argparse.Namespace) -> int:

@@ -46,7 +46,8 @@ class Request:
     starter: str
     """The starter's source, as `scaffold --out` writes it."""
     command: str
-    """The command that writes the folder again (`… --project DIR --force`), for the headers."""
+    """The command that wrote the folder (`… --project DIR`, with `--force` when it was given),
+    for the headers."""
 
     @property
     def name(self) -> str:
@@ -61,10 +62,18 @@ class Request:
             )
         return name
 
+    @property
+    def again(self) -> str:
+        """How the headers say to write the folder anew: the command needs `--force` once the
+        folder has files, so a command run without it is told to add it."""
+        forced = self.command.split()[-1:] == ["--force"]
+        return "run it again" if forced else "run it again with --force"
+
     def context(self) -> dict[str, Any]:
         """What every project template is rendered with; a target adds its own names."""
         return {
             "command": self.command,
+            "again": self.again,
             "name": self.name,
             "role": self.role,
             "protocol": self.protocol,

@@ -204,12 +204,29 @@ def test_the_same_command_writes_the_same_files_each_naming_it(
             {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
         )
     assert trees[0] == trees[1]
-    command = f"acp-codegen scaffold agent --lang {lang} --unstable --project my-agent --force"
+    command = f"acp-codegen scaffold agent --lang {lang} --unstable --project my-agent"
     starter = Path("src/agent.ts" if lang == "typescript" else "main.go")
     unnamed = {path for path in trees[1] if path.name == "package-lock.json"}
     for path in sorted(trees[1].keys() - {starter} - unnamed):
-        assert command in trees[1][path].decode(), path
+        text = trees[1][path].decode()
+        assert command in text and f"{command} --force" not in text, path  # as it was run
     assert b"--lang " + lang.encode() in trees[1][starter]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_header_names_the_command_as_run_with_force_only_when_it_was_given(
+    lang: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder written without `--force` says so, and that writing it anew takes `--force` (the
+    folder has files now); written with `--force`, it names that command."""
+    monkeypatch.chdir(tmp_path)
+    command = f"acp-codegen scaffold client --lang {lang} --project my-client"
+    assert scaffold("client", "--lang", lang, "--project", "my-client") == 0
+    readme = (tmp_path / "my-client" / "README.md").read_text()
+    assert f"Written by `{command}`: run it again with --force to write" in readme
+    assert scaffold("client", "--lang", lang, "--project", "my-client", "--force") == 0
+    readme = (tmp_path / "my-client" / "README.md").read_text()
+    assert f"Written by `{command} --force`: run it again to write" in readme
 
 
 def test_a_python_project_is_the_starter_and_a_readme_that_pip_installs_the_package(
