@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .behaviour import agent_capabilities, at, said, supported, v1
+from .behaviour import agent_capabilities, at, said, supported, unless_plain_session_fails, v1
 from .cases import Case, Check, Context, Outcome, describe, error_code, failed, passed, skipped
 from .data import EditionData, Quote
 from .levels import level_of
@@ -114,6 +114,7 @@ def _accepts(transport: str, quote: Quote) -> Check:
         code = error_code(answer)
         if transport != "stdio" and code is not None and code not in (-32601, -32602):
             return passed(f"refused the unreachable {UNREACHABLE} with {describe(answer)}")
+        await unless_plain_session_fails(ctx)
         return failed(f"session/new with an MCP server over {transport} was {describe(answer)}")
 
     return check

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .behaviour import accepted, prompt_answer, said
+from .behaviour import accepted, prompt_answer, said, unless_plain_session_fails
 from .cases import (
     JSON_RPC,
     Case,
@@ -137,6 +137,7 @@ async def _as_without(ctx: Context, extra: dict[str, Any], what: str) -> Outcome
     answer = await ctx.call("session/new", params(ctx, "session/new", session))
     created = answer.get("result")
     if type(created) is not dict or type(created.get("sessionId")) is not str:
+        await unless_plain_session_fails(ctx)
         return failed(f"session/new {what} was answered with {describe(answer)}")
     text = {"type": "text", "text": "hello from the conformance suite", **extra}
     answer = await prompt_answer(ctx, created["sessionId"], [text], extra=extra, wait=TURN_WAIT)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .cases import Context, Failure, Skip, describe
+from .cases import Context, Failure, NotJudged, Skip, describe
 from .data import EditionData, Quote
 from .peer import Frame, is_notification, is_response
 from .steps import initialize, params
@@ -101,8 +101,22 @@ async def open_session(
     answer = await ctx.call("session/new", params(ctx, "session/new", wire), what=what)
     created = answer.get("result")
     if type(created) is not dict or type(created.get("sessionId")) is not str:
+        if not extra:
+            raise NotJudged(f"{what} was answered with {describe(answer)}")
+        await unless_plain_session_fails(ctx)
         raise Failure(f"{what} was answered with {describe(answer)}")
     return result, created
+
+
+async def unless_plain_session_fails(ctx: Context) -> None:
+    """After a `session/new` with something added failed: `NotJudged` when a plain `session/new`
+    (the suite's folder, no MCP server, nothing added) fails too, for then what was added is not
+    what the agent refused."""
+    wire = {"cwd": ctx.workdir, "mcpServers": []}
+    answer = await ctx.call("session/new", params(ctx, "session/new", wire))
+    created = answer.get("result")
+    if type(created) is not dict or type(created.get("sessionId")) is not str:
+        raise NotJudged(f"a plain session/new was answered with {describe(answer)} as well")
 
 
 def prompt_wire(
