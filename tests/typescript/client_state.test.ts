@@ -174,3 +174,47 @@ test("chunks of messages and tool calls interleaved each end in their own entry,
     assert.deepEqual(given, [{ type: "text", text: "u" }], `fast: ${fast}`);
   }
 });
+
+test("an entry read with entries() or get() is never changed by later chunks, on either path", () => {
+  for (const fast of [true, false]) {
+    const state = new ClientState(V2_UNSTABLE, () => {}, { fast });
+    const chunk = (text: string): StateMessage => ({
+      method: "session/update",
+      params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: { type: "text", text } } },
+    });
+    const texts = (entry: unknown): string => (entry as { content: Array<{ text: string }> }).content.map((block) => block.text).join("");
+    state.apply(chunk("a"));
+    state.apply(chunk("b"));
+    const session = state.session("s");
+    const [held] = session.entries("agentMessage");
+    state.apply(chunk("c"));
+    state.apply(chunk("d"));
+    const mapping = session.get("agentMessage") as Map<string, unknown>;
+    const fromGet = mapping.get("m");
+    state.apply(chunk("e"));
+    const fromMapping = mapping.get("m");
+    state.apply(chunk("f"));
+    assert.equal(texts(held), "ab", `fast: ${fast}`);
+    assert.equal(texts(fromGet), "abcd", `fast: ${fast}`);
+    assert.equal(texts(fromMapping), "abcde", `fast: ${fast}`);
+    assert.equal(texts(session.entries("agentMessage")[0]), "abcdef", `fast: ${fast}`);
+  }
+});
+
+test("reading a session no message touched makes nothing appear; its first message fills the state read", () => {
+  for (const fast of [true, false]) {
+    const state = new ClientState(V2_UNSTABLE, () => {}, { fast });
+    const early = state.session("s");
+    assert.deepEqual(state.session("s-typo").snapshot(), { targets: {}, log: [], problems: [] });
+    assert.deepEqual(state.snapshot(), { agent: { targets: {}, log: [], problems: [] }, sessions: {} }, `fast: ${fast}`);
+    const chunk: StateMessage = {
+      method: "session/update",
+      params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: { type: "text", text: "a" } } },
+    };
+    state.apply(chunk);
+    state.apply(chunk);
+    assert.deepEqual(Object.keys(state.snapshot().sessions), ["s"], `fast: ${fast}`);
+    assert.equal(state.session("s"), early, `fast: ${fast}`);
+    assert.equal((early.entries("agentMessage")[0] as { content: unknown[] }).content.length, 2, `fast: ${fast}`);
+  }
+});

@@ -37,6 +37,7 @@ import {
   Malformed,
   MISSING,
   SessionState,
+  WRONG_TYPE,
   UPSERT,
   type Snapshot,
   type StateChange,
@@ -153,6 +154,9 @@ export class ClientState {
   /** Agent-scoped state (`authStatus`), and the log of messages naming no session. */
   readonly agent: SessionState;
   readonly sessions = new Map<string, SessionState>();
+  /** The states `session` handed out of sessions no message touched yet (in neither `sessions`
+   * nor the snapshot): the first message touching one adopts it. */
+  private readonly unseen = new Map<string, SessionState>();
   /** The methods whose messages change state (the turn's request among them). */
   readonly methods: ReadonlySet<string>;
   /** The requests whose responses change state (`session/new`'s `configOptions`). */
@@ -202,12 +206,27 @@ export class ClientState {
     return done;
   }
 
-  /** The state of `sessionId` (made on first use). */
+  /** The state of `sessionId`; reading it makes nothing appear: a session no message touched yet
+   * reads empty and is in neither `sessions` nor the snapshot until one does. */
   session(sessionId: string): SessionState {
-    let state = this.sessions.get(sessionId);
+    let state = this.sessions.get(sessionId) ?? this.unseen.get(sessionId);
     if (state === undefined) {
       state = new SessionState(this.table.meta);
+      this.unseen.set(sessionId, state);
+    }
+    return state;
+  }
+
+  /** The state a message about `sessionId` would change, not made to appear yet. */
+  private candidate(sessionId: string): SessionState {
+    return this.sessions.get(sessionId) ?? this.unseen.get(sessionId) ?? new SessionState(this.table.meta);
+  }
+
+  /** `state` (a `candidate`) made to appear: a message changed, logged or turned it. */
+  private touched(sessionId: string, state: SessionState): SessionState {
+    if (!this.sessions.has(sessionId)) {
       this.sessions.set(sessionId, state);
+      this.unseen.delete(sessionId);
     }
     return state;
   }
@@ -289,7 +308,7 @@ export class ClientState {
   private turn(message: StateMessage): Applied {
     const found = read(message, TURN_SESSION);
     const sessionId = typeof found === "string" ? found : null;
-    if (sessionId !== null && !Object.hasOwn(message, RESULT)) this.session(sessionId).turn += 1;
+    if (sessionId !== null && !Object.hasOwn(message, RESULT)) this.touched(sessionId, this.candidate(sessionId)).turn += 1;
     return applied(sessionId, []);
   }
 
@@ -298,31 +317,36 @@ export class ClientState {
     const effects = compiled.effects;
     if (effects.length === 1 && sessionId !== null && (effects[0] as Effect).scope !== "agent") {
       // One session effect (nearly every update): nothing to gather before committing.
-      const holder = this.session(sessionId);
+      const holder = this.candidate(sessionId);
       let step: Step | null;
       try {
         step = holder.step(effects[0] as Effect, payload, route.base, route.tag);
       } catch (error) {
         if (!(error instanceof Malformed)) throw error;
-        return this.malformed(message, compiled.kind, sessionId, holder, error);
+        return this.malformed(message, compiled.kind, sessionId, this.touched(sessionId, holder), error);
       }
-      const change = step === null ? null : holder.commit(step, sessionId);
+      if (step === null) return applied(sessionId, []); // it does not apply: the session is not touched
+      const change = this.touched(sessionId, holder).commit(step, sessionId);
       return applied(sessionId, change === null ? [] : [change]);
     }
     const steps: Array<[SessionState, Step]> = [];
     let holder: SessionState | null = null;
+    // The session's state, made to appear only once the message touches it (changed or logged).
+    const own = sessionId === null ? null : this.candidate(sessionId);
     try {
       for (const effect of compiled.effects) {
         if (effect.scope === "agent") holder = this.agent;
-        else if (sessionId === null) throw new Malformed(route.session.length > 0 ? pointer("", route.session[0] as string[]) : "", MISSING);
-        else holder = this.session(sessionId);
+        else if (sessionId === null || own === null) throw noSession(message, route);
+        else holder = own;
         const step = holder.step(effect, payload, route.base, route.tag);
         if (step !== null) steps.push([holder, step]);
       }
     } catch (error) {
       if (!(error instanceof Malformed)) throw error;
+      if (holder !== null && holder === own && sessionId !== null) this.touched(sessionId, own);
       return this.malformed(message, compiled.kind, sessionId, holder, error);
     }
+    if (sessionId !== null && own !== null && steps.some(([state]) => state === own)) this.touched(sessionId, own);
     const changes: StateChange[] = [];
     for (const [state, step] of steps) {
       const change = state.commit(step, sessionId);
@@ -340,8 +364,15 @@ export class ClientState {
   }
 
   private holder(sessionId: string | null): SessionState {
-    return sessionId === null ? this.agent : this.session(sessionId);
+    return sessionId === null ? this.agent : this.touched(sessionId, this.candidate(sessionId));
   }
+}
+
+/** A session effect with no session id: `missing` where no session path holds a value, `type` at
+ * the first that holds one that is not a string. */
+function noSession(message: StateMessage, route: Route): Malformed {
+  for (const path of route.session) if (read(message, path) !== undefined) return new Malformed(pointer("", path), WRONG_TYPE);
+  return new Malformed(route.session.length > 0 ? pointer("", route.session[0] as string[]) : "", MISSING);
 }
 
 /**

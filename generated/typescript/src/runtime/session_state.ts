@@ -144,6 +144,9 @@ export class SessionState {
    * place (a message's chunks arrive together); an append to any other list of the target copies
    * it, and the copy takes its place here. A message's list is never here, so never changed. */
   private readonly grown = new Map<string, unknown[]>();
+  /** The collections whose entries `get` handed out as a live `Map`: an entry read from it later
+   * could hold any of their lists, so an append to them always copies. */
+  private readonly shared = new Set<string>();
   readonly log: unknown[] = [];
   readonly problems: StateProblem[] = [];
   /** The prompt turns started so far (v1's chunks without `messageId` join its message). */
@@ -151,15 +154,20 @@ export class SessionState {
 
   constructor(private readonly meta: MetaPolicy | string = "replace") {}
 
-  /** The target's value, a collection's entries by id, or undefined where never set. */
+  /** The target's value, a collection's entries by id (live: it gets the entries set later), or
+   * undefined where never set. A later update never changes the value or an entry read. */
   get(target: string): unknown {
-    return this.targets.get(target);
+    const found = this.targets.get(target);
+    this.grown.delete(target); // a list it holds is the reader's now: the next append copies
+    if (found instanceof Entries) this.shared.add(target);
+    return found;
   }
 
-  /** A collection's entries in arrival order (empty where it has none); the entries are live, the
-   * state's own: `snapshot()` is the copy to keep. */
+  /** A collection's entries in arrival order (empty where it has none); a later update never
+   * changes them (it replaces an entry, never changes one handed out). */
   entries(target: string): unknown[] {
     const found = this.targets.get(target);
+    this.grown.delete(target); // a list an entry holds is the reader's now: the next append copies
     return found instanceof Entries ? [...found.values()] : [];
   }
 
@@ -184,11 +192,18 @@ export class SessionState {
   // -- the four actions: `step` checks a message, `commit` applies it ----------------------------
 
   /** `effect` read from `payload` (at `base` in the state message); null when it does not apply
-   * (the message has no value for it: a permission request whose subject is not a tool call);
-   * throws `Malformed` when a path it needs is absent or of the wrong type. Changes nothing. */
+   * (the object holding its value lacks it: a permission request whose subject is not a tool
+   * call; a value absent at the top, `plan_update`'s `plan`, is malformed); throws `Malformed`
+   * when a path it needs is absent or of the wrong type. Changes nothing. */
   step(effect: Effect, payload: unknown, base: string, tag: string | null): Step | null {
     const valueKeys = effect.value;
-    if (effect.idUnderValue && read(payload, valueKeys ?? []) == null) return null;
+    if (effect.idUnderValue && valueKeys !== null) {
+      const found = read(payload, valueKeys);
+      if (found == null) {
+        if (valueKeys.length > 1 && isObject(read(payload, valueKeys.slice(0, -1)))) return null;
+        throw new Malformed(pointer(base, valueKeys), found === undefined ? MISSING : WRONG_TYPE);
+      }
+    }
     let key: string | null = null;
     if (effect.id !== null) {
       const found = read(payload, effect.id);
@@ -232,7 +247,7 @@ export class SessionState {
         return { scope: effect.scope, session, target, id: key, action };
       }
       const joined = appended(current, value, effect.base64);
-      if (Array.isArray(joined)) this.grown.set(target, joined);
+      if (Array.isArray(joined) && !this.shared.has(target)) this.grown.set(target, joined);
       if (field.length === 0) {
         updated = joined;
       } else {
@@ -280,7 +295,7 @@ export class SessionState {
       else return false;
       entries.set(key, written(entry, [field], list));
     }
-    this.grown.set(target, list);
+    if (!this.shared.has(target)) this.grown.set(target, list);
     return true;
   }
 
@@ -369,7 +384,8 @@ export class SessionState {
   }
 
   private metaOf(stored: unknown, given: Json): unknown {
-    if (this.meta === "replace" || !isObject(stored)) return given;
-    return this.meta === "merge" ? mergeMeta(stored as JsonObject, given as JsonObject) : patchMeta(stored as JsonObject, given as JsonObject);
+    if (this.meta === "replace") return given;
+    const base = (isObject(stored) ? stored : {}) as JsonObject; // nothing stored: `null` keys go too
+    return this.meta === "merge" ? mergeMeta(base, given as JsonObject) : patchMeta(base, given as JsonObject);
   }
 }
