@@ -1,0 +1,82 @@
+"""Every agent the docs show passes our own conformance suite: each Python block marked `agent`
+or `agent=v2` (tests/docs/blocks.py) of README.md and docs/*.md is a whole program; it is written
+to a file and run by the suite in agent mode (`--protocol auto`, `--jobs 2`), and no MUST or SHOULD
+case fails. Cases the agent cannot show (a capability it does not advertise, a turn that ended
+before it could be cancelled) are skips with their reason, as for any agent.
+
+Not run here, and why:
+- fragments (`fragment=NAME`) are parts of a program, put into a wrapper of tests/docs/wrappers
+  by test_doc_blocks.py; the agent they talk to (docs/transports.md's `MyAgent`, the v2 starter
+  under docs/typed-layer.md's session view) is the test's own (tests/docs/serving.py) or a starter,
+  and the starters pass the suite in tests/conformance/test_starter_agents.py;
+- the TypeScript and Go agent blocks (docs/install.md's `ts agent`, docs/go-target.md's
+  `go agent`) are compiled in the docs tests' shared builds (tests/docs/compiled.py); this module
+  runs the Python programs only.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conformance.suite import Run, run_suite
+from tests.docs.blocks import Block, all_blocks
+
+AGENTS = [block for block in all_blocks() if block.agent is not None and block.language == "python"]
+RUNS: dict[str, Run] = {}
+
+
+def program(block: Block, folder: Path) -> list[str]:
+    """The block as a reader saves it: a file of its own, run with this Python."""
+    path = folder / f"{block.page.stem}_{block.line}.py"
+    path.write_text(block.text, encoding="utf-8")
+    return [sys.executable, str(path)]
+
+
+def suite_run(block: Block, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """The default suite against the block's agent, run once per block for all tests here."""
+    if block.id not in RUNS:
+        folder = tmp_path_factory.mktemp(f"{block.page.stem}_{block.line}")
+        RUNS[block.id] = run_suite(
+            program(block, folder), "--protocol", "auto", "--jobs", "2", trace=folder / "trace"
+        )
+    return RUNS[block.id]
+
+
+def agent_defining(name: str) -> Block:
+    """The docs agent block that defines the class `name`."""
+    found = [block for block in AGENTS if f"class {name}(" in block.text]
+    assert len(found) == 1, f"the docs have {len(found)} agent blocks defining {name}"
+    return found[0]
+
+
+def test_the_docs_show_python_agents() -> None:
+    assert len(AGENTS) >= 2, [block.where for block in AGENTS]
+
+
+@pytest.mark.parametrize("block", AGENTS, ids=[block.id for block in AGENTS])
+def test_the_docs_agent_passes_every_must_and_should_case(
+    block: Block, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    run = suite_run(block, tmp_path_factory)
+    assert run.traces, f"{block.where}: no case ran\n{run.stdout}\n{run.stderr}"
+    assert run.ids("fail", "MUST", "SHOULD") == set(), f"{block.where}:\n{run.stdout}"
+    assert run.status == 0, f"{block.where}:\n{run.stdout}\n{run.stderr}"
+    assert {trace["protocol"] for trace in run.traces.values()} == {block.agent}
+
+
+def test_a_streaming_docs_agent_is_cancelled_and_closed_while_its_turn_runs(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """docs/typed-layer.md's `Words` streams the busy prompt's words; its loop yields between
+    words, so a `session/cancel` or `session/close` sent mid-turn is read while the turn runs
+    (a loop that never yields reads them after the work ended: the cases cannot judge it)."""
+    run = suite_run(agent_defining("Words"), tmp_path_factory)
+    for case in (
+        "lifecycle.cancel_ends_the_work_idle_cancelled",
+        "lifecycle.close_reports_idle_cancelled_before_its_answer",
+    ):
+        trace = run.traces[case]
+        assert trace["outcome"] == "pass", f"{case}: {trace['outcome']}: {trace.get('reason')}"
