@@ -15,6 +15,7 @@ from pathlib import Path
 
 from acp_codegen import __version__, changelog, drift, new_target, pipeline, resources, schema_diff
 from acp_codegen.problems import GenerationError, MissingTool, SchemaProblems
+from acp_codegen.scaffold_command import command_line
 from acp_codegen.schema_crate import update_schema_from_crate
 from acp_codegen.schema_lock import update_schema
 from acp_codegen.targets import TARGETS, load_scaffold, project, write_scaffold
@@ -127,6 +128,7 @@ def _parser() -> argparse.ArgumentParser:
         help="the folder to write a project into: the starter and what builds it",
     )
     scaffold.add_argument("--unstable", action="store_true", help="use the unstable schema")
+    scaffold.add_argument("--module", help="Go --project: go.mod's module path (the folder's name)")
     scaffold.add_argument(
         "--lang", choices=TARGETS, default="python", help="the starter's language (python)"
     )
@@ -288,28 +290,16 @@ def _scaffold(args: argparse.Namespace) -> int:
         folder=args.project,
         root=args.root,
         starter=source,
-        command=_scaffold_command(args),
+        command=command_line(args),
+        module=args.module,
     )
     content = project.load_project(args.lang)(spec, request)
     project.write_project(content, args.project, force=args.force)
     readme = args.project / "README.md"
     print(f"acp-codegen: wrote {what} project to {args.project}; {readme} says how to build it")
+    for note in content.notes:  # a name it had to change (a Go module path)
+        print(f"acp-codegen: {note}", file=sys.stderr)
     return OK
-
-
-def _scaffold_command(args: argparse.Namespace) -> str:
-    """The command line as run (`--force` only when given), for a scaffolded project's headers."""
-    words = ["acp-codegen"]
-    if Path(args.root).resolve() != Path(pipeline.ROOT).resolve():
-        words += ["--root", Path(args.root).as_posix()]
-    words += ["scaffold", args.role]
-    if args.lang != "python":
-        words += ["--lang", args.lang]
-    if args.protocol != "v1":
-        words += ["--protocol", args.protocol]
-    if args.unstable:
-        words.append("--unstable")
-    return " ".join([*words, "--project", args.project.as_posix()] + ["--force"] * args.force)
 
 
 def _diff(args: argparse.Namespace) -> int:

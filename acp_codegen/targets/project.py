@@ -45,6 +45,8 @@ class Request:
     """The acp-codegen project whose schema/ was read and whose generated/ a project points at."""
     starter: str
     """The starter's source, as `scaffold --out` writes it."""
+    module: str | None
+    """`--module`: the Go module path go.mod declares (None: derived from the folder's name)."""
     command: str
     """The command that wrote the folder (`… --project DIR`, with `--force` when it was given),
     for the headers."""
@@ -117,6 +119,8 @@ class Project:
     """Relative path (with `/`) to text."""
     packages: dict[str, Callable[[Path], None]] = field(default_factory=dict)
     """Relative folder to the writer of a generated package into an empty folder."""
+    notes: tuple[str, ...] = ()
+    """Lines the command prints after it wrote the folder (a name it had to change)."""
 
 
 RenderProject = Callable[[Specification, Request], Project]
