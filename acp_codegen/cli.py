@@ -272,6 +272,8 @@ def _scaffold(args: argparse.Namespace) -> int:
             "scaffold takes one of --out FILE (the starter alone) and --project DIR (the starter "
             "in a project that builds)"
         )
+    if args.module is not None and (args.lang != "go" or args.project is None):
+        raise GenerationError("--module is go.mod's module path: it takes --lang go --project DIR")
     if args.project is not None:
         project.check_folder(args.project, force=args.force)  # before the schemas load
     spec = pipeline.load_specification(args.root)

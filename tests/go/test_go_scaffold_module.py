@@ -85,3 +85,15 @@ def test_module_names_the_path_and_one_go_refuses_is_one_line(
         assert status == 2 and len(err.splitlines()) == 1, err
         assert err.startswith(f"acp-codegen: --module {refused!r} is ")
         assert not folder.exists()
+
+
+def test_module_is_for_a_go_project_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for lang, where in (("typescript", "--project"), ("go", "--out")):
+        argv = ["scaffold", "agent", "--lang", lang, where, str(tmp_path / "x"), "--module", "m"]
+        assert cli.main(argv) == 2
+        assert capsys.readouterr().err.splitlines() == [
+            "acp-codegen: --module is go.mod's module path: it takes --lang go --project DIR"
+        ]
+        assert not (tmp_path / "x").exists()
