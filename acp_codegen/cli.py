@@ -32,7 +32,7 @@ exit status:
   0  success (diff: no breaking change)
   1  generated code is stale (check), or diff found breaking changes
   2  bad schema or bad input (each problem is printed with its file and JSON pointer)
-  3  a tool the command needs is missing (npm), or cargo for update-schema --crate
+  3  a tool the command needs is missing (npm), or cargo (update-schema --crate, diff crate:V)
 
 examples:
   acp-codegen generate --out src --package myapp._acp   vendor the package as myapp._acp

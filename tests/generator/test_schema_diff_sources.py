@@ -151,3 +151,27 @@ def test_an_argument_that_is_no_input_names_the_three_kinds(
         assert cli.main(["diff", arg, arg]) == 2
         err = capsys.readouterr().err.splitlines()
         assert len(err) == 1 and said in err[0], err
+
+
+def test_a_crate_version_crates_io_does_not_have_is_one_line_naming_the_crate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cargo = tmp_path / "cargo"  # answers `cargo metadata` as cargo does for an unknown version
+    cargo.write_text(
+        "#!/bin/sh\n"
+        "echo 'error: failed to select a version for the requirement "
+        '`agent-client-protocol-schema = "=9.9.9"`\' >&2\n'
+        "echo 'candidate versions found which didn'\\''t match: 1.20.0, 1.19.1' >&2\n"
+        "exit 101\n"
+    )
+    cargo.chmod(cargo.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert cli.main(["diff", "crate:9.9.9", str(ROOT / "schema" / "acp")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith(
+        "acp-codegen: cargo metadata for agent-client-protocol-schema 9.9.9 failed: error: "
+        "failed to select a version"
+    )
+    assert "candidate versions found" in err[0]
