@@ -96,7 +96,7 @@ def test_without_npm_update_schema_exits_3(project_root: Path) -> None:
 def test_diff_of_a_missing_file_or_an_unknown_edition_exits_2(tmp_path: Path) -> None:
     code, _, err = cli("diff", str(tmp_path / "old.json"), str(ROOT / PINNED[0].path))
     assert code == 2
-    assert "is neither a schema file nor a version" in one_line(err)
+    assert "is neither a schema file, a folder of schemas, nor a version" in one_line(err)
     code, _, err = cli("diff", "2.4.0", "2.4.0", "--edition", "v1/nightly")
     assert code == 2
     assert "nightly" in one_line(err)
