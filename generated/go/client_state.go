@@ -46,6 +46,7 @@ type ClientState struct {
 	mu        sync.Mutex
 	agent     *SessionState
 	sessions  map[string]*SessionState
+	unseen    map[string]*SessionState // handed out by Session, no message touched them yet
 	listeners []*stateListener
 }
 
@@ -57,7 +58,7 @@ type stateListener struct {
 
 // NewClientState is an empty client state carrying out table.
 func NewClientState(table *StateTable) *ClientState {
-	c := &ClientState{table: table, sessions: map[string]*SessionState{}}
+	c := &ClientState{table: table, sessions: map[string]*SessionState{}, unseen: map[string]*SessionState{}}
 	c.agent = newSessionState(&c.mu, table.Meta)
 	return c
 }
@@ -67,20 +68,42 @@ func (c *ClientState) Agent() *SessionState {
 	return c.agent
 }
 
-// Session is the state of session id (made on first use).
+// Session is the state of session id; reading it makes nothing appear: a session no message
+// touched yet reads empty and is not in the snapshot until one does.
 func (c *ClientState) Session(id string) *SessionState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.session(id)
-}
-
-func (c *ClientState) session(id string) *SessionState {
-	state := c.sessions[id]
-	if state == nil {
-		state = newSessionState(&c.mu, c.table.Meta)
-		c.sessions[id] = state
+	state := c.candidate(id)
+	if c.sessions[id] == nil {
+		c.unseen[id] = state
 	}
 	return state
+}
+
+// candidate is the state a message about session id would change, not made to appear yet.
+func (c *ClientState) candidate(id string) *SessionState {
+	if state := c.sessions[id]; state != nil {
+		return state
+	}
+	if state := c.unseen[id]; state != nil {
+		return state
+	}
+	return newSessionState(&c.mu, c.table.Meta)
+}
+
+// touched is state (a candidate of session id) made to appear: a message changed, logged or
+// turned it.
+func (c *ClientState) touched(id string, state *SessionState) *SessionState {
+	if c.sessions[id] == nil {
+		c.sessions[id] = state
+		delete(c.unseen, id)
+	}
+	return state
+}
+
+// session is the state of session id, made to appear (a message touched it).
+func (c *ClientState) session(id string) *SessionState {
+	return c.touched(id, c.candidate(id))
 }
 
 // Snapshot is {"agent": …, "sessions": {id: …}}, each as SessionState.Snapshot gives it.
@@ -256,24 +279,26 @@ type appliedOne struct {
 func (c *ClientState) carryOut(message map[string]any, route *stateRoute, compiled *compiledEntry, id string, named bool, payload any) StateApplied {
 	var buffer [2]heldStep // room for the steps of most messages (one), on the stack
 	steps := buffer[:0]
-	var holder *SessionState
+	var holder, own *SessionState // own: the session's state, made to appear once touched
+	if named {
+		own = c.candidate(id)
+	}
 	for _, effect := range compiled.effects {
 		switch {
 		case effect.Scope == "agent":
 			holder = c.agent
 		case !named:
-			where := ""
-			if len(route.session) > 0 {
-				where = pointerOf("", route.session[0])
-			}
-			return c.malformed(message, compiled.kind, nil, holder, &malformed{where, stateMissing})
+			return c.malformed(message, compiled.kind, nil, holder, noSession(message, route))
 		default:
-			holder = c.session(id)
+			holder = own
 		}
 		steps = append(steps, heldStep{state: holder}) // checked in place: a step is large
 		held := &steps[len(steps)-1]
 		applies, problem := holder.step(&held.step, effect, payload, route.base, route.tag)
 		if problem != nil {
+			if holder == own {
+				c.touched(id, own)
+			}
 			return c.malformed(message, compiled.kind, sessionRef(id, named), holder, problem)
 		}
 		if !applies {
@@ -281,6 +306,12 @@ func (c *ClientState) carryOut(message map[string]any, route *stateRoute, compil
 		} else if len(compiled.effects) > 1 {
 			// What step looked up may be changed by an earlier effect's commit: commit looks again.
 			held.step.looked = false
+		}
+	}
+	for i := range steps {
+		if steps[i].state == own {
+			c.touched(id, own) // a step of the session's: the message changes it
+			break
 		}
 	}
 	out := &appliedOne{session: id}
@@ -330,4 +361,19 @@ func (c *ClientState) holder(session *string) *SessionState {
 		return c.agent
 	}
 	return c.session(*session)
+}
+
+// noSession is a session effect's problem when no session id is named: missing where no session
+// path holds a value, type at the first that holds one that is not a string.
+func noSession(message map[string]any, route *stateRoute) *malformed {
+	for _, path := range route.session {
+		if _, ok := read(message, path); ok {
+			return &malformed{pointerOf("", path), stateWrongType}
+		}
+	}
+	where := ""
+	if len(route.session) > 0 {
+		where = pointerOf("", route.session[0])
+	}
+	return &malformed{where, stateMissing}
 }

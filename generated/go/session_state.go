@@ -206,13 +206,23 @@ type stateStep struct {
 }
 
 // step reads effect from payload (at base in the state message) into step: false when it does not
-// apply (the message has no value for it: a permission request whose subject is not a tool
-// call), a *malformed when a path it needs is absent or of the wrong type. Changes nothing.
+// apply (the object holding its value lacks it: a permission request whose subject is not a tool
+// call; a value absent at the top, plan_update's plan, is malformed), a *malformed when a path it
+// needs is absent or of the wrong type. Changes nothing.
 func (s *SessionState) step(step *stateStep, effect *compiledEffect, payload any, base, tag string) (bool, *malformed) {
 	*step = stateStep{effect: effect}
 	if effect.idUnderValue {
 		if found, ok := read(payload, effect.value); !ok || found == nil {
-			return false, nil
+			if n := len(effect.value); n > 1 {
+				if parent, _ := read(payload, effect.value[:n-1]); isObjectValue(parent) {
+					return false, nil
+				}
+			}
+			reason := stateWrongType
+			if !ok {
+				reason = stateMissing
+			}
+			return false, &malformed{pointerOf(base, effect.value), reason}
 		}
 	}
 	if effect.id != nil {
@@ -370,31 +380,4 @@ func (s *SessionState) upsert(entry any, field []string, fields map[string]any, 
 		return merged
 	}
 	return written(entry, field, merged, true)
-}
-
-// metaOf is a _meta object applied to the stored one by the edition's policy: patch (v2) "by
-// top-level key: keys it omits are unchanged, a key set to `null` is removed, and any other
-// value replaces that key's stored value without merging nested objects"; merge (v1)
-// recursively, as RFC 7396; replace whole.
-func (s *SessionState) metaOf(stored any, given map[string]any) any {
-	if _, ok := asObject(stored); !ok || (s.meta != MetaMerge && s.meta != MetaPatch) {
-		return given
-	}
-	out := owned(stored)
-	for name, value := range given {
-		nested, isObject := asObject(value)
-		switch {
-		case value == nil:
-			delete(out, name)
-		case s.meta == MetaMerge && isObject:
-			base, ok := asObject(out[name])
-			if !ok {
-				base = map[string]any{}
-			}
-			out[name] = s.metaOf(base, nested)
-		default:
-			out[name] = value
-		}
-	}
-	return out
 }

@@ -187,3 +187,35 @@ func copyList(list []any) []any {
 	}
 	return out
 }
+
+// metaOf is a _meta object applied to the stored one by the edition's policy: patch (v2) "by
+// top-level key: keys it omits are unchanged, a key set to `null` is removed, and any other
+// value replaces that key's stored value without merging nested objects"; merge (v1)
+// recursively, as RFC 7396; replace whole.
+func (s *SessionState) metaOf(stored any, given map[string]any) any {
+	if s.meta != MetaMerge && s.meta != MetaPatch {
+		return given
+	}
+	out := owned(stored) // nothing stored (or no object): onto {}, so a `null` key goes too
+	for name, value := range given {
+		nested, isObject := asObject(value)
+		switch {
+		case value == nil:
+			delete(out, name)
+		case s.meta == MetaMerge && isObject:
+			base, ok := asObject(out[name])
+			if !ok {
+				base = map[string]any{}
+			}
+			out[name] = s.metaOf(base, nested)
+		default:
+			out[name] = value
+		}
+	}
+	return out
+}
+
+func isObjectValue(value any) bool {
+	_, ok := asObject(value)
+	return ok
+}

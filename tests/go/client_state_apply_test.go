@@ -44,3 +44,25 @@ func TestALoggedMessageStaysAsItCameWhenItsMapChanges(t *testing.T) {
 		t.Fatalf("the log changed with the caller's map: %s", got)
 	}
 }
+
+// "A session appears once a message touched it": reading one (a mistyped id) does not, and the
+// state read early is the one the session's first message then fills.
+func TestReadingASessionNoMessageTouchedMakesNothingAppear(t *testing.T) {
+	state := acp.NewClientState(v2unstable.StateTable)
+	early := state.Session("s")
+	if len(state.Session("s-typo").Entries("agentMessage")) != 0 {
+		t.Fatal("a session never touched reads empty")
+	}
+	if sessions := state.Snapshot()["sessions"].(map[string]any); len(sessions) != 0 {
+		t.Fatalf("reading sessions made them appear: %v", sessions)
+	}
+	chunk := `{"method": "session/update", "params": {"sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": {"type": "text", "text": "hi"}}}}`
+	state.Apply(stateMessage(t, json.RawMessage(chunk)))
+	sessions := state.Snapshot()["sessions"].(map[string]any)
+	if _, ok := sessions["s"]; len(sessions) != 1 || !ok {
+		t.Fatalf("the touched session alone appears, got %v", sessions)
+	}
+	if state.Session("s") != early || len(early.Entries("agentMessage")) != 1 {
+		t.Fatal("the state read early is the one the first message fills")
+	}
+}
