@@ -16,11 +16,13 @@ Not run here, and why:
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from acp_codegen.cli import main as acp_codegen
 from tests.conformance.suite import Run, run_suite
 from tests.docs.blocks import Block, all_blocks
 
@@ -80,3 +82,42 @@ def test_a_streaming_docs_agent_is_cancelled_and_closed_while_its_turn_runs(
     ):
         trace = run.traces[case]
         assert trace["outcome"] == "pass", f"{case}: {trace['outcome']}: {trace.get('reason')}"
+
+
+def test_the_docs_agent_that_asks_permission_shows_every_permission_case(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """docs/typed-layer.md's `Careful` asks before every task: the suite's permission cases
+    (which hold the question, then answer it `cancelled`) all judge it, none skipped."""
+    run = suite_run(agent_defining("Careful"), tmp_path_factory)
+    for case in (
+        "lifecycle.permission_reports_requires_action",
+        "lifecycle.cancelled_permission_outcome_resumes_or_ends",
+        "lifecycle.cancel_while_asking_cancels_the_permission_request",
+    ):
+        trace = run.traces[case]
+        assert trace["outcome"] == "pass", f"{case}: {trace['outcome']}: {trace.get('reason')}"
+
+
+@pytest.mark.parametrize(
+    ("choice", "said"),
+    [("--approve-all", "tidy the desk"), ("--deny-all", "Not done: you rejected it.")],
+)
+def test_the_docs_agent_acts_on_the_permission_answer(
+    choice: str, said: str, tmp_path: Path
+) -> None:
+    """Allowed, `Careful` does the task (streams its words back); rejected, it ends the turn
+    saying so: the v2 starter client's `--approve-all` / `--deny-all` answer the question."""
+    client = tmp_path / "client.py"
+    assert acp_codegen(["scaffold", "client", "--protocol", "v2", "--out", str(client)]) == 0
+    agent = program(agent_defining("Careful"), tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(client), choice, "--prompt", "tidy the desk", *agent],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line.strip() for line in done.stdout.splitlines() if line.strip()]
+    assert lines[-2:] == [said, "[end_turn]"], done.stdout
