@@ -1,17 +1,15 @@
-"""Every agent the docs show passes our own conformance suite: each Python block marked `agent`
-or `agent=v2` (tests/docs/blocks.py) of README.md and docs/*.md is a whole program; it is written
-to a file and run by the suite in agent mode (`--protocol auto`, `--jobs 2`), and no MUST or SHOULD
-case fails. Cases the agent cannot show (a capability it does not advertise, a turn that ended
-before it could be cancelled) are skips with their reason, as for any agent.
+"""Every agent the docs show passes our own conformance suite: each block marked `agent` or
+`agent=v2` (tests/docs/blocks.py) of README.md and docs/*.md is a whole program (Python run as
+written; TypeScript compiled by the docs tests' tsc run, tests/docs/compiled.py; Go built in their
+module); it is run by the suite in agent mode (`--protocol auto`, `--jobs 2`), and no MUST or
+SHOULD case fails. Cases the agent cannot show (a capability it does not advertise, a turn that
+ended before it could be cancelled) are skips with their reason, as for any agent.
 
-Not run here, and why:
-- fragments (`fragment=NAME`) are parts of a program, put into a wrapper of tests/docs/wrappers
-  by test_doc_blocks.py; the agent they talk to (docs/transports.md's `MyAgent`, the v2 starter
-  under docs/typed-layer.md's session view) is the test's own (tests/docs/serving.py) or a starter,
-  and the starters pass the suite in tests/conformance/test_starter_agents.py;
-- the TypeScript and Go agent blocks (docs/install.md's `ts agent`, docs/go-target.md's
-  `go agent`) are compiled in the docs tests' shared builds (tests/docs/compiled.py); this module
-  runs the Python programs only.
+Not run here: fragments (`fragment=NAME`) are parts of a program, put into a wrapper of
+tests/docs/wrappers by test_doc_blocks.py; the agent they talk to (docs/transports.md's
+`MyAgent`, the v2 starter under docs/typed-layer.md's session view) is the test's own
+(tests/docs/serving.py) or a starter, and the starters pass the suite in
+tests/conformance/test_starter_agents.py.
 """
 
 from __future__ import annotations
@@ -24,14 +22,28 @@ import pytest
 
 from acp_codegen.cli import main as acp_codegen
 from tests.conformance.suite import Run, run_suite
+from tests.docs import compiled
 from tests.docs.blocks import Block, all_blocks
 
-AGENTS = [block for block in all_blocks() if block.agent is not None and block.language == "python"]
+AGENTS = [block for block in all_blocks() if block.agent is not None]
 RUNS: dict[str, Run] = {}
 
 
 def program(block: Block, folder: Path) -> list[str]:
-    """The block as a reader saves it: a file of its own, run with this Python."""
+    """The block as a reader saves it and builds it: the command that starts it."""
+    if block.language == "ts":
+        built = compiled.typescript_build(folder)  # every ts block, one tsc run
+        name = compiled.source_name(block, "ts")
+        errors = built.diagnostics[""] + built.diagnostics[name]
+        assert not errors, "\n".join(errors)
+        return ["node", str(built.folder / "out" / name.replace(".ts", ".js"))]
+    if block.language == "go":
+        package = compiled.go_module(folder) / compiled.source_name(block, "go").removesuffix(".go")
+        package.mkdir()
+        (package / "main.go").write_text(block.text, encoding="utf-8")
+        done = compiled.go(["go", "build", "-o", "program", "."], package)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return [str(package / "program")]
     path = folder / f"{block.page.stem}_{block.line}.py"
     path.write_text(block.text, encoding="utf-8")
     return [sys.executable, str(path)]
@@ -54,8 +66,8 @@ def agent_defining(name: str) -> Block:
     return found[0]
 
 
-def test_the_docs_show_python_agents() -> None:
-    assert len(AGENTS) >= 2, [block.where for block in AGENTS]
+def test_the_docs_show_agents_in_every_language() -> None:
+    assert {block.language for block in AGENTS} == {"python", "ts", "go"}, AGENTS
 
 
 @pytest.mark.parametrize("block", AGENTS, ids=[block.id for block in AGENTS])
