@@ -278,8 +278,11 @@ func (c *ClientState) carryOut(message map[string]any, route *stateRoute, compil
 	var buffer [2]heldStep // room for the steps of most messages (one), on the stack
 	steps := buffer[:0]
 	var holder, own *SessionState // own: the session's state, made to appear once touched
+	fresh := false
 	if named {
-		own = c.candidate(id)
+		if own = c.sessions[id]; own == nil {
+			own, fresh = c.candidate(id), true
+		}
 	}
 	for _, effect := range compiled.effects {
 		switch {
@@ -306,7 +309,7 @@ func (c *ClientState) carryOut(message map[string]any, route *stateRoute, compil
 			held.step.looked = false
 		}
 	}
-	for i := range steps {
+	for i := 0; fresh && i < len(steps); i++ {
 		if steps[i].state == own {
 			c.touched(id, own) // a step of the session's: the message changes it
 			break

@@ -145,9 +145,7 @@ class ClientState:
         self.agent = SessionState(table.meta)
         """Agent-scoped state (`authStatus`), and the log of messages naming no session."""
         self.sessions: dict[str, SessionState] = {}
-        self._unseen: dict[str, SessionState] = {}
-        """The states `session` handed out of sessions no message touched yet (not in
-        `sessions` nor the snapshot): the first message touching one adopts it."""
+        self._unseen: dict[str, SessionState] = {}  # read by `session`, no message touched yet
         self._listeners: list[tuple[Listener, str | None]] = []
         self.apply: Callable[[Mapping[str, Any]], Applied] = self._apply
         """Carry out what a state message does; never raises on its content. The fast path of
@@ -243,7 +241,7 @@ class ClientState:
     def _apply(self, message: Mapping[str, Any]) -> Applied:
         """`apply` on the generic path: the table's route of the message, its variant, its
         session, each effect checked (`SessionState.step`), then carried out (`commit`)."""
-        if not isinstance(message, Mapping):  # a list, a string, None: no state message
+        if type(message) is not dict and not isinstance(message, Mapping):  # a list, None, …
             return NOTHING
         method = message.get("method")
         part = RESULT if RESULT in message else PARAMS
@@ -284,15 +282,20 @@ class ClientState:
     ) -> Applied:
         effects = compiled.effects
         if len(effects) == 1 and effects[0].scope == "session" and session_id is not None:
-            holder = self.sessions.get(session_id) or self._candidate(session_id)
+            holder = self.sessions.get(session_id)
+            fresh = holder is None  # made to appear only once the message touches it
+            if holder is None:
+                holder = self._candidate(session_id)
             try:  # one session effect
                 step = holder.step(effects[0], payload, route.base, route.tag)
             except Malformed as malformed:
                 self._touched(session_id, holder)
                 return self._malformed(message, compiled.kind, session_id, holder, malformed)
-            if step is None:  # it does not apply: the session is not touched (made only now)
+            if step is None:  # it does not apply: the session is not touched
                 return Applied(session_id)
-            change = self._touched(session_id, holder).commit(step, session_id)
+            if fresh:
+                self._touched(session_id, holder)
+            change = holder.commit(step, session_id)
             return tuple.__new__(
                 Applied, (session_id, () if change is None else (change,), False, None)
             )
@@ -309,7 +312,6 @@ class ClientState:
         steps: list[tuple[SessionState, Step]] = []
         holder: SessionState | None = None
         tag = route.tag
-        # The session's state, made only once the message touches it (changed or logged).
         own = SessionState(self.table.meta) if session_id is None else self._candidate(session_id)
         try:
             for effect in compiled.effects:

@@ -315,7 +315,8 @@ export class ClientState {
     const effects = compiled.effects;
     if (effects.length === 1 && sessionId !== null && (effects[0] as Effect).scope !== "agent") {
       // One session effect (nearly every update): nothing to gather before committing.
-      const holder = this.candidate(sessionId);
+      const found = this.sessions.get(sessionId);
+      const holder = found ?? this.candidate(sessionId); // made to appear once the message touches it
       let step: Step | null;
       try {
         step = holder.step(effects[0] as Effect, payload, route.base, route.tag);
@@ -324,7 +325,8 @@ export class ClientState {
         return this.malformed(message, compiled.kind, sessionId, this.touched(sessionId, holder), error);
       }
       if (step === null) return applied(sessionId, []); // it does not apply: the session is not touched
-      const change = this.touched(sessionId, holder).commit(step, sessionId);
+      if (found === undefined) this.touched(sessionId, holder);
+      const change = holder.commit(step, sessionId);
       return applied(sessionId, change === null ? [] : [change]);
     }
     const steps: Array<[SessionState, Step]> = [];
