@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -26,7 +28,6 @@ from tests.docs import compiled
 from tests.docs.blocks import Block, all_blocks
 
 AGENTS = [block for block in all_blocks() if block.agent is not None]
-RUNS: dict[str, Run] = {}
 
 
 def program(block: Block, folder: Path) -> list[str]:
@@ -49,14 +50,44 @@ def program(block: Block, folder: Path) -> list[str]:
     return [sys.executable, str(path)]
 
 
-def suite_run(block: Block, tmp_path_factory: pytest.TempPathFactory) -> Run:
-    """The default suite against the block's agent, run once per block for all tests here."""
-    if block.id not in RUNS:
-        folder = tmp_path_factory.mktemp(f"{block.page.stem}_{block.line}")
-        RUNS[block.id] = run_suite(
-            program(block, folder), "--protocol", "auto", "--jobs", "2", trace=folder / "trace"
-        )
-    return RUNS[block.id]
+def suite_run(block: Block, folder: Path) -> Run:
+    """The default suite against the block's agent."""
+    return run_suite(
+        program(block, folder), "--protocol", "auto", "--jobs", "2", trace=folder / "trace"
+    )
+
+
+WANTS = {
+    "test_a_streaming_docs_agent_is_cancelled_and_closed_while_its_turn_runs": "Words",
+    "test_the_docs_agent_that_asks_permission_shows_every_permission_case": "Careful",
+}
+"""The tests that read the run of the agent defining a class, by that class."""
+
+
+@pytest.fixture(scope="module")
+def runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Future[Run]]]:
+    """One suite run per docs agent a selected test reads, two at once (a run often waits on
+    the agent: a turn's words, the quiet after a close), each block's run shared by its tests."""
+    wanted: dict[str, Block] = {}
+    for item in request.session.items:
+        if not isinstance(item, pytest.Function) or item.module is not sys.modules[__name__]:
+            continue
+        callspec = getattr(item, "callspec", None)
+        block = callspec.params.get("block") if callspec is not None else None
+        if isinstance(block, Block):
+            wanted[block.id] = block
+        elif item.originalname in WANTS:
+            found = agent_defining(WANTS[item.originalname])
+            wanted[found.id] = found
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        yield {
+            key: pool.submit(
+                suite_run, block, tmp_path_factory.mktemp(f"{block.page.stem}_{block.line}")
+            )
+            for key, block in wanted.items()
+        }
 
 
 def agent_defining(name: str) -> Block:
@@ -72,9 +103,9 @@ def test_the_docs_show_agents_in_every_language() -> None:
 
 @pytest.mark.parametrize("block", AGENTS, ids=[block.id for block in AGENTS])
 def test_the_docs_agent_passes_every_must_and_should_case(
-    block: Block, tmp_path_factory: pytest.TempPathFactory
+    block: Block, runs: dict[str, Future[Run]]
 ) -> None:
-    run = suite_run(block, tmp_path_factory)
+    run = runs[block.id].result()
     assert run.traces, f"{block.where}: no case ran\n{run.stdout}\n{run.stderr}"
     assert run.ids("fail", "MUST", "SHOULD") == set(), f"{block.where}:\n{run.stdout}"
     assert run.status == 0, f"{block.where}:\n{run.stdout}\n{run.stderr}"
@@ -82,12 +113,12 @@ def test_the_docs_agent_passes_every_must_and_should_case(
 
 
 def test_a_streaming_docs_agent_is_cancelled_and_closed_while_its_turn_runs(
-    tmp_path_factory: pytest.TempPathFactory,
+    runs: dict[str, Future[Run]],
 ) -> None:
     """docs/typed-layer.md's `Words` streams the busy prompt's words; its loop yields between
     words, so a `session/cancel` or `session/close` sent mid-turn is read while the turn runs
     (a loop that never yields reads them after the work ended: the cases cannot judge it)."""
-    run = suite_run(agent_defining("Words"), tmp_path_factory)
+    run = runs[agent_defining("Words").id].result()
     for case in (
         "lifecycle.cancel_ends_the_work_idle_cancelled",
         "lifecycle.close_reports_idle_cancelled_before_its_answer",
@@ -97,11 +128,11 @@ def test_a_streaming_docs_agent_is_cancelled_and_closed_while_its_turn_runs(
 
 
 def test_the_docs_agent_that_asks_permission_shows_every_permission_case(
-    tmp_path_factory: pytest.TempPathFactory,
+    runs: dict[str, Future[Run]],
 ) -> None:
     """docs/typed-layer.md's `Careful` asks before every task: the suite's permission cases
     (which hold the question, then answer it `cancelled`) all judge it, none skipped."""
-    run = suite_run(agent_defining("Careful"), tmp_path_factory)
+    run = runs[agent_defining("Careful").id].result()
     for case in (
         "lifecycle.permission_reports_requires_action",
         "lifecycle.cancelled_permission_outcome_resumes_or_ends",
