@@ -39,9 +39,7 @@ def test_the_package_carries_the_envelope_cases_as_the_template_has_them() -> No
     assert packaged["cases"] == json.loads(SOURCE.read_text(encoding="utf-8"))["cases"]
 
 
-def test_echo_is_sent_as_an_extension_method_and_its_result_expected_as_any_answer_with_its_id() -> (
-    None
-):
+def test_echo_is_sent_as_an_extension_method_and_any_answer_with_its_id_expected() -> None:
     spaced = ' { "jsonrpc" : "2.0" ,\t"id" : 7 , "method" : "echo" } '
     assert envelope.frame_bytes(spaced) == (
         b' { "jsonrpc" : "2.0" ,\t"id" : 7 , "method" : "_conformance/echo" } '

@@ -212,7 +212,9 @@ func (s *SessionState) step(step *stateStep, effect *compiledEffect, payload any
 	if effect.idUnderValue {
 		if found, ok := read(payload, effect.value); !ok || found == nil {
 			if n := len(effect.value); n > 1 {
-				if parent, _ := read(payload, effect.value[:n-1]); isObjectValue(parent) {
+				// a variant without it (a permission request not about a tool call), or an
+				// optional holder left out (v2's subject): the effect does not apply
+				if parent, present := read(payload, effect.value[:n-1]); !present || isObjectValue(parent) {
 					return false, nil
 				}
 			}

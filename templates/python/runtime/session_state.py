@@ -246,8 +246,11 @@ class SessionState:
         if effect.id_under_value and value_keys is not None:
             found = read(payload, value_keys)
             if found is MISSING_VALUE or found is None:
-                if len(value_keys) > 1 and type(read(payload, value_keys[:-1])) is dict:
-                    return None  # a variant without it (a permission request not about a tool)
+                holder = read(payload, value_keys[:-1]) if len(value_keys) > 1 else payload
+                if len(value_keys) > 1 and (holder is MISSING_VALUE or type(holder) is dict):
+                    # a variant without it (a permission request not about a tool call), or an
+                    # optional holder left out (v2's `subject`): the effect does not apply
+                    return None
                 reason = MISSING if found is MISSING_VALUE else WRONG_TYPE
                 raise Malformed(pointer(base, value_keys), reason)  # a required value absent
         key: str | None = None

@@ -200,7 +200,12 @@ export class SessionState {
     if (effect.idUnderValue && valueKeys !== null) {
       const found = read(payload, valueKeys);
       if (found == null) {
-        if (valueKeys.length > 1 && isObject(read(payload, valueKeys.slice(0, -1)))) return null;
+        if (valueKeys.length > 1) {
+          // a variant without it (a permission request not about a tool call), or an optional
+          // holder left out (v2's `subject`): the effect does not apply
+          const holder = read(payload, valueKeys.slice(0, -1));
+          if (holder === undefined || isObject(holder)) return null;
+        }
         throw new Malformed(pointer(base, valueKeys), found === undefined ? MISSING : WRONG_TYPE);
       }
     }
