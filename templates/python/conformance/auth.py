@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .behaviour import request_said, said, v1
+from .behaviour import request_said, said, v1, worded_case
 from .cases import Case, Check, Context, Outcome, describe, error_code, failed, passed, skipped
-from .data import EditionData, Quote
-from .levels import level_of
+from .data import EditionData
 from .steps import initialize, params
 
 LOGIN = {
@@ -49,14 +48,14 @@ def cases(edition: EditionData) -> list[Case]:
         edition, UNKNOWN[0] if v1(edition) else "LoginAuthRequest/properties/methodId", UNKNOWN[1]
     )
     found = [
-        _case(
+        worded_case(
             "auth.login_answered",
             f"advertised in authMethods, {login} with an advertised "
             "method is answered (not -32601)",
             quote,
             _login(login),
         ),
-        _case(
+        worded_case(
             "auth.unknown_method_is_an_error",
             f"{login} with a method id never advertised is " "answered with an error",
             unknown,
@@ -65,7 +64,7 @@ def cases(edition: EditionData) -> list[Case]:
     ]
     if not v1(edition) and edition.method("auth/logout") is not None:
         found.append(
-            _case(
+            worded_case(
                 "auth.logout_served",
                 "advertised in authMethods, auth/logout is " "answered (not -32601)",
                 quote,
@@ -73,13 +72,6 @@ def cases(edition: EditionData) -> list[Case]:
             )
         )
     return found
-
-
-def _case(case_id: str, title: str, quote: Quote, check: Check) -> Case:
-    level = level_of(quote.text)
-    if level == "informative":
-        title += " (informative: the quoted text has no MUST or SHOULD)"
-    return Case(case_id, title, level, quote, check)
 
 
 def agent_methods(ctx: Context, result: dict[str, Any]) -> list[Any]:

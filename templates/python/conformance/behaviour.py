@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .cases import Context, Failure, NotJudged, Skip, describe
+from .cases import Case, Check, Context, Failure, NotJudged, Skip, describe
 from .data import EditionData, Quote
+from .levels import level_of
 from .peer import Frame, is_notification, is_response
 from .steps import initialize, params
 
@@ -27,6 +28,23 @@ def said(edition: EditionData, pointer: str, text: str) -> Quote:
     """The schema's own words: `text` (with its line breaks as spaces) said at `pointer` (a
     path under `#/$defs/`) of the edition's schema file."""
     return Quote(" ".join(text.split()), f"{edition.source}#/$defs/{pointer}")
+
+
+def worded_case(
+    case_id: str,
+    title: str,
+    quote: Quote,
+    check: Check,
+    *,
+    reading: str | None = None,
+    budget: float = 0.0,
+) -> Case:
+    """A case whose level is its quote's words (`level_of`); an informative one says so in its
+    title, with why (`reading`: the suite's reading it rests on, else the quote's words)."""
+    level = level_of(quote.text)
+    if level == "informative":
+        title += f" (informative: {reading or 'the quoted text has no MUST or SHOULD'})"
+    return Case(case_id, title, level, quote, check, budget=budget)
 
 
 CLIENT_REQUESTS = {

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .behaviour import open_session, request_said, said, v1
-from .cases import Case, Check, Context, Outcome, describe, error_code, failed, passed, skipped
-from .data import EditionData, Quote
-from .levels import level_of
+from .behaviour import open_session, request_said, said, v1, worded_case
+from .cases import Case, Context, Outcome, describe, error_code, failed, passed, skipped
+from .data import EditionData
 from .peer import is_notification
 
 SET_MODE = (
@@ -47,7 +46,7 @@ def cases(edition: EditionData) -> list[Case]:
     found = []
     if edition.method("session/set_mode") is not None and v1(edition):
         found.append(
-            _case(
+            worded_case(
                 "modes.set_mode_answered",
                 "session/set_mode to a mode the session " "advertised is answered with a result",
                 request_said(edition, *SET_MODE),
@@ -56,7 +55,7 @@ def cases(edition: EditionData) -> list[Case]:
         )
     option = said(edition, *SET_OPTION[edition.protocol_version])
     found.append(
-        _case(
+        worded_case(
             "modes.set_config_option_answered_with_options",
             "session/set_config_option to an advertised value is answered with the "
             "options, that value current",
@@ -66,7 +65,7 @@ def cases(edition: EditionData) -> list[Case]:
     )
     if not v1(edition):
         found.append(
-            _case(
+            worded_case(
                 "modes.unknown_config_id_invalid_params",
                 "session/set_config_option with an unknown configId is refused " "with -32602",
                 said(edition, *UNKNOWN_ID),
@@ -74,13 +73,6 @@ def cases(edition: EditionData) -> list[Case]:
             )
         )
     return found
-
-
-def _case(case_id: str, title: str, quote: Quote, check: Check) -> Case:
-    level = level_of(quote.text)
-    if level == "informative":
-        title += " (informative: the quoted text has no MUST or SHOULD)"
-    return Case(case_id, title, level, quote, check)
 
 
 def option_id(ctx: Context, option: dict[str, Any]) -> Any:

@@ -22,6 +22,7 @@ from .behaviour import (
     said,
     supported,
     v1,
+    worded_case,
 )
 from .cases import (
     Case,
@@ -36,7 +37,6 @@ from .cases import (
     passed,
 )
 from .data import EditionData, Quote
-from .levels import level_of
 from .peer import Frame, NoAnswer
 from .steps import initialize, new_session
 
@@ -129,10 +129,7 @@ def cases(edition: EditionData) -> list[Case]:
 
 
 def _case(case_id: str, title: str, quote: Quote, check: Check, reading: str | None = None) -> Case:
-    level = level_of(quote.text)
-    if level == "informative":
-        title += f" (informative: {reading or 'the quoted text has no MUST or SHOULD'})"
-    return Case(case_id, title, level, quote, check, budget=TURN_WAIT)
+    return worded_case(case_id, title, quote, check, reading=reading, budget=TURN_WAIT)
 
 
 async def _with_history(ctx: Context, capability: tuple[str, ...], name: str) -> str:
