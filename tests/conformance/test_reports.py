@@ -254,7 +254,7 @@ def test_the_html_page_shows_every_case_and_the_failures_frames(tmp_path: Path) 
     page = Page(page_file.read_text(encoding="utf-8"))
     assert page.open == []  # every element closed
     assert page.cases == {i: f"case {t['outcome']}" for i, t in run.traces.items()}
-    assert len(page.cases) == 13
+    assert len(page.cases) == 14  # 10 capabilities.* and 4 prompt.* cases of v1
     # Self-contained: nothing is fetched (no src, no href, no stylesheet link).
     assert not [a for _, attrs in page.elements for a in attrs if a in ("src", "href")]
     assert [tag for tag, _ in page.elements].count("script") == 1
