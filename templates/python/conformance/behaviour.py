@@ -17,8 +17,8 @@ from typing import Any
 from .cases import Case, Check, Context, Failure, NotJudged, Skip, describe
 from .data import EditionData, Quote
 from .levels import level_of
-from .peer import Frame, is_notification, is_response
-from .steps import initialize, params
+from .peer import Frame, is_response
+from .steps import initialize, params, updates_of
 
 UPDATE = "session/update"
 """The notification an agent reports a session's activity with (both editions)."""
@@ -175,16 +175,7 @@ def accepted(ctx: Context, answer: dict[str, Any]) -> str | None:
 
 def of_session(session_id: str) -> Callable[[Frame], bool]:
     """The `session/update`s of one session."""
-
-    def matches(frame: Frame) -> bool:
-        params = frame.message.get("params") if frame.message else None
-        return (
-            is_notification(frame, UPDATE)
-            and type(params) is dict
-            and params.get("sessionId") == session_id
-        )
-
-    return matches
+    return updates_of(session_id, UPDATE)
 
 
 def kind_of(frame: Frame) -> str | None:

@@ -18,9 +18,9 @@ from typing import Any
 from .cases import JSON_RPC, Case, Context, Failure, Outcome, describe, failed, passed, skipped
 from .data import EditionData, PromptEntry, Quote
 from .levels import level_of
-from .peer import Frame, is_notification, is_response
+from .peer import is_response
 from .running import busy_prompt, ended_as_sent, read_before, seen_running, send_marker
-from .steps import initialize, new_session, prompt_params, running_prompt
+from .steps import initialize, new_session, prompt_params, running_prompt, updates_of
 
 AFTER_ANSWER = 0.5
 """Seconds after the answer during which no update of the turn may come (a quiet window: it can
@@ -80,18 +80,6 @@ def cases(edition: EditionData) -> list[Case]:
     ]
 
 
-def _of_session(session_id: str, update: str) -> Any:
-    def matches(frame: Frame) -> bool:
-        params = frame.message.get("params") if frame.message else None
-        return (
-            is_notification(frame, update)
-            and type(params) is dict
-            and params.get("sessionId") == session_id
-        )
-
-    return matches
-
-
 def _stop_reason(prompt: PromptEntry, answer: dict[str, Any]) -> str:
     result = answer.get("result")
     reason = result.get("stopReason") if type(result) is dict else None
@@ -129,7 +117,7 @@ def _ordered(prompt: PromptEntry) -> Any:
         )
         await ctx.peer.quiet(AFTER_ANSWER)
         index = ctx.peer.received.index(answer_frame)
-        of_turn = _of_session(session_id, prompt.update)
+        of_turn = updates_of(session_id, prompt.update)
         before = [f for f in ctx.peer.received[start:index] if of_turn(f)]
         late = [f for f in ctx.peer.received[index + 1 :] if of_turn(f)]
         if late:
@@ -148,7 +136,7 @@ def _cancelled(prompt: PromptEntry) -> Any:
         session_id, request_id = await _start(ctx, prompt, busy_prompt(ctx))
         answered = _answer_to(request_id)
         what = prompt.cancel
-        await seen_running(ctx, _of_session(session_id, prompt.update), answered, 0, what)
+        await seen_running(ctx, updates_of(session_id, prompt.update), answered, 0, what)
         ctx.peer.notify(prompt.cancel, {"sessionId": session_id})
         marker = send_marker(ctx)
         answer = await ctx.peer.wait_for(answered, ctx.timeout, f"answer to {prompt.method}")
@@ -173,7 +161,7 @@ def _answer_to(request_id: int) -> Any:
 def _answered_after_eof(prompt: PromptEntry) -> Any:
     async def check(ctx: Context) -> Outcome:
         session_id, request_id = await _start(ctx, prompt, running_prompt())
-        of_turn = _of_session(session_id, prompt.update)
+        of_turn = updates_of(session_id, prompt.update)
         await seen_running(ctx, of_turn, _answer_to(request_id), 0, "the end of input")
         ctx.peer.close_input()
         answer = await ctx.peer.answer(request_id, ctx.timeout, f"{prompt.method} after EOF")

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -11,6 +12,7 @@ from ..runtime.validators import validator_for
 from .cases import Context, Failure, NotJudged, Skip, describe
 from .data import EditionData
 from .first_answer import first_answer
+from .peer import Frame, is_notification
 
 PROBE_METHOD = "_conformance/probe"
 """An extension method no agent needs to serve: answered at all (a result or an error), it shows
@@ -137,3 +139,17 @@ async def probe(ctx: Context, what: str) -> None:
     probe_id = f"probe-{ctx.next_id()}"
     ctx.peer.request(probe_id, PROBE_METHOD)
     await ctx.peer.answer(probe_id, ctx.timeout, f"the probe request sent {what}")
+
+
+def updates_of(session_id: str, update: str) -> Callable[[Frame], bool]:
+    """The `update` notifications (`session/update`) of one session."""
+
+    def matches(frame: Frame) -> bool:
+        params = frame.message.get("params") if frame.message else None
+        return (
+            is_notification(frame, update)
+            and type(params) is dict
+            and params.get("sessionId") == session_id
+        )
+
+    return matches
