@@ -25,8 +25,11 @@ from acp_protocol.v1.client import Client, spawn_agent
 
 from tests.paths import ROOT
 
-BIN = ROOT / "tests" / "interop" / "production" / "node_modules" / ".bin"
-CODEX, CLAUDE = str(BIN / "codex-acp"), str(BIN / "claude-agent-acp")
+MODULES = ROOT / "tests" / "interop" / "production" / "node_modules"
+CODEX = str(MODULES / ".bin" / "codex-acp")
+CLAUDE = str(MODULES / "@zed-industries" / "claude-agent-acp" / "dist" / "index.js")
+"""By its path: the lock also holds @agentclientprotocol/claude-agent-acp (tests/field), whose
+program has the same name."""
 CLIENT = str(ROOT / "examples" / "client.py")
 LOOPBACK_PROXY = "http://127.0.0.1:9"
 SECRETS = ("OPENAI_API_KEY", "CODEX_API_KEY", "ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")

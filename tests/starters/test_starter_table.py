@@ -25,9 +25,8 @@ Each starter is built once (tests/starters/builds.py); the runs go four at a tim
 from __future__ import annotations
 
 import re
-import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
@@ -38,12 +37,8 @@ from tests.starters.builds import (
     PROTOCOLS,
     Starter,
     Starters,
-    build_go,
-    build_python,
-    build_typescript,
     official_agent,
     tool_call_agent,
-    typescript_folder,
 )
 from tests.starters.table import Outcome, Run
 from tests.starters.tool_call_agent import EXPECTED as TOOL_CALL_LINES
@@ -105,27 +100,6 @@ OFFICIAL_SCRIPTS = {
 
 def script(agent: Starter) -> Script:
     return OFFICIAL_SCRIPTS[agent.protocol] if agent.lang == "official" else STARTER_SCRIPT
-
-
-@pytest.fixture(scope="session")
-def starters(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Starters]:
-    """The twelve starters, each built once (TypeScript: one tsc run; Go: one go build)."""
-    scratch = tmp_path_factory.mktemp("starters")
-    built: Starters = {}
-    folder = typescript_folder()
-    try:
-        for build, where in (
-            (build_python, scratch / "python"),
-            (build_typescript, folder),
-            (build_go, scratch / "go"),
-        ):
-            started = time.monotonic()
-            built |= build(where)
-            what = f"build the {build.__name__.removeprefix('build_')} starters"
-            table.TIMINGS.append((what, time.monotonic() - started))
-        yield built
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def agents(starters: Starters, protocol: str) -> list[Starter]:

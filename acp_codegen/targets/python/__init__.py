@@ -51,7 +51,7 @@ PYDANTIC = ">=2.10,<3"
 TEMPLATES = resources.TEMPLATES / "python"
 # Hand-written subpackages copied verbatim (each file with a header naming its source, `PREAMBLES`):
 # the runtime, and the conformance suite (`python -m acp_protocol.conformance`, its data files too).
-COPIED_SUBPACKAGES = ("runtime", "conformance")
+COPIED_SUBPACKAGES = ("runtime", "conformance", "trace")
 # (role, method) → the base-class method answers it from a runtime helper when the user sets one
 # (`Agent.session_store`, `Client.file_service`); see templates/python/role.py.jinja.
 PROVIDED_METHODS = frozenset(

@@ -1,0 +1,38 @@
+"""`python -m acp_protocol.trace record --out FILE -- AGENT_PROGRAM [ARGS…]` (layer: command
+line). An editor starts this instead of the agent; the conversation goes through unchanged and is
+written to FILE (the format: acp_protocol.trace.frames). Exit status: the agent's. A failure of
+the recorder itself (no such program, an unwritable FILE) is one line on stderr and status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .record import record
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m acp_protocol.trace")
+    commands = parser.add_subparsers(dest="command", required=True)
+    recorder = commands.add_parser("record", help="record a conversation with the agent PROGRAM")
+    recorder.add_argument("--out", required=True, type=Path, help="the recording (JSON Lines)")
+    recorder.add_argument("program", nargs=argparse.REMAINDER, help="-- AGENT_PROGRAM [ARGS…]")
+    options = parser.parse_args(argv)
+    program = list(options.program)
+    if program[:1] == ["--"]:
+        program = program[1:]
+    if not program:
+        parser.error("record needs the agent's command after --")
+    try:
+        return asyncio.run(record(program, options.out))
+    except OSError as error:
+        print(f"trace: {error.strerror or error}: {error.filename or options.out}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""The recording format (layer: data). A recording is JSON Lines: the first line is the header
+`{"acpTrace": 1, "program": [...], "started": ISO-8601}`; then one object per event, in order:
+
+- a frame: `{"t": SECONDS, "dir": "sent" | "received", "json": VALUE}`, or `"raw": TEXT` instead
+  of `json` when the line is not JSON (bytes that are not UTF-8 as `hex:…`). `sent` is toward
+  the agent (what the editor wrote), `received` what the agent wrote, as in the conformance
+  suite's traces;
+- a line the agent wrote on stderr: `{"t": SECONDS, "stderr": TEXT}`;
+- the end: `{"t": SECONDS, "exit": STATUS}` (a negative status is the signal that ended it).
+
+`t` counts seconds since the recording started.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedFrame:
+    """One line of the conversation: `value` is its JSON, or None with `raw` its text."""
+
+    t: float
+    dir: Literal["sent", "received"]
+    value: Any
+    raw: str | None = None
+
+    @property
+    def message(self) -> dict[str, Any] | None:
+        """The frame as a JSON-RPC message (a JSON object), or None."""
+        return self.value if self.raw is None and type(self.value) is dict else None
+
+
+def frame_object(t: float, direction: str, line: bytes) -> dict[str, Any]:
+    """The recorded form of one line (without its newline)."""
+    text = raw_text(line)
+    record: dict[str, Any] = {"t": round(t, 4), "dir": direction}
+    if not text.startswith("hex:"):
+        try:
+            record["json"] = json.loads(text)
+            return record
+        except ValueError:
+            pass
+    record["raw"] = text
+    return record
+
+
+def raw_text(line: bytes) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return "hex:" + line.hex()
+
+
+class TraceError(Exception):
+    """A recording that cannot be read: the message names the file and line."""
+
+
+def read_frames(path: Path) -> Iterator[RecordedFrame]:
+    """The frames of a recording, in order (stderr lines and the header left out)."""
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as error:
+                raise TraceError(f"{path}:{number}: not JSON ({error})") from None
+            if not isinstance(record, dict) or "dir" not in record:
+                continue
+            if record["dir"] not in ("sent", "received"):
+                raise TraceError(f"{path}:{number}: /dir is {record['dir']!r}")
+            if "json" in record:
+                yield RecordedFrame(record["t"], record["dir"], record["json"])
+            else:
+                yield RecordedFrame(record["t"], record["dir"], None, str(record.get("raw", "")))
