@@ -74,9 +74,11 @@ def stop_reason(turn: Turn, protocol: str) -> str | None:
     """How the turn ended: v1, the prompt's answer; v2, the last `idle` state's stop reason."""
     if protocol == "v1":
         (prompt,) = turn.sent("session/prompt")
-        return turn.answer_to(prompt, "received")["result"]["stopReason"]
+        return str(turn.answer_to(prompt, "received")["result"]["stopReason"])
     states = [u for u in turn.updates() if u.get("sessionUpdate") == "state_update"]
-    return states[-1].get("stopReason") if states and states[-1].get("state") == "idle" else None
+    if not states or states[-1].get("state") != "idle":
+        return None
+    return str(states[-1].get("stopReason"))
 
 
 def permission_subject(asked: dict[str, object], protocol: str) -> object:
@@ -89,7 +91,7 @@ def permission_subject(asked: dict[str, object], protocol: str) -> object:
 
 def negotiated(turn: Turn) -> int:
     (initialize,) = turn.sent("initialize")
-    return turn.answer_to(initialize, "received")["result"]["protocolVersion"]
+    return int(turn.answer_to(initialize, "received")["result"]["protocolVersion"])
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

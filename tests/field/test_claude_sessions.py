@@ -1,0 +1,170 @@
+"""A conversation with claude-agent-acp 0.101.0 comes back in a new process of the agent, through
+our typed Python clients (acp_protocol.v1.client, acp_protocol.v2.client): v1 `session/load`
+(it advertises `loadSession`) replays the conversation as updates before its answer, and
+`session/resume` (it advertises `sessionCapabilities.resume`) brings it back without them; v2
+`session/resume` with `replayFrom: {"type": "start"}` replays it ("the Agent MUST replay all
+retained conversation history before responding"). Either way the next turn's model request
+carries the earlier turn, which is what the mock answered then."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp_protocol.v1 import client as v1_client
+from acp_protocol.v1 import models as v1
+from acp_protocol.v2 import builders
+from acp_protocol.v2 import client as v2_client
+from acp_protocol.v2 import models as v2
+
+from tests.field.agents import claude_command, claude_offline, wait_for_no_survivors
+from tests.field.mocks import anthropic
+from tests.field.mocks.script import Script, words
+from tests.field.mocks.server import serve
+from tests.field.turns import RECORDER
+
+FIRST = "Remember the word zebra."
+FIRST_ANSWER = "I will remember zebra."
+SECOND = "Which word was it?"
+
+
+class Updates(v1_client.Client):
+    """Keeps every session update in its wire form."""
+
+    def __init__(self) -> None:
+        self.updates: list[dict[str, Any]] = []
+
+    async def session_update(self, params: v1.SessionNotification, ctx: Any) -> None:
+        self.updates.append(params.to_wire()["update"])
+
+
+class Updates2(v2_client.Client):
+    def __init__(self) -> None:
+        self.updates: list[dict[str, Any]] = []
+
+    async def session_update(self, params: v2.UpdateSessionNotification, ctx: Any) -> None:
+        self.updates.append(params.to_wire()["update"])
+
+
+def recorded(agent: tuple[str, ...], recording: Path) -> tuple[str, ...]:
+    return (*RECORDER, "--out", str(recording), "--", *agent)
+
+
+def text_of(updates: list[dict[str, Any]], kind: str) -> str:
+    return "".join(
+        u["content"].get("text", "")
+        for u in updates
+        if u.get("sessionUpdate") == kind and isinstance(u.get("content"), dict)
+    )
+
+
+def model_saw(script: Script, text: str) -> bool:
+    """Whether the latest model request carries `text` in its conversation."""
+    return text in str(script.requests[-1]["messages"])
+
+
+async def v1_turn(
+    agent: tuple[str, ...], env: dict[str, str], cwd: Path, resume: str | None, how: str
+) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
+    """One process of the agent: a new session with one turn, or `how` (load / resume) of
+    session `resume` and one turn; its session id, the updates before the turn, the init."""
+    client = Updates()
+    async with v1_client.spawn_agent(client, *agent, env=env, cwd=str(cwd)) as connection:
+        peer = connection.agent
+        init = await peer.initialize(v1.InitializeRequest(protocol_version=1))
+        if resume is None:
+            session = await peer.session_new(v1.NewSessionRequest(cwd=str(cwd), mcp_servers=[]))
+            session_id, prompt = session.session_id, FIRST
+        elif how == "load":
+            load = v1.LoadSessionRequest(session_id=resume, cwd=str(cwd), mcp_servers=[])
+            await peer.session_load(load)
+            session_id, prompt = resume, SECOND
+        else:
+            await peer.session_resume(v1.ResumeSessionRequest(session_id=resume, cwd=str(cwd)))
+            session_id, prompt = resume, SECOND
+        before = list(client.updates)
+        request = v1.PromptRequest(
+            session_id=session_id, prompt=[v1.ContentBlockText(type="text", text=prompt)]
+        )
+        answer = await peer.session_prompt(request)
+        assert answer.stop_reason == "end_turn"
+    return session_id, before, init.to_wire()
+
+
+@pytest.mark.parametrize("how", ["load", "resume"])
+async def test_v1_a_conversation_comes_back_in_a_new_process(
+    how: str, tmp_path: Path, recording: Path
+) -> None:
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    offline = claude_offline(tmp_path / "home")
+    script = Script([words(FIRST_ANSWER), words("It was zebra.")])
+    with serve(anthropic.responder(script)) as url:
+        offline.env[offline.mock_variable] = url
+        first = recording.with_suffix(".first.jsonl")
+        session_id, _, init = await v1_turn(
+            recorded(claude_command(), first), offline.env, cwd, None, how
+        )
+        capabilities = init["agentCapabilities"]
+        assert (
+            capabilities["loadSession"] is True and "resume" in capabilities["sessionCapabilities"]
+        )
+        _, replayed, _ = await v1_turn(
+            recorded(claude_command(), recording), offline.env, cwd, session_id, how
+        )
+    if how == "load":
+        # "The Agent MUST replay the entire conversation to the Client in the form of
+        # session/update notifications" (v1 session/load).
+        assert FIRST in text_of(replayed, "user_message_chunk")
+        assert FIRST_ANSWER in text_of(replayed, "agent_message_chunk")
+    else:
+        assert text_of(replayed, "agent_message_chunk") == ""
+    assert model_saw(script, FIRST) and model_saw(script, FIRST_ANSWER)
+    assert wait_for_no_survivors(offline.marker) == []
+
+
+async def v2_turn(
+    agent: tuple[str, ...], env: dict[str, str], cwd: Path, resume: str | None
+) -> tuple[str, list[dict[str, Any]]]:
+    client = Updates2()
+    async with v2_client.spawn_agent(client, *agent, env=env, cwd=str(cwd)) as connection:
+        peer = connection.agent
+        init = v2.InitializeRequest.model_validate(
+            {"protocolVersion": 2, "info": {"name": "field", "version": "0"}}
+        )
+        answer = await peer.initialize(init)
+        assert answer.protocol_version == 2
+        if resume is None:
+            new = v2.NewSessionRequest.model_validate({"cwd": str(cwd), "mcpServers": []})
+            session_id, prompt = (await peer.session_new(new)).session_id, FIRST
+        else:
+            request = v2.ResumeSessionRequest.model_validate(
+                {"sessionId": resume, "cwd": str(cwd), "replayFrom": {"type": "start"}}
+            )
+            await peer.session_resume(request)
+            session_id, prompt = resume, SECOND
+        before = list(client.updates)
+        view = connection.session(session_id)
+        message_id = await view.prompt([builders.content_block.text(prompt)])
+        assert (await view.idle(message_id)).stop_reason == "end_turn"
+    return session_id, before
+
+
+async def test_v2_resume_from_the_start_replays_the_conversation_in_a_new_process(
+    tmp_path: Path, recording: Path
+) -> None:
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    offline = claude_offline(tmp_path / "home")
+    script = Script([words(FIRST_ANSWER), words("It was zebra.")])
+    with serve(anthropic.responder(script)) as url:
+        offline.env[offline.mock_variable] = url
+        first = recording.with_suffix(".first.jsonl")
+        session_id, _ = await v2_turn(recorded(claude_command(), first), offline.env, cwd, None)
+        _, replayed_updates = await v2_turn(
+            recorded(claude_command(), recording), offline.env, cwd, session_id
+        )
+    assert FIRST_ANSWER in text_of(replayed_updates, "agent_message_chunk"), replayed_updates
+    assert model_saw(script, FIRST) and model_saw(script, FIRST_ANSWER)
+    assert wait_for_no_survivors(offline.marker) == []
