@@ -1,0 +1,1 @@
+"""acp_protocol.trace: recording a conversation between an editor and an agent."""

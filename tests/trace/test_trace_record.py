@@ -1,0 +1,111 @@
+"""`python -m acp_protocol.trace record --out FILE -- AGENT …`: what an editor starts instead of
+its agent. Every byte passes both ways unchanged (a line that is not JSON, a last line without its
+newline, a huge line, bytes that are not UTF-8), the recording holds each frame with its
+direction, the agent's stderr passes through and is recorded, signals go on to the agent, and the
+exit status is the agent's."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from acp_protocol.trace.frames import read_frames
+
+AGENT = (sys.executable, str(Path(__file__).with_name("echo_agent.py")))
+
+
+def recorder(out: Path, *agent: str) -> list[str]:
+    return [sys.executable, "-m", "acp_protocol.trace", "record", "--out", str(out), "--", *agent]
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_every_byte_passes_unchanged_and_each_line_is_recorded_with_its_direction(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "rec.jsonl"
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"x": "é"}}
+    huge = b'{"jsonrpc":"2.0","method":"_big","params":{"s":"' + b"a" * 300_000 + b'"}}'
+    given = b'%s\nnot json at all\n%s\n\xff\xfe raw\n{"last": true}' % (
+        json.dumps(request).encode(),
+        huge,
+    )
+    done = subprocess.run(recorder(out, *AGENT), input=given, capture_output=True, timeout=60)
+    assert done.returncode == 0
+    expected = b"".join(b"echo:" + line for line in given.splitlines(keepends=True))
+    assert done.stdout == expected
+    assert done.stderr == b"started\n"
+    frames = list(read_frames(out))
+    sent = [f for f in frames if f.dir == "sent"]
+    assert sent[0].value == request
+    assert sent[1].raw == "not json at all"
+    assert sent[2].value["params"]["s"] == "a" * 300_000
+    assert sent[3].raw == "hex:" + b"\xff\xfe raw".hex()
+    assert sent[4].value == {"last": True}
+    assert [f.raw for f in frames if f.dir == "received"][:2] == [
+        "echo:" + json.dumps(request),
+        "echo:not json at all",
+    ]
+    records = lines_of(out)
+    assert records[0]["acpTrace"] == 1 and records[0]["program"] == list(AGENT)
+    assert {"t": records[-1]["t"], "exit": 0} == records[-1]
+    assert any(r.get("stderr") == "started" for r in records)
+
+
+def test_the_exit_status_is_the_agents(tmp_path: Path) -> None:
+    out = tmp_path / "rec.jsonl"
+    command = recorder(out, *AGENT, "--exit", "3")
+    done = subprocess.run(command, input=b"", capture_output=True, timeout=60)
+    assert done.returncode == 3
+    assert lines_of(out)[-1]["exit"] == 3
+
+
+def test_sigterm_goes_on_to_the_agent(tmp_path: Path) -> None:
+    out = tmp_path / "rec.jsonl"
+    process = subprocess.Popen(
+        recorder(out, *AGENT), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stderr is not None and process.stdin is not None
+    assert process.stderr.readline() == b"started\n"  # the agent runs and has its handler
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=30)
+    assert b"got SIGTERM" in stderr
+    assert process.returncode == 7
+    assert lines_of(out)[-1]["exit"] == 7
+
+
+def test_a_line_is_forwarded_before_the_next_one_is_written(tmp_path: Path) -> None:
+    """Nothing is held back: the agent answers a line while the editor's stdin stays open."""
+    out = tmp_path / "rec.jsonl"
+    process = subprocess.Popen(
+        recorder(out, *AGENT), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b'{"jsonrpc":"2.0","method":"ping"}\n')
+    process.stdin.flush()
+    started = time.monotonic()
+    assert process.stdout.readline() == b'echo:{"jsonrpc":"2.0","method":"ping"}\n'
+    assert time.monotonic() - started < 30
+    process.stdin.close()
+    process.wait(timeout=30)
+    assert process.returncode == 0
+
+
+def test_a_program_that_does_not_exist_is_one_line_and_status_2(tmp_path: Path) -> None:
+    done = subprocess.run(
+        recorder(tmp_path / "rec.jsonl", str(tmp_path / "no-such-agent")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"trace: No such file or directory: {tmp_path / 'no-such-agent'}"
+    ]
