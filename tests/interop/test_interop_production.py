@@ -10,11 +10,9 @@ No prompt is ever sent. Every test checks that nothing of the agent's process gr
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +21,7 @@ from acp_protocol.runtime import RpcError
 from acp_protocol.v1 import PROTOCOL_VERSION, models
 from acp_protocol.v1.client import Client, spawn_agent
 
+from tests.field.agents import Offline, wait_for_no_survivors
 from tests.paths import ROOT
 
 MODULES = ROOT / "tests" / "interop" / "production" / "node_modules"
@@ -31,44 +30,17 @@ CLAUDE = str(MODULES / "@zed-industries" / "claude-agent-acp" / "dist" / "index.
 """By its path: the lock also holds @agentclientprotocol/claude-agent-acp (tests/field), whose
 program has the same name."""
 CLIENT = str(ROOT / "examples" / "client.py")
-LOOPBACK_PROXY = "http://127.0.0.1:9"
-SECRETS = ("OPENAI_API_KEY", "CODEX_API_KEY", "ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
 
 
 @pytest.fixture
 def agent_env(tmp_path: Path) -> Iterator[dict[str, str]]:
-    """The agents' environment, marked so that any process they leave behind can be found."""
+    """The agents' environment (tests/field/agents.py `Offline`), marked so that any process they
+    leave behind can be found."""
     if not Path(CODEX).exists() or not Path(CLAUDE).exists():
         pytest.fail("the production agents are not installed: run `make test` (npm ci)")
-    home = tmp_path / "home"
-    home.mkdir()
-    marker = uuid.uuid4().hex
-    env = {k: v for k, v in os.environ.items() if k not in SECRETS}
-    env.update(HOME=str(home), ACP_TEST_MARKER=marker, NO_PROXY="")
-    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy"):
-        env[name] = LOOPBACK_PROXY
-    yield env
-    deadline = time.monotonic() + 5
-    while survivors(marker) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert survivors(marker) == [], "an agent process outlived its client"
-
-
-def survivors(marker: str) -> list[int]:
-    """Running (not zombie) processes whose environment carries `marker`."""
-    found = []
-    needle = f"ACP_TEST_MARKER={marker}".encode()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            state = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-            environment = Path(f"/proc/{entry}/environ").read_bytes()
-        except (OSError, IndexError):
-            continue
-        if needle in environment.split(b"\0") and state not in (b"Z", b"X"):
-            found.append(int(entry))
-    return found
+    offline = Offline(tmp_path / "home")
+    yield offline.env
+    assert wait_for_no_survivors(offline.marker) == [], "an agent process outlived its client"
 
 
 def init_request() -> models.InitializeRequest:
