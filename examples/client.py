@@ -1,7 +1,7 @@
 """An example ACP client on the generated package: spawns any agent command and prompts it.
 
     python examples/client.py [--prompt TEXT]... [--auth ID] [--approve-all | --deny-all]
-                              [--allow DIR]... AGENT_PROGRAM [ARGS...]
+                              [--allow DIR]... [--] AGENT_PROGRAM [ARGS...]
     python examples/client.py --prompt "count 100" python examples/agent.py
 
 Each `--prompt` is one turn (default: read prompts from stdin, one per line). The reply is printed
@@ -215,6 +215,8 @@ if __name__ == "__main__":
     parser.set_defaults(permissions="ask")
     parser.add_argument("agent", nargs=argparse.REMAINDER, help="agent program and arguments")
     parsed = parser.parse_args()
+    if parsed.agent[:1] == ["--"]:  # `client.py [OPTIONS] -- AGENT…`: the end of our options
+        del parsed.agent[0]
     if not parsed.agent:
         parser.error("give the agent program to spawn")
     with contextlib.suppress(KeyboardInterrupt):

@@ -108,3 +108,12 @@ def test_ctrl_c_in_the_example_client_ends_the_turn_cancelled() -> None:
     assert "[cancelled by session]" in output
     assert output.rstrip().endswith("[cancelled]")
     assert " 399 " not in output  # cut short
+
+
+def test_the_agent_command_may_follow_a_double_dash(tmp_path: Path) -> None:
+    """`client.py [OPTIONS] -- AGENT…`, as the starter clients take it: `--` ends the client's
+    options (an agent whose own options look like the client's), it is not the agent's program."""
+    command = [sys.executable, CLIENT, "--prompt", "hello there", "--", sys.executable, AGENT]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "You said: hello there" in done.stdout
