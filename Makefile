@@ -17,7 +17,7 @@ OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
 CRATE ?=
 
-.PHONY: generate test test-matrix test-typescript test-go ts-build check lint bench conformance update-schema release-notes clean
+.PHONY: generate test test-matrix test-typescript test-go ts-build check lint bench conformance field update-schema release-notes clean
 
 $(STAMP): pyproject.toml constraints/dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -62,9 +62,9 @@ check: $(STAMP)
 ## lint: black, ruff and mypy --strict (generated code included, also as Python 3.10 code;
 ## tests/surface.py leaves out the files written for a protocol surface the pinned schemas lack)
 lint: $(STAMP)
-	$(BIN)/black --check --quiet acp_codegen templates/python/runtime templates/python/conformance tools/conformance_field tests bench examples
-	$(BIN)/ruff check acp_codegen templates/python/runtime templates/python/conformance tools/conformance_field tests bench examples
-	$(BIN)/mypy acp_codegen generated/python/acp_protocol tools/conformance_field $$($(BIN)/python -m tests.surface)
+	$(BIN)/black --check --quiet acp_codegen templates/python/runtime templates/python/conformance tools/conformance_field tools/field_report tests bench examples
+	$(BIN)/ruff check acp_codegen templates/python/runtime templates/python/conformance tools/conformance_field tools/field_report tests bench examples
+	$(BIN)/mypy acp_codegen generated/python/acp_protocol tools/conformance_field tools/field_report $$($(BIN)/python -m tests.surface)
 	$(BIN)/mypy --python-version 3.10 generated/python/acp_protocol
 
 ## ts-build: build generated/typescript as a user would (npm ci from its lock, tsc with strict)
@@ -106,6 +106,18 @@ bench: $(STAMP) $(OFFICIAL_STAMP) $(BENCH_STAMP) ts-build
 ## table in docs/conformance.md (never part of `make test`); ROW= reruns one row (`--list` names them)
 conformance: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(OFFICIAL_STAMP) ts-build
 	$(BIN)/python -m tools.conformance_field $(if $(ROW),--row $(ROW))
+
+## field: the whole field of production agents (tests/field, docs/field.md): installs each agent from its lock,
+## runs their whole turns offline against loopback model mocks (`pytest tests/field --field`, recordings in
+## tests/field/recordings), then rewrites docs/field.md's table and sections (never part of `make test`)
+field: $(STAMP) $(PRODUCTION_STAMP) ts-build
+	@status=0; \
+	$(BIN)/python -m tests.field.registry install || status=1; \
+	rm -f tests/field/recordings/results.json; \
+	$(BIN)/pytest -q tests/field --field --ignore=tests/field/test_field_report.py || status=1; \
+	$(BIN)/python -m tools.field_report || status=1; \
+	$(BIN)/pytest -q tests/field/test_field_report.py || status=1; \
+	exit $$status
 
 ## update-schema VERSION=x.y.z: pin the schemas of another @agentclientprotocol/sdk version (npm);
 ## update-schema CRATE=x.y.z: pin the schemas built from agent-client-protocol-schema x.y.z (crates.io, needs cargo)

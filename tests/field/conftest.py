@@ -20,6 +20,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under `--field`, the results collector (results.py) writes recordings/results.json."""
+    config.addinivalue_line("markers", "field_steps(*steps): the field steps a test checks")
+    if config.getoption("--field", default=False) and not config.pluginmanager.has_plugin(
+        "field-results"
+    ):
+        from tests.field.results import Collector
+
+        config.pluginmanager.register(Collector(), "field-results")
+
+
 @pytest.fixture
 def field_mode(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--field"))

@@ -1,0 +1,145 @@
+"""The field's results collector (layer: pytest plugin, registered by conftest.py under
+`--field`): for each test that records a turn (it uses the `recording` fixture), its agent and
+version (registry.py), the edition the agent negotiated (read from the recording's `initialize`
+answer), the client, the steps of the field it checks, its outcome, its recording and the
+seconds its call took (not its set-up: the clients' build is shared), written to
+tests/field/recordings/results.json when the session ends. Entries of tests that did not run
+this time are kept: `pytest tests/field/test_X_turns.py --field` refreshes one agent.
+
+A test's steps: its `@pytest.mark.field_steps(...)` marker, else registry.py's list for it, else
+the words of its name (`reject` is "write rejected", `cancel` or `ctrl_c` "cancel", …)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.field.registry import agent_of
+from tests.paths import ROOT
+
+RESULTS = ROOT / "tests" / "field" / "recordings" / "results.json"
+STEPS = (
+    "words",
+    "read",
+    "write allowed",
+    "write rejected",
+    "cancel",
+    "load/resume",
+    "state",
+    "tolerance",
+)
+"""The field's steps (issue 47, item 3 and 4), in the table's order."""
+WORDS = (
+    ("words", ("words", "text", "chunks")),
+    ("read", ("read",)),
+    ("write rejected", ("reject", "deny", "denied", "refuse")),
+    ("write allowed", ("allow", "approve", "writes")),
+    ("cancel", ("cancel", "ctrl_c", "interrupt")),
+    ("load/resume", ("load", "resume")),
+    ("state", ("state",)),
+    ("tolerance", ("toleran", "decode", "replay")),
+)
+
+
+def steps_of(item: pytest.Item) -> list[str]:
+    marker = item.get_closest_marker("field_steps")
+    if marker is not None:
+        return [step for step in STEPS if step in marker.args]
+    function = getattr(item, "originalname", item.name)
+    agent = agent_of(Path(str(item.fspath)).stem)
+    listed = dict(agent.steps) if agent else {}
+    if function in listed:
+        return list(listed[function])
+    words = function.lower()
+    found = {step for step, keys in WORDS if any(key in words for key in keys)}
+    if "write rejected" in found:
+        found.discard("write allowed")
+    return [step for step in STEPS if step in found]
+
+
+def negotiated(recording: Path) -> str | None:
+    """`v1` / `v2`: the protocolVersion of the agent's answer to `initialize` (None: none)."""
+    if not recording.exists():
+        return None
+    asked: set[str] = set()
+    for line in recording.read_text(encoding="utf-8").splitlines():
+        frame = json.loads(line) if line.strip() else {}
+        message = frame.get("json")
+        if not isinstance(message, dict):
+            continue
+        if frame.get("dir") == "sent" and message.get("method") == "initialize":
+            asked.add(json.dumps(message.get("id")))
+        elif frame.get("dir") == "received" and json.dumps(message.get("id")) in asked:
+            version = (message.get("result") or {}).get("protocolVersion")
+            return f"v{version}" if isinstance(version, int) else None
+    return None
+
+
+def kept(recording: Path) -> bool:
+    """Whether a test's recording is one the field keeps (tests/field/recordings/)."""
+    return recording.is_relative_to(RESULTS.parent) and recording.exists()
+
+
+class Collector:
+    """Collects an entry per recording test; writes results.json at the session's end."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, dict[str, Any]] = {}
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        outcome = yield
+        report: pytest.TestReport = outcome.get_result()
+        funcargs = getattr(item, "funcargs", {})
+        if "recording" not in getattr(item, "fixturenames", ()):
+            return
+        entry = self.entries.setdefault(item.nodeid, self.describe(item))
+        if report.when == "call":
+            entry["seconds"] = round(report.duration, 1)
+        if report.failed:
+            entry["outcome"] = "failed"
+        elif report.skipped and entry["outcome"] != "failed":
+            entry["outcome"] = "skipped"
+        elif report.when == "call" and entry["outcome"] == "":
+            entry["outcome"] = "passed"
+        recording = funcargs.get("recording")
+        if report.when == "teardown" and isinstance(recording, Path) and kept(recording):
+            entry["recording"] = recording.name
+            entry["edition"] = negotiated(recording) or entry["edition"]
+
+    @staticmethod
+    def describe(item: pytest.Item) -> dict[str, Any]:
+        module = Path(str(item.fspath)).stem
+        agent = agent_of(module)
+        callspec = getattr(item, "callspec", None)
+        params = {k: str(v) for k, v in (callspec.params if callspec else {}).items()}
+        return {
+            "test": item.nodeid,
+            "agent": agent.name if agent else module,
+            "version": agent.version if agent else "",
+            "edition": params.get("protocol", ""),
+            "client": params.get("client", params.get("lang", "")),
+            "params": params,
+            "steps": steps_of(item),
+            "outcome": "",
+            "recording": "",
+            "seconds": 0.0,
+        }
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.entries:
+            return
+        results = load()
+        results.update(self.entries)
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        ordered = [results[key] for key in sorted(results)]
+        RESULTS.write_text(json.dumps(ordered, indent=1, ensure_ascii=False) + "\n")
+
+
+def load(path: Path = RESULTS) -> dict[str, dict[str, Any]]:
+    if not path.exists():
+        return {}
+    return {entry["test"]: entry for entry in json.loads(path.read_text(encoding="utf-8"))}
