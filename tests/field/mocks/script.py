@@ -49,6 +49,9 @@ class Script:
     replies: list[Reply]
     fallback: Reply = field(default_factory=lambda: words("OK."))
     requests: list[dict[str, Any]] = field(default_factory=list)
+    elsewhere: list[str] = field(default_factory=list)
+    """Every other request the agent made of the mock (`METHOD /path`), answered as its vendor's
+    API would answer a path it does not serve."""
 
     def reply(self, answered: int) -> Reply:
         return self.replies[answered] if answered < len(self.replies) else self.fallback
