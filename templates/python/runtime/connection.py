@@ -23,9 +23,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cancellation import ACP, CancelDialect
 from .errors import (
@@ -59,6 +59,7 @@ from .request_state import (
     RequestContext,
     RequestOptions,
     current_request,
+    with_keywords,
 )
 from .trace_context import carry_trace_context
 from .transports.framing import NDJSON, Framing
@@ -69,6 +70,9 @@ from .transports.transport import (
     Transport,
     exchange_batch,
 )
+
+if TYPE_CHECKING:
+    from .cancellation import CancelSignal
 
 log = logging.getLogger(__name__)
 
@@ -211,11 +215,16 @@ class Connection:
         options: RequestOptions = DEFAULT_OPTIONS,
         *,
         parent: InFlight | None = None,
+        cancel: CancelSignal | None = None,
+        cascade: bool | None = None,
+        parse: Callable[[Any], Any] | None = None,
     ) -> Coroutine[Any, Any, Any]:
         """Send a request (await it) for its result, or the peer's error raised as `RpcError`; see
-        `OutgoingRequests.request` for ambient, graceful (`options.cancel`) and cascaded
-        cancellation. `parent`: the incoming request it is a child of (default: the one this task
-        handles)."""
+        `OutgoingRequests.request` for ambient, graceful (`cancel=signal`) and cascaded
+        (`cascade=False` opts out) cancellation, and `parse` (what the result goes through).
+        The keywords, or one `RequestOptions` value as `options`, say how; both forms work.
+        `parent`: the incoming request it is a child of (default: the one this task handles)."""
+        options = with_keywords(options, cancel, cascade, parse)
         return self._outgoing.request(method, params, options, parent)
 
     def cancel_request(self, request_id: int, reason: str | None = None) -> bool:

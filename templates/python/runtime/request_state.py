@@ -57,6 +57,23 @@ DEFAULT_OPTIONS = RequestOptions()
 """A request without options."""
 
 
+def with_keywords(
+    options: RequestOptions,
+    cancel: CancelSignal | None,
+    cascade: bool | None,
+    parse: Callable[[Any], Any] | None,
+) -> RequestOptions:
+    """`options` with the keywords a caller gave (`request(..., cancel=signal)`, the form Python
+    users expect) in place of its own; a keyword left out (None) keeps the option's value."""
+    if cancel is None and cascade is None and parse is None:
+        return options
+    return RequestOptions(
+        options.cancel if cancel is None else cancel,
+        options.cascade if cascade is None else cascade,
+        options.parse if parse is None else parse,
+    )
+
+
 @dataclass(slots=True, eq=False)
 class Pending:
     """An outgoing request waiting for its answer."""
@@ -144,10 +161,18 @@ class RequestContext:
         await self._entry.cancel_event.wait()
 
     def request(
-        self, method: str, params: Any = None, options: RequestOptions = DEFAULT_OPTIONS
+        self,
+        method: str,
+        params: Any = None,
+        options: RequestOptions = DEFAULT_OPTIONS,
+        *,
+        cancel: CancelSignal | None = None,
+        cascade: bool | None = None,
+        parse: Callable[[Any], Any] | None = None,
     ) -> Coroutine[Any, Any, Any]:
         """Send a nested request (await the result); it is cancelled with this one unless
-        `options.cascade` is False."""
+        `cascade=False`. The keywords, or one `options` value, say how (`RequestOptions`)."""
+        options = with_keywords(options, cancel, cascade, parse)
         return self.connection.request(method, params, options, parent=self._entry)
 
     def notify(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]:

@@ -44,7 +44,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .behaviour import PromptLifecycle, StateUpdates
 from .connection import Connection
@@ -58,6 +58,9 @@ from .request_state import (
     RequestOptions,
     current_request,
 )
+
+if TYPE_CHECKING:
+    from .cancellation import CancelSignal
 
 log = logging.getLogger(__name__)
 
@@ -99,9 +102,16 @@ class WorkContext(RequestContext):
         return self._entry
 
     def request(
-        self, method: str, params: Any = None, options: RequestOptions = DEFAULT_OPTIONS
+        self,
+        method: str,
+        params: Any = None,
+        options: RequestOptions = DEFAULT_OPTIONS,
+        *,
+        cancel: CancelSignal | None = None,
+        cascade: bool | None = None,
+        parse: Callable[[Any], Any] | None = None,
     ) -> Coroutine[Any, Any, Any]:
-        sent = super().request(method, params, options)
+        sent = super().request(method, params, options, cancel=cancel, cascade=cascade, parse=parse)
         states = self._states
         if states is None or method not in states.user_action:
             return sent
