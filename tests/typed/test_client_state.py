@@ -120,3 +120,22 @@ async def test_a_v1_client_keeps_one_agent_message_per_prompt_turn() -> None:
         {"toolCallId": "t1", "title": "Read", "status": "completed"}
     ]
     assert len([c for applied in seen for c in applied.changes]) == 8
+
+
+def test_client_state_and_each_editions_table_come_from_the_entry_points() -> None:
+    """As TypeScript exports them: `ClientState` from the runtime, `STATE_TABLE` per edition."""
+    import acp_protocol.v1
+    import acp_protocol.v2
+    import acp_protocol.v2.unstable
+    from acp_protocol.runtime import ClientState
+    from acp_protocol.v2.state import STATE_TABLE
+
+    assert acp_protocol.v2.STATE_TABLE is STATE_TABLE
+    assert acp_protocol.v1.STATE_TABLE is not acp_protocol.v2.STATE_TABLE
+    state = ClientState(acp_protocol.v2.unstable.STATE_TABLE)
+    update: dict[str, Any] = {"sessionUpdate": "agent_message_chunk", "messageId": "m1"}
+    update["content"] = {"type": "text", "text": "hi"}
+    message = {"method": "session/update", "params": {"sessionId": "s", "update": update}}
+    state.apply(message)
+    (entry,) = state.session("s").entries("agentMessage")
+    assert entry["content"] == [{"type": "text", "text": "hi"}]

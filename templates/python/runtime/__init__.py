@@ -8,6 +8,7 @@ Only pydantic is required; orjson is used when installed.
 
 from .behaviour import TurnRule
 from .cancellation import ACP, LSP, MCP, CancelDialect, CancelSignal
+from .client_state import ClientState, StateTable
 from .connection import Connection
 from .errors import (
     ConnectionClosed,
@@ -54,6 +55,7 @@ __all__ = [
     "CancelDialect",
     "CancelSignal",
     "CancelSource",
+    "ClientState",
     "Connection",
     "ConnectionClosed",
     "FileAccessError",
@@ -82,6 +84,7 @@ __all__ = [
     "RpcError",
     "SessionRecord",
     "SessionStore",
+    "StateTable",
     "StreamTransport",
     "Transport",
     "TurnRule",

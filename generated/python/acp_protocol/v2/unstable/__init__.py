@@ -12,8 +12,7 @@ Submodules load on first use, so importing this package is cheap:
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from . import agent as agent
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from . import models as models
     from . import peers as peers
     from . import state as state
+    from .state import STATE_TABLE as STATE_TABLE
 
 PROTOCOL_VERSION = 2
 """The `protocolVersion` this edition speaks (`initialize`)."""
@@ -47,7 +47,11 @@ _SUBMODULES = frozenset(
 )
 
 
-def __getattr__(name: str) -> ModuleType:
+def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if (
+        name == "STATE_TABLE"
+    ):  # the client-state table (`state.STATE_TABLE`), as TypeScript exports it
+        return importlib.import_module(f"{__name__}.state").STATE_TABLE
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
