@@ -37,6 +37,8 @@ class FieldAgent:
     """How the names of its test modules start (tests/field/<tests>…py)."""
     steps: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """A test function's steps where its name does not say them all (results.py)."""
+    clients: tuple[tuple[str, str], ...] = ()
+    """A test function's client where no `lang` or `client` parameter says it."""
 
     def locked_version(self) -> str | None:
         """The version the lock pins (None: no lock, or the package not in it)."""
@@ -74,6 +76,13 @@ AGENTS = (
                 ("write rejected",),
             ),
             ("test_ctrl_c_during_a_long_answer_ends_the_turn_cancelled", ("cancel",)),
+        ),
+        (
+            ("test_v1_a_conversation_comes_back_in_a_new_process", "python typed"),
+            (
+                "test_v2_resume_from_the_start_replays_the_conversation_in_a_new_process",
+                "python typed",
+            ),
         ),
     ),
     FieldAgent(

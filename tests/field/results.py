@@ -4,7 +4,9 @@ version (registry.py), the edition the agent negotiated (read from the recording
 answer), the client, the steps of the field it checks, its outcome, its recording and the
 seconds its call took (not its set-up: the clients' build is shared), written to
 tests/field/recordings/results.json when the session ends. Entries of tests that did not run
-this time are kept: `pytest tests/field/test_X_turns.py --field` refreshes one agent.
+this time are kept: `pytest tests/field/test_X_turns.py --field` refreshes one agent. A test of
+an agent's recording (it is parametrized by `recording`: the replay through every runtime) counts
+for the row of the test that made the recording.
 
 A test's steps: its `@pytest.mark.field_steps(...)` marker, else registry.py's list for it, else
 the words of its name (`reject` is "write rejected", `cancel` or `ctrl_c` "cancel", …)."""
@@ -12,6 +14,7 @@ the words of its name (`reject` is "write rejected", `cancel` or `ctrl_c` "cance
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +61,12 @@ def steps_of(item: pytest.Item) -> list[str]:
     if "write rejected" in found:
         found.discard("write allowed")
     return [step for step in STEPS if step in found]
+
+
+def client_of(item: pytest.Item) -> str:
+    """A test's client as registry.py names it ("" when it does not)."""
+    agent = agent_of(Path(str(item.fspath)).stem)
+    return dict(agent.clients).get(getattr(item, "originalname", item.name), "") if agent else ""
 
 
 def negotiated(recording: Path) -> str | None:
@@ -116,12 +125,24 @@ class Collector:
         agent = agent_of(module)
         callspec = getattr(item, "callspec", None)
         params = {k: str(v) for k, v in (callspec.params if callspec else {}).items()}
+        replayed = callspec.params.get("recording") if callspec and agent is None else None
+        if isinstance(replayed, Path):
+            # A test of a recording made by another test (the replay of every runtime):
+            # its row is that test's (filled in when the session ends).
+            return {
+                "test": item.nodeid,
+                "replays": replayed.name,
+                "steps": steps_of(item),
+                "outcome": "",
+                "recording": "",
+                "seconds": 0.0,
+            }
         return {
             "test": item.nodeid,
             "agent": agent.name if agent else module,
             "version": agent.version if agent else "",
             "edition": params.get("protocol", ""),
-            "client": params.get("client", params.get("lang", "")),
+            "client": params.get("client", params.get("lang", client_of(item))),
             "params": params,
             "steps": steps_of(item),
             "outcome": "",
@@ -134,9 +155,29 @@ class Collector:
             return
         results = load()
         results.update(self.entries)
+        for entry in results.values():
+            if entry.get("replays"):
+                entry.update(recorded_by(entry["replays"], results.values()))
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         ordered = [results[key] for key in sorted(results)]
         RESULTS.write_text(json.dumps(ordered, indent=1, ensure_ascii=False) + "\n")
+
+
+def recorded_by(name: str, entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The agent, version, edition and client of the test that made recording `name` (from its
+    file name and content when no entry names it)."""
+    for entry in entries:
+        if entry.get("recording") == name and not entry.get("replays"):
+            keys = ("agent", "version", "edition", "client")
+            return {key: entry[key] for key in keys} | {"recording": name}
+    agent = agent_of(name.split(".", 1)[0])
+    return {
+        "agent": agent.name if agent else name.split(".", 1)[0],
+        "version": agent.version if agent else "",
+        "edition": negotiated(RESULTS.parent / name) or "",
+        "client": "",
+        "recording": name,
+    }
 
 
 def load(path: Path = RESULTS) -> dict[str, dict[str, Any]]:
