@@ -98,7 +98,7 @@ test-matrix: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) ts-build
 	$(BIN)/python -m tests.matrix
 
 ## bench: ours vs the official SDK vs the NDJSON floor; writes docs/benchmarks.{md,png} (never part of `make test`)
-bench: $(STAMP) $(OFFICIAL_STAMP) $(BENCH_STAMP) ts-build
+bench: $(STAMP) $(OFFICIAL_STAMP) $(BENCH_STAMP) $(PRODUCTION_STAMP) ts-build
 	$(BIN)/python bench/run.py
 
 ## conformance [ROW=key]: the conformance suite against our starter agents and the field's (official SDKs'

@@ -25,6 +25,7 @@ from typing import Any
 import client_state
 import client_state_go
 import client_state_ts
+import field
 import generation
 import remote
 import report
@@ -314,6 +315,9 @@ def main() -> None:
     )
     results["client_state_ts"] = client_state_ts.measure(args.n, args.runs)
     results["client_state_go"] = client_state_go.measure(args.n, args.runs)
+    results["field"] = field.measure(
+        str(sys.executable), **(field.SMOKE if args.smoke else field.FULL)
+    )
     results["goals"] = (
         goals(results)
         + two_process.goals(results["two_process"])
@@ -321,6 +325,7 @@ def main() -> None:
         + client_state.goals(results["client_state"])
         + client_state_ts.goals(results["client_state_ts"])
         + client_state_go.goals(results["client_state_go"])
+        + field.goals(results["field"])
     )
     for row in results["goals"]:
         at_most = row.setdefault("at_most", False)

@@ -3,6 +3,8 @@ results (no thresholds; speed is measured by `make bench` as ratios, never asser
 
 The official SDK comes from this environment (the dev extra pins the same 0.12.1 that
 `make bench` installs into .venv-official), so the test needs no second environment.
+Row (l) starts claude-agent-acp (tests/interop/production, installed by `make test`) once per
+client, four in all, for one short turn each against the loopback mock: the smoke's largest share.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         "--out-dir",
         str(tmp_path),
     ]
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert completed.returncode == 0, completed.stderr
 
     results = json.loads((tmp_path / "results.json").read_text())
@@ -40,13 +42,21 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert results["imports"]["official_acp"]["cost"] is not None
     assert results["generation"]["noop"]["median"] > 0
     goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
-    assert len(goals) == 36
+    assert len(goals) == 42
     assert ("state", "apply updates / decode them (Python, v2)") in goals
     assert ("state", "apply updates / decode them (TypeScript, v2)") in goals
     assert ("state", "apply updates / decode them (Go, v2)") in goals
     assert results["client_state"]["ratio"] > 0
     assert results["client_state_ts"]["ratio"] > 0
     assert results["client_state_go"]["ratio"] > 0
+    field = results["field"]  # claude-agent-acp, one short turn per client
+    assert set(field["clients"]) == {"ours-python", "ours-ts", "ours-go", "official-ts"}
+    for client in field["clients"].values():
+        assert 0 < client["first_ms"]["median"] <= client["end_ms"]["median"]
+        assert client["chunks"] >= field["settings"]["deltas"]
+    assert field["survivors"] == 0
+    assert ("field", "first chunk, our Python / TS SDK") in goals
+    assert ("field", "turn's end, our Go / TS SDK") in goals
     pairs = {"ts-node", "ours-ts-node", "official-asyncio", "ours-go", "coder-go"} | {
         f"{name}-{loop}" for name in ("ours", "floor") for loop in ("asyncio", "uvloop")
     }
@@ -73,6 +83,7 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert report.count("| met |") + report.count("| **not met** |") == len(goals)
     assert "## (j) Two processes over stdio" in report
     assert "## (k) Remote agents" in report
+    assert "## (l) A production agent's turn: claude-agent-acp 0.101.0" in report
     assert (tmp_path / "benchmarks.png").read_bytes().startswith(PNG_SIGNATURE)
     summary = completed.stdout.splitlines()
     assert [line.split()[0] for line in summary] == [
@@ -91,4 +102,5 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         "state",
         "state",
         "state",
+        *["field"] * 6,
     ]
