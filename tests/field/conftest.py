@@ -23,6 +23,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Under `--field`, the results collector (results.py) writes recordings/results.json."""
     config.addinivalue_line("markers", "field_steps(*steps): the field steps a test checks")
+    config.addinivalue_line("markers", "field_client(name): the client a field test runs")
     if config.getoption("--field", default=False) and not config.pluginmanager.has_plugin(
         "field-results"
     ):

@@ -63,10 +63,27 @@ def steps_of(item: pytest.Item) -> list[str]:
     return [step for step in STEPS if step in found]
 
 
-def client_of(item: pytest.Item) -> str:
-    """A test's client as registry.py names it ("" when it does not)."""
+def client_of(item: pytest.Item, params: dict[str, Any]) -> tuple[str, str]:
+    """A test's client and the edition it asks for: its `@pytest.mark.field_client(NAME)`
+    marker, its `client` parameter (a name, or a (name, edition) pair) or `lang` parameter, what
+    registry.py says, else the words of its name (`example_client`, `typed`)."""
+    protocol = str(params.get("protocol", ""))
+    marker = item.get_closest_marker("field_client")
+    if marker is not None:
+        return str(marker.args[0]), protocol
+    client = params.get("client", params.get("lang"))
+    if isinstance(client, (tuple, list)):
+        return str(client[0]), str(client[1]) if len(client) > 1 else protocol
+    if client is not None:
+        return str(client), protocol
+    function = getattr(item, "originalname", item.name)
     agent = agent_of(Path(str(item.fspath)).stem)
-    return dict(agent.clients).get(getattr(item, "originalname", item.name), "") if agent else ""
+    named = dict(agent.clients).get(function) if agent else None
+    if named:
+        return named, protocol
+    if "example" in function:
+        return "python example", protocol
+    return ("python typed" if "typed" in function else ""), protocol
 
 
 def negotiated(recording: Path) -> str | None:
@@ -124,8 +141,9 @@ class Collector:
         module = Path(str(item.fspath)).stem
         agent = agent_of(module)
         callspec = getattr(item, "callspec", None)
-        params = {k: str(v) for k, v in (callspec.params if callspec else {}).items()}
-        replayed = callspec.params.get("recording") if callspec and agent is None else None
+        raw: dict[str, Any] = dict(callspec.params) if callspec else {}
+        params = {k: str(v) for k, v in raw.items()}
+        replayed = raw.get("recording") if agent is None else None
         if isinstance(replayed, Path):
             # A test of a recording made by another test (the replay of every runtime):
             # its row is that test's (filled in when the session ends).
@@ -137,12 +155,13 @@ class Collector:
                 "recording": "",
                 "seconds": 0.0,
             }
+        client, protocol = client_of(item, raw)
         return {
             "test": item.nodeid,
             "agent": agent.name if agent else module,
             "version": agent.version if agent else "",
-            "edition": params.get("protocol", ""),
-            "client": params.get("client", params.get("lang", client_of(item))),
+            "edition": protocol,
+            "client": client,
             "params": params,
             "steps": steps_of(item),
             "outcome": "",
