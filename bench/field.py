@@ -8,10 +8,11 @@ answering every model request with the same text in DELTAS deltas and no tool. E
 program (bench/stdio: `field_client.py` on our Python typed client `acp_protocol.v1.client`,
 `ours_ts/field_client.ts` on our TypeScript package, built by `make ts-build`, `go/field_client`
 on our Go package, `ts/field_client.mjs` on @agentclientprotocol/sdk from bench/stdio/ts's lock)
-starts the agent once, initializes (v1), opens one session and runs WARM untimed turns, then
-TIMED turns, each timed from sending `session/prompt` to the first `agent_message_chunk` its
-handler sees (`first`) and to the prompt's answer (`end`). The four run interleaved, each round
-in another order, all against the one mock.
+starts the agent once, initializes (v1), opens one session and runs WARM untimed turns (the
+first turn's first chunk is a notice of Claude Code's own, "**Warning:** We're changing auto mode
+…", sent before the model's words), then TIMED turns, each timed from sending `session/prompt`
+to the first `agent_message_chunk` its handler sees (`first`) and to the prompt's answer (`end`).
+The four run interleaved, each round in another order, all against the one mock.
 
 What is measured is mostly the agent: between the prompt and its answer, claude-agent-acp hands
 the prompt to the Claude Code program it runs, which posts to the mock and streams the answer
@@ -115,27 +116,34 @@ def measure(python: str, rounds: int, warm: int, timed: int, deltas: int) -> dic
         label: {"first": [], "end": [], "chunks": []} for label in commands
     }
     survivors = 0
+    requests = dict.fromkeys(commands, 0)  # model requests the agent made, per client
+    load: list[float] = []  # the machine's 1-minute load average after each round
     mocked = script(deltas)
     with serve(responder(mocked)) as url:
         labels = list(commands)
         for round_ in range(rounds):
             shift = round_ % len(labels)
             for label in labels[shift:] + labels[:shift]:
+                before = len(mocked.requests)
                 samples = run_client(label, commands[label], url, warm, timed)
+                requests[label] += len(mocked.requests) - before
                 for key in ("first", "end", "chunks"):
                     pooled[label][key] += samples[key]
                 survivors += samples["survivors"]
+            load.append(os.getloadavg()[0])
             print(f"field round {round_ + 1}/{rounds} done", file=sys.stderr)
     result: dict[str, Any] = {
         "agent": AGENT,
         "settings": {"rounds": rounds, "warm": warm, "timed": timed, "deltas": deltas},
         "model_requests": len(mocked.requests),
         "survivors": survivors,
+        "load_average": load,
         "clients": {
             label: {
                 "first_ms": {"median": statistics.median(by["first"]), "runs": by["first"]},
                 "end_ms": {"median": statistics.median(by["end"]), "runs": by["end"]},
                 "chunks": statistics.median(by["chunks"]),
+                "model_requests": requests[label],
             }
             for label, by in pooled.items()
         },
