@@ -109,6 +109,9 @@ class StateUpdates:
     """The `SessionUpdate` value of the inserted user message (`user_message`)."""
     agent_chunk: str
     """The `SessionUpdate` value of an agent message chunk."""
+    user_chunk: str
+    """The `SessionUpdate` value of a user message chunk (`user_message_chunk`): one carrying the
+    prompt's message id echoes it as well (codex-acp 2.6.0 echoes a prompt so)."""
     user_action: tuple[str, ...] = ()
     """The requests of the work that wait on the user (permissions, elicitations): while the
     work awaits one, its state is `requires_action`; `running` again when none is pending."""

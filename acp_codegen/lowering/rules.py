@@ -144,6 +144,7 @@ RULES: tuple[Rule, ...] = (
                 stop_reason="stopReason",
                 user_message="user_message",
                 agent_chunk="agent_message_chunk",
+                user_chunk="user_message_chunk",
                 user_action=("session/request_permission", "elicitation/create"),
             ),
             end_turn="end_turn",
@@ -165,6 +166,7 @@ RULES: tuple[Rule, ...] = (
             tags=(
                 ("SessionUpdate", "sessionUpdate", "state_update"),
                 ("SessionUpdate", "sessionUpdate", "user_message"),
+                ("SessionUpdate", "sessionUpdate", "user_message_chunk"),
                 ("SessionUpdate", "sessionUpdate", "agent_message_chunk"),
                 ("StateUpdate", "state", "running"),
                 ("StateUpdate", "state", "idle"),

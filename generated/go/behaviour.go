@@ -85,6 +85,8 @@ type StateUpdates struct {
 	StopReason     string
 	UserMessage    string
 	AgentChunk     string
+	// UserChunk is a user message chunk: one with the prompt's message id echoes it too.
+	UserChunk string
 	// UserAction are the work's requests that wait on the user (permissions, elicitations):
 	// while one is pending the state is RequiresAction, Running again once none is.
 	UserAction []string

@@ -119,9 +119,9 @@ func (v *SessionView[U, B]) Cancel() error {
 }
 
 // Idle waits for the idle update that ends the work of the prompt inserted as messageID (the
-// first idle after its user_message echo), however early it came, and returns its stop reason
-// ("": the agent reported none). With messageID "", it returns at once if the session is idle,
-// else at the next idle update.
+// first idle after its echo: a user_message, or a user_message_chunk, with that id), however
+// early it came, and returns its stop reason ("": the agent reported none). With messageID "",
+// it returns at once if the session is idle, else at the next idle update.
 //
 // When ctx ends, Idle stops waiting and returns ctx's cause, as the other views do. With an
 // acp.Graceful ctx it sends the lifecycle's cancel instead and keeps waiting for the idle
@@ -146,7 +146,8 @@ func (v *SessionView[U, B]) Idle(ctx context.Context, messageID string) (string,
 			mark := v.marks[next]
 			switch {
 			case !echoed:
-				echoed = mark.kind == states.UserMessage && mark.messageID == messageID
+				echo := mark.kind == states.UserMessage || mark.kind == states.UserChunk
+				echoed = echo && mark.messageID == messageID
 			case mark.kind == states.UpdateValue && mark.state == states.Idle:
 				v.mu.Unlock()
 				return mark.stopReason, nil
@@ -263,7 +264,7 @@ func (v *SessionView[U, B]) receive(raw json.RawMessage) {
 	var mark updateMark
 	_ = json.Unmarshal(members[states.UpdateTag], &mark.kind)
 	switch mark.kind {
-	case states.UserMessage:
+	case states.UserMessage, states.UserChunk:
 		_ = json.Unmarshal(members["messageId"], &mark.messageID)
 	case states.UpdateValue:
 		_ = json.Unmarshal(members[states.StateTag], &mark.state)

@@ -235,6 +235,18 @@ func TestIdleOfAMessageWaitsForTheIdleAfterItsEchoHoweverEarlyItCame(t *testing.
 	}
 }
 
+func TestAMessageEchoedAsAUserMessageChunkIsInsertedToo(t *testing.T) {
+	// PromptResponse.messageId: "The corresponding user-message session update carries this
+	// same identifier". codex-acp 2.6.0 echoes a prompt as a user_message_chunk with its id.
+	_, peer, view := rawAgent(t)
+	peer.stateUpdate(`"state":"running"`)
+	peer.send(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"user_message_chunk","messageId":"m1","content":{"type":"text","text":"hi"}}}}`)
+	peer.stateUpdate(`"state":"idle","stopReason":"end_turn"`)
+	if reason, err := view.Idle(within(t), "m1"); err != nil || reason != "end_turn" {
+		t.Fatalf("m1: %q %v", reason, err)
+	}
+}
+
 func TestAnOmittedOrNullStopReasonIsNotReported(t *testing.T) {
 	// IdleStateUpdate: "Receivers treat an omitted, `null`, or malformed `stopReason` as the
 	// agent not reporting one." (A malformed one, `7`, fails the generated decoder today: the

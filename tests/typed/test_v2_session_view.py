@@ -105,3 +105,27 @@ async def test_the_clients_own_update_handler_sees_every_update_the_view_sees() 
         await view.idle(await view.prompt([builders.content_block.text("x y")]))
         await asyncio.sleep(0)
     assert client.seen == [u.to_wire()["sessionUpdate"] for u in view.updates]
+
+
+async def test_a_message_echoed_as_a_user_message_chunk_is_inserted_too() -> None:
+    """PromptResponse.messageId: "The corresponding user-message session update carries this same
+    identifier". codex-acp 2.6.0 echoes the prompt as a `user_message_chunk` with the message id
+    (its `x-state`: appended to that user message), not a `user_message`: the idle that follows
+    still ends the prompt's work (before, `idle(message_id)` waited forever)."""
+    from acp_protocol.runtime.session_view import SessionView
+    from acp_protocol.v2.behaviour import LIFECYCLE
+
+    assert LIFECYCLE is not None
+    view: SessionView[Any, Any] = SessionView(SESSION, LIFECYCLE, sender=None)  # type: ignore[arg-type]
+    chunk = {
+        "sessionUpdate": "user_message_chunk",
+        "messageId": "m1",
+        "content": {"type": "text", "text": "hi"},
+    }
+    for wire in (
+        {"sessionUpdate": "state_update", "state": "running"},
+        chunk,
+        {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"},
+    ):
+        view.receive(wire, wire)
+    assert (await asyncio.wait_for(view.idle("m1"), 1)).stop_reason == "end_turn"

@@ -44,6 +44,8 @@ class StateUpdates:
     stop_reason: str
     user_message: str
     agent_chunk: str
+    user_chunk: str
+    """A user message chunk: one with the prompt's message id echoes it too."""
     user_action: tuple[str, ...] = ()
     """The work's requests that wait on the user: while one is pending, `requires_action`."""
 

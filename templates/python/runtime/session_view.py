@@ -109,7 +109,8 @@ class SessionView(Generic[UpdateT, BlockT]):
 
     async def idle(self, message_id: str | None = None) -> Idle:
         """The idle update that ends the work of the prompt inserted as `message_id` (the first
-        idle after its `user_message` echo), however early it arrived; without an id, at once
+        idle after its echo: a `user_message`, or a `user_message_chunk`, with that id), however
+        early it arrived; without an id, at once
         if the session is idle, else at the next idle update."""
         if message_id is None:
             if self.state == self._states.idle:
@@ -163,7 +164,8 @@ class SessionView(Generic[UpdateT, BlockT]):
         states = self._states
         for index, wire in enumerate(self._wire):
             tag = wire.get(states.update_tag)
-            if tag == states.user_message and wire.get("messageId") == message_id:
+            echo = tag in (states.user_message, states.user_chunk)
+            if echo and wire.get("messageId") == message_id:
                 return index
         return -1
 

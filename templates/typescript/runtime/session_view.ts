@@ -86,7 +86,8 @@ export class SessionView<Update, Block> {
 
   /**
    * Resolves with the idle update that ends the work of the prompt inserted as `messageId` (the
-   * first idle after its `user_message`), however early it arrived; without an id, at once if the
+   * first idle after its echo: a `user_message`, or a `user_message_chunk`, with that id), however
+   * early it arrived; without an id, at once if the
    * session is idle, else at the next idle update.
    */
   idle(messageId?: string): Promise<Idle> {
@@ -139,7 +140,9 @@ export class SessionView<Update, Block> {
     if (messageId !== undefined) {
       from = this.updates.findIndex((u) => {
         const wire = u as Wire;
-        return wire[states.updateTag] === states.userMessage && wire["messageId"] === messageId;
+        const tag = wire[states.updateTag];
+        const echo = tag === states.userMessage || tag === states.userChunk;
+        return echo && wire["messageId"] === messageId;
       });
       if (from < 0) return null;
     }

@@ -37,6 +37,8 @@ export interface StateUpdates {
   readonly stopReason: string;
   readonly userMessage: string;
   readonly agentChunk: string;
+  /** A user message chunk: one with the prompt's message id echoes it too. */
+  readonly userChunk: string;
   /** The requests of the work that wait on the user (permissions, elicitations): while the work
    * awaits one, its state is `requiresAction`; `running` again once none is pending. */
   readonly userAction: readonly string[];

@@ -119,6 +119,7 @@ LIFECYCLE: PromptLifecycle | None = PromptLifecycle(
         stop_reason="stopReason",
         user_message="user_message",
         agent_chunk="agent_message_chunk",
+        user_chunk="user_message_chunk",
         user_action=(
             "session/request_permission",
             "elicitation/create",

@@ -110,6 +110,7 @@ export const BEHAVIOUR: Behaviour = {
       stopReason: "stopReason",
       userMessage: "user_message",
       agentChunk: "agent_message_chunk",
+      userChunk: "user_message_chunk",
       userAction: ["session/request_permission", "elicitation/create"],
     },
     endTurn: "end_turn",
