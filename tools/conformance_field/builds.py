@@ -73,9 +73,9 @@ Build = Callable[[], Program]
 
 def builds() -> dict[str, Build]:
     """Every build by name (a row's `build`)."""
-    from . import ours, third_party
+    from . import field_agents, ours, third_party
 
-    return {**ours.BUILDS, **third_party.BUILDS}
+    return {**ours.BUILDS, **third_party.BUILDS, **field_agents.BUILDS}
 
 
 def shown(command: Sequence[str]) -> str:

@@ -141,12 +141,22 @@ ROWS = (
     ),
     Row(
         "claude-agent-acp",
-        "claude-agent-acp (`@zed-industries/claude-agent-acp`)",
-        "0.23.1",
+        "claude-agent-acp (`@agentclientprotocol/claude-agent-acp`)",
+        "0.101.0",
         "v1",
         "third party",
-        "claude-agent-acp",
-        "the agent offline: no account, every proxy a closed local port",
+        "claude-agent-acp-mocked",
+        "the agent offline as the field runs it (tests/field/agents.py), its model a loopback"
+        " mock of the Anthropic Messages API answering every request with a few words",
+    ),
+    Row(
+        "claude-agent-acp-v2",
+        "claude-agent-acp (`@agentclientprotocol/claude-agent-acp`)",
+        "0.101.0",
+        "v2",
+        "third party",
+        "claude-agent-acp-mocked",
+        "the agent offline as the field runs it, its model the loopback Anthropic mock",
     ),
     # Client rows (the suite's client mode): our starters' v1 and v2 clients, then the field's,
     # each told its prompt and its agent the way its usage line says, and given `--permission`

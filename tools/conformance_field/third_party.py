@@ -12,9 +12,10 @@ own package manager from a pin and run unchanged.
   `v2_one_shot_client.rs`, copied from cargo's download, built;
 - coder/acp-go-sdk 0.13.0 (Go module proxy, pinned in go/go.mod and go.sum): `example/agent` and
   `example/client`;
-- codex-acp 0.16.0 and claude-agent-acp 0.23.1 (tests/interop/production, `npm ci` from its
-  lock), offline as tests/interop/test_interop_production.py runs them: a home folder of their
-  own, no key of this machine, every proxy a closed local port.
+- codex-acp 0.16.0 (tests/interop/production, `npm ci` from its lock), offline as
+  tests/interop/test_interop_production.py runs it: a home folder of its own, no key of this
+  machine, every proxy a closed local port. (claude-agent-acp runs with its model's mock:
+  field_agents.py.)
 """
 
 from __future__ import annotations
@@ -166,5 +167,4 @@ BUILDS: dict[str, Build] = {
     "coder-go": coder_go("agent"),
     "coder-go-client": coder_go("client"),
     "codex-acp": production("codex-acp"),
-    "claude-agent-acp": production("claude-agent-acp"),
 }
