@@ -201,13 +201,7 @@ def beyond(entries: list[dict[str, Any]], recordings: Path, link: str) -> str:
     order = agent_order(agent for agent, _ in by_agent)
     parts = []
     for agent, version in sorted(by_agent, key=lambda k: (order.index(k[0]), k[1])):
-        done = sorted(
-            {
-                (e["recording"], e["edition"], f"{e['client'] or e['agent']} {e['edition']}")
-                for e in by_agent[agent, version]
-                if e["recording"] and (recordings / e["recording"]).exists()
-            }
-        )
+        done = recorded(by_agent[agent, version], recordings)
         parts.append(f"### {agent} {version}".rstrip())
         if not done:
             parts.append("\nNo recording yet: `make field` makes them.\n")
@@ -224,6 +218,18 @@ def beyond(entries: list[dict[str, Any]], recordings: Path, link: str) -> str:
         if found:
             parts.append(seen_table(found, link) + "\n")
     return "\n".join(parts).rstrip() + "\n"
+
+
+def recorded(entries: list[dict[str, Any]], recordings: Path) -> list[tuple[str, str, str]]:
+    """Each recording of `entries` once (a turn's, and the replays of it), with its edition and
+    the label of its links (client and edition), in the order of their names."""
+    found: dict[str, tuple[str, str]] = {}
+    for entry in sorted(entries, key=lambda e: (bool(e.get("replays")), e["test"])):
+        name = entry["recording"]
+        if name and name not in found and (recordings / name).exists():
+            label = f"{entry['client'] or 'recording'} {entry['edition']}".strip()
+            found[name] = (entry["edition"], label)
+    return [(name, *found[name]) for name in sorted(found)]
 
 
 def seen_table(found: dict[tuple[str, ...], Seen], link: str) -> str:
