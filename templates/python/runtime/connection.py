@@ -25,9 +25,10 @@ import contextlib
 import logging
 from collections.abc import Callable, Coroutine
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .cancellation import ACP, CancelDialect
+from .block_watch import DEFAULT_BLOCKING_THRESHOLD, BlockWatch, unwatch, watch
+from .cancellation import ACP, CancelDialect, CancelSignal
 from .errors import (
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -71,9 +72,6 @@ from .transports.transport import (
     exchange_batch,
 )
 
-if TYPE_CHECKING:
-    from .cancellation import CancelSignal
-
 log = logging.getLogger(__name__)
 
 
@@ -98,6 +96,7 @@ class Connection:
         shutdown_timeout: float = 5.0,
         cascade_wait: float = 1.0,
         eof_grace: float = 5.0,
+        blocking_threshold: float | None = DEFAULT_BLOCKING_THRESHOLD,
     ):
         self.dialect = dialect
         self._transport = transport
@@ -132,6 +131,9 @@ class Connection:
         self._closing = False
         self._closed = asyncio.Event()
         self._tracked: set[asyncio.Task[Any]] = set()
+        # A handler holding the event loop longer than this is named in a warning (block_watch).
+        self._blocking_threshold = blocking_threshold
+        self._block_watch: BlockWatch | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -139,6 +141,7 @@ class Connection:
         """Start reading; idempotent."""
         if not self._started and not self._closing:
             self._started = True
+            self._block_watch = watch(self._blocking_threshold)
             self._receiver.start()
             if self._notifications is not None:
                 self._notifier_task = asyncio.create_task(
@@ -204,6 +207,8 @@ class Connection:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
         await self._transport.close()
+        unwatch(self._block_watch)
+        self._block_watch = None
         self._closed.set()
 
     # -- outgoing ----------------------------------------------------------------------------
