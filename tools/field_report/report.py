@@ -155,11 +155,17 @@ def findings_of(
             OTHER[edition]: set(message_findings(message, requests, OTHER[edition])),
         }
         what = described(message, requests)
-        if edition == "v2" and not elsewhere["v1"] and isinstance(message, dict):
+        if edition == "v2" and v1_body(primary, elsewhere["v1"]):
             note(found, Finding("v1 body", "", None), what, edition, message, recording, [])
         for finding in primary:
             known = [name for name, others in elsewhere.items() if not covers(others, finding)]
             note(found, finding, what, edition, finding.value, recording, known)
+
+
+def v1_body(v2: list[Finding], v1: set[Finding]) -> bool:
+    """A message under protocolVersion 2 is a v1 body when the v1 schema takes it whole and
+    the v2 schema misses a member it requires there (an answer lacking v2's `info`)."""
+    return not v1 and any(f.kind == "missing" for f in v2)
 
 
 def covers(findings: set[Finding], finding: Finding) -> bool:
