@@ -3,7 +3,7 @@
 version (registry.py), the edition the agent negotiated (read from the recording's `initialize`
 answer), the client, the steps of the field it checks, its outcome, its recording and the
 seconds its call took (not its set-up: the clients' build is shared), written to
-tests/field/recordings/results.json when the session ends. Entries of tests that did not run
+tests/field/recordings/results.json after each test. Entries of tests that did not run
 this time are kept: `pytest tests/field/test_X_turns.py --field` refreshes one agent. A test of
 an agent's recording (it is parametrized by `recording`: the replay through every runtime) counts
 for the row of the test that made the recording.
@@ -135,6 +135,8 @@ class Collector:
         if report.when == "teardown" and isinstance(recording, Path) and kept(recording):
             entry["recording"] = recording.name
             entry["edition"] = negotiated(recording) or entry["edition"]
+        if report.when == "teardown":
+            self.save()  # after each test: a run stopped half-way keeps what it found
 
     @staticmethod
     def describe(item: pytest.Item) -> dict[str, Any]:
@@ -170,6 +172,9 @@ class Collector:
         }
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.save()
+
+    def save(self) -> None:
         if not self.entries:
             return
         results = load()
