@@ -57,7 +57,7 @@ def answered(request: dict[str, Any]) -> int:
 
 def stream(exchange: Exchange, reply: Text | ToolUse) -> None:
     if isinstance(reply, ToolUse):
-        call = {"functionCall": {"name": reply.name, "args": reply.arguments}}
+        call: dict[str, Any] = {"functionCall": {"name": reply.name, "args": reply.arguments}}
         parts = [{"text": reply.preamble}, call] if reply.preamble else [call]
         exchange.write(chunk(parts, "STOP"))
         return
