@@ -59,9 +59,12 @@ def serve(respond: Respond) -> Iterator[str]:
         protocol_version = "HTTP/1.1"
 
         def handle_one(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            respond(Exchange(self, self.rfile.read(length)))
             self.close_connection = True
+            try:
+                length = int(self.headers.get("content-length") or 0)
+                respond(Exchange(self, self.rfile.read(length)))
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the agent hung up (a cancelled turn, an agent exiting): nothing to answer
 
         do_GET = do_POST = do_PUT = do_DELETE = handle_one
 
