@@ -56,7 +56,8 @@ def agent_notifications(table: Any) -> set[str]:
 
 def handler_methods(path: Path) -> dict[str, ast.AsyncFunctionDef]:
     tree = ast.parse(path.read_text())
-    [starter] = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    [starter] = [node for node in classes if node.name.startswith("Starter")]
     return {n.name: n for n in starter.body if isinstance(n, ast.AsyncFunctionDef)}
 
 

@@ -160,3 +160,12 @@ def tool_call_agent() -> Starter:
     """The v2 agent that reports a tool call in two updates, the second with only its status
     (tests/starters/tool_call_agent.py), as a starter agent stands."""
     return Starter("tool-call", "v2", "agent", (sys.executable, str(TOOL_CALL_AGENT)))
+
+
+IDLE_FIRST_AGENT = Path(__file__).with_name("idle_first_agent.py")
+
+
+def idle_first_agent() -> Starter:
+    """The v2 agent that reports its new session idle at once, as the official Rust SDK's v2
+    agents do (tests/starters/idle_first_agent.py), as a starter agent stands."""
+    return Starter("idle-first", "v2", "agent", (sys.executable, str(IDLE_FIRST_AGENT)))

@@ -16,6 +16,8 @@ tests/interop/node): 3 x 4 pairs a version.
 - v2: what a client prints is read from its session's state, the same for the three clients: a
   tool call's line carries the title an earlier update gave when a later one brings only its
   status (tests/starters/tool_call_agent.py);
+- v2: a turn's words are printed after the agent reported the new session idle at once, before
+  any prompt, as the official Rust SDK's v2 agents do (tests/starters/idle_first_agent.py);
 - a client meeting an agent of the other version fails with one line naming both versions;
 - no run leaves an agent process behind.
 
@@ -37,9 +39,11 @@ from tests.starters.builds import (
     PROTOCOLS,
     Starter,
     Starters,
+    idle_first_agent,
     official_agent,
     tool_call_agent,
 )
+from tests.starters.idle_first_agent import EXPECTED as IDLE_FIRST_WORDS
 from tests.starters.table import Outcome, Run
 from tests.starters.tool_call_agent import EXPECTED as TOOL_CALL_LINES
 
@@ -151,6 +155,7 @@ def table_runs(starters: Starters) -> dict[str, list[Run]]:
         if protocol == "v2":
             for client in clients(starters, protocol):
                 runs.setdefault("tool_call", []).append(Run(client, tool_call_agent(), "hi"))
+                runs.setdefault("idle_first", []).append(Run(client, idle_first_agent(), "hi"))
         other = {"v1": "v2", "v2": "v1"}[protocol]
         for client in clients(starters, protocol):
             for agent in agents(starters, other):
@@ -234,6 +239,18 @@ def test_every_v2_starter_client_prints_a_tool_calls_title_and_status_from_the_s
     runs = outcomes["tool_call"]
     assert len(runs) == 3
     bad = failures(runs, lambda o: ended(o, TOOL_CALL_LINES))
+    assert not bad, bad
+
+
+def test_every_v2_starter_client_prints_the_words_after_a_new_session_reported_idle_at_once(
+    outcomes: dict[str, list[Outcome]],
+) -> None:
+    """`session/new` answered, then `state_update` `idle` (no stop reason); the prompt answered
+    `m1`, its `user_message` echo, `running`, eight chunks of message `m2`, `idle` `end_turn`:
+    the three clients print the eight words, then `[end_turn]`."""
+    runs = outcomes["idle_first"]
+    assert len(runs) == 3
+    bad = failures(runs, lambda o: ended(o, IDLE_FIRST_WORDS))
     assert not bad, bad
 
 
