@@ -18,7 +18,8 @@ twins are tests/field/replay/replay.ts and tests/field/replay/go/main.go, the sa
   (requests and notifications), the turn request the client sends (v1's `session/prompt`), the
   answer to each request the client sent (with that request's params);
 - `beyond` (this runtime only), per edition: where a message holds what that schema does not
-  have (fields it does not name, variants it does not know); `_meta` is everyone's.
+  have (fields it does not name, variants it does not know; `_meta` is everyone's), as
+  `received|sent METHOD POINTER: what` (`received`: the agent wrote it).
 """
 
 from __future__ import annotations
@@ -40,14 +41,17 @@ Json = dict[str, Any]
 
 
 def frames(path: Path) -> Iterator[tuple[int, int, str, Any]]:
-    """(frame index, line number, direction, JSON value or None for a line that is not JSON)."""
+    """(frame index, line number, direction, JSON value or None for a line that is not JSON);
+    each message of a JSON-RPC batch is one, under its frame's index."""
     index = 0
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         record = json.loads(line)
         if isinstance(record, dict) and record.get("dir") in ("sent", "received"):
-            yield index, number, record["dir"], record.get("json") if "json" in record else None
+            value = record.get("json") if "json" in record else None
+            for message in value if isinstance(value, list) and value else [value]:
+                yield index, number, record["dir"], message
             index += 1
 
 
@@ -128,8 +132,9 @@ def first_difference(given: Any, kept: Any, pointer: str) -> str | None:
             if found is not None:
                 return found
         return None
-    same = given == kept and type(given) is type(kept)
-    return None if same or (isinstance(given, float) and given == kept) else pointer
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (given, kept))
+    same = given == kept and (numbers or type(given) is type(kept))  # JSON: 0 and 0.0 are one
+    return None if same else pointer
 
 
 def escape(key: Any) -> str:
@@ -237,7 +242,7 @@ def replay(path: Path) -> Json:
                 )
             else:
                 found = beyond(decoded, f"/{part}")
-                found_beyond[edition.name] |= {f"{method} {entry}" for entry in found}
+                found_beyond[edition.name] |= {f"{direction} {method} {entry}" for entry in found}
         if not ok:
             continue  # a client feeds its state only what decodes
         if "method" in value:

@@ -53,6 +53,7 @@ function isObject(value: unknown): value is Json {
 
 function frames(path: string): Frame[] {
   const found: Frame[] = [];
+  let index = 0;
   readFileSync(path, "utf8")
     .split("\n")
     .forEach((text, at) => {
@@ -60,7 +61,10 @@ function frames(path: string): Frame[] {
       const record: unknown = JSON.parse(text);
       if (!isObject(record) || (record["dir"] !== "sent" && record["dir"] !== "received")) return;
       const value = "json" in record ? record["json"] : null;
-      found.push({ index: found.length, line: at + 1, dir: record["dir"], value });
+      // Each message of a JSON-RPC batch is one, under its frame's index.
+      const messages = Array.isArray(value) && value.length > 0 ? value : [value];
+      for (const message of messages) found.push({ index, line: at + 1, dir: record["dir"], value: message });
+      index += 1;
     });
   return found;
 }

@@ -51,6 +51,7 @@ func readFrames(path string) ([]frame, error) {
 		return nil, err
 	}
 	var found []frame
+	index := 0
 	lines := bufio.NewScanner(bytes.NewReader(data))
 	lines.Buffer(nil, 1<<26)
 	for number := 1; lines.Scan(); number++ {
@@ -64,9 +65,18 @@ func readFrames(path string) ([]frame, error) {
 		if err := json.Unmarshal(lines.Bytes(), &record); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", path, number, err)
 		}
-		if record.Dir == "sent" || record.Dir == "received" {
-			found = append(found, frame{len(found), number, record.Dir, record.JSON})
+		if record.Dir != "sent" && record.Dir != "received" {
+			continue
 		}
+		// Each message of a JSON-RPC batch is one, under its frame's index.
+		var batch []json.RawMessage
+		if json.Unmarshal(record.JSON, &batch) != nil || len(batch) == 0 {
+			batch = []json.RawMessage{record.JSON}
+		}
+		for _, message := range batch {
+			found = append(found, frame{index, number, record.Dir, message})
+		}
+		index++
 	}
 	return found, lines.Err()
 }
