@@ -136,3 +136,26 @@ test("a v1 client connection keeps the state: chunks without messageId join the 
   );
   await clientSide.close();
 });
+
+test("a client connection keeps what the agent sent where a lenient rule drops it from the decoded params (as the Python and Go clients)", async () => {
+  const agent: v1.Agent = {
+    async sessionPrompt(params, ctx) {
+      const update = { sessionUpdate: "tool_call", toolCallId: "t1", title: "Warp", kind: "teleport", status: "paused" };
+      await ctx.client.sessionUpdate({ sessionId: params.sessionId, update: update as unknown as v1.SessionUpdate });
+      return { stopReason: "end_turn" };
+    },
+  };
+  const handled: unknown[] = [];
+  const { clientSide } = connected(agent, {
+    async sessionUpdate(params) {
+      handled.push(params.update);
+    },
+  });
+  await clientSide.agent.sessionPrompt({ sessionId: "s1", prompt: [{ type: "text", text: "go" }] });
+  await until(() => handled.length === 1);
+  // The handler gets the decoded params: the unknown kind and status are dropped (the schema's
+  // default-on-error); the state holds the message as it came.
+  assert.deepEqual(handled, [{ sessionUpdate: "tool_call", toolCallId: "t1", title: "Warp" }]);
+  assert.deepEqual(clientSide.sessionState("s1").entries("toolCall"), [{ toolCallId: "t1", title: "Warp", kind: "teleport", status: "paused" }]);
+  await clientSide.close();
+});

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DecodeError } from "../src/index.js";
 import * as v1 from "../src/v1/index.js";
-import { stringWith } from "../src/runtime/decoding.js";
+import { DEFAULT_ON_ERROR, REQUIRED, anyOf, integer, string, stringWith, struct } from "../src/runtime/decoding.js";
 import * as v2 from "../src/v2/index.js";
 
 function rejects(run: () => unknown, pointer: string): DecodeError {
@@ -58,6 +58,37 @@ test("default-on-error drops only the bad field and keeps the message", () => {
   // SessionInfoUpdate's fields carry x-deserialize-default-on-error.
   const update = v1.decode.SessionUpdate({ sessionUpdate: "session_info_update", title: 42, updatedAt: "2026-11-22T00:00:00Z" });
   assert.deepEqual(update, { sessionUpdate: "session_info_update", updatedAt: "2026-11-22T00:00:00Z" });
+});
+
+test("a lenient rule never changes the value it is given: the message as received keeps what the decoded value drops", () => {
+  // ToolCall's kind and status carry x-deserialize-default-on-error; PlanEntry's priority is
+  // required, and the plan's entries skip invalid items. The wire value is what the client state
+  // and a handler's raw params hold, as in the Python and Go runtimes.
+  const wire = {
+    sessionId: "s",
+    update: { sessionUpdate: "tool_call", toolCallId: "t", title: "x", kind: "teleport", status: "paused", content: [] },
+  };
+  const given = structuredClone(wire);
+  const decoded = v1.decode.SessionNotification(given);
+  assert.deepEqual(given, wire, "the value given is unchanged");
+  assert.deepEqual(decoded, { sessionId: "s", update: { sessionUpdate: "tool_call", toolCallId: "t", title: "x", content: [] } });
+  const plan = { sessionUpdate: "plan", entries: [{ content: "a", status: "pending" }, { content: "b", priority: "low", status: "pending" }] };
+  const planGiven = structuredClone(plan);
+  assert.deepEqual(v1.decode.SessionUpdate(planGiven), { sessionUpdate: "plan", entries: [plan.entries[1]] });
+  assert.deepEqual(planGiven, plan);
+});
+
+test("a shape of an anyOf that fails leaves the value whole for the next one", () => {
+  // The first shape drops a default-on-error field, then fails on a later required one: the
+  // second shape still sees that field.
+  const decode = anyOf([
+    struct([
+      ["note", integer, DEFAULT_ON_ERROR],
+      ["id", integer, REQUIRED],
+    ]),
+    struct([["note", string, REQUIRED]]),
+  ]);
+  assert.deepEqual(decode({ note: "kept" }), { note: "kept" });
 });
 
 test("absent, null and a value stay apart through the decoder", () => {

@@ -7,8 +7,11 @@
  *
  * A decoder takes a parsed JSON value and returns it, checked, or throws a `DecodeError` naming
  * where the value is wrong (a JSON pointer) and what was expected. Objects are checked in place
- * and kept open: fields the schema does not name are kept, as ACP objects are extensible. The
- * schema's lenient rules change the value only where they apply:
+ * (a valid one is returned as it is, never copied) and kept open: fields the schema does not name
+ * are kept, as ACP objects are extensible. The value given is never changed: where the schema's
+ * lenient rules apply, the result is a copy of the objects and arrays on the way to the change
+ * (copy on write), so the message as received (a handler's raw params, the client state, a
+ * failed shape of an `anyOf` the next one tries) keeps what the decoded value drops:
  * - `x-deserialize-default-on-error`: a field whose value does not check is removed (absent means
  *   its default) and the rest of the object is kept;
  * - `x-deserialize-default-on-null`: `null` means the default: the field is removed;
@@ -193,15 +196,16 @@ export function record(values: Decoder): Decoder {
   return (value) => {
     if (!isObject(value)) fail("an object", value);
     const object = value as Record<string, unknown>;
+    let changed: Record<string, unknown> | null = null; // a copy, made once a value changes
     for (const key of Object.keys(object)) {
       try {
         const decoded = values(object[key]);
-        if (decoded !== object[key]) object[key] = decoded;
+        if (decoded !== object[key]) (changed ??= { ...object })[key] = decoded;
       } catch (error) {
         throw error instanceof DecodeError ? error.at(key) : error;
       }
     }
-    return object;
+    return changed ?? object;
   };
 }
 
@@ -218,6 +222,7 @@ export function struct(fields: readonly Field[]): Decoder {
   return (value) => {
     if (!isObject(value)) fail("an object", value);
     const object = value as Record<string, unknown>;
+    let changed: Record<string, unknown> | null = null; // a copy, made once a rule changes a field
     for (const [name, decode, flags] of fields) {
       const field = object[name];
       if (field === undefined && !Object.hasOwn(object, name)) {
@@ -225,19 +230,19 @@ export function struct(fields: readonly Field[]): Decoder {
         continue;
       }
       if (field === null && flags & DEFAULT_ON_NULL) {
-        delete object[name];
+        delete (changed ??= { ...object })[name];
         continue;
       }
       try {
         const decoded = decode(field);
-        if (decoded !== field) object[name] = decoded;
+        if (decoded !== field) (changed ??= { ...object })[name] = decoded;
       } catch (error) {
         if (!(error instanceof DecodeError)) throw error;
         if (!(flags & DEFAULT_ON_ERROR)) throw error.at(name);
-        delete object[name];
+        delete (changed ??= { ...object })[name];
       }
     }
-    return object;
+    return changed ?? object;
   };
 }
 
