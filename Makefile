@@ -109,12 +109,14 @@ conformance: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(OFFICIAL_STAMP) ts-bui
 
 ## field: the whole field of production agents (tests/field, docs/field.md): installs each agent from its lock,
 ## runs their whole turns offline against loopback model mocks (`pytest tests/field --field`, recordings in
-## tests/field/recordings), then rewrites docs/field.md's table and sections (never part of `make test`)
+## tests/field/recordings), replays every recording through the three runtimes (test_field_replay.py, once
+## they are all written), then rewrites docs/field.md's table and sections (never part of `make test`)
 field: $(STAMP) $(PRODUCTION_STAMP) ts-build
 	@status=0; \
 	$(BIN)/python -m tests.field.registry install || status=1; \
 	rm -f tests/field/recordings/results.json; \
-	$(BIN)/pytest -q tests/field --field --ignore=tests/field/test_field_report.py || status=1; \
+	$(BIN)/pytest -q tests/field --field --ignore=tests/field/test_field_report.py --ignore=tests/field/test_field_replay.py || status=1; \
+	$(BIN)/pytest -q tests/field/test_field_replay.py || status=1; \
 	$(BIN)/python -m tools.field_report || status=1; \
 	$(BIN)/pytest -q tests/field/test_field_report.py || status=1; \
 	exit $$status

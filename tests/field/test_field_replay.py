@@ -10,10 +10,10 @@ TypeScript and Go runtimes (tests/field/replay.py and its twins).
   plan, the usage, the v2 session state, worked out here from the frames, not by a reducer; and
   the three runtimes' snapshots are equal.
 
-`make test` replays the committed recordings (claude-agent-acp 0.101.0, pinned, v1 and v2): the
-same turns run fresh in tests/field/test_claude_turns.py, and a replay costs well under a second
-where a fresh turn costs half a minute. With `--field` those turns rewrite the recordings before
-this module runs (file order), so `make field` replays fresh ones.
+`make test` replays the committed recordings (claude-agent-acp 0.101.0, pinned, v1 and v2, and
+whatever the field committed): the same turns run fresh in tests/field/test_claude_turns.py, and a
+replay costs well under a second where a fresh turn costs half a minute. `make field` runs this
+module after every agent's turns have rewritten their recordings, so it replays fresh ones.
 """
 
 from __future__ import annotations
