@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -237,7 +239,12 @@ def test_the_pinned_agent_is_the_one_these_tests_name() -> None:
 
 def load_twice(tmp_path: Path, recording: Path) -> tuple[Script, Turn]:
     """A session with one turn in a process of the agent, then loaded in a new process and
-    prompted again: the script, and the second process's run (its recording, survivors)."""
+    prompted again: the script, and the second process's run (its recording, survivors).
+
+    The second process starts in a later minute than the first one's last write: gemini-cli
+    0.61.0 names a session's file after the minute (`session-YYYY-MM-DDTHH-MM-<id>.jsonl`), and
+    a `session/load` in the same minute starts that file afresh before reading it, losing the
+    conversation: -32603 "No previous sessions found for this project." (agent defect)."""
     cwd = tmp_path / "work"
     cwd.mkdir()
     offline = gemini.gemini_offline(tmp_path / "home", trusted=cwd)
@@ -249,6 +256,7 @@ def load_twice(tmp_path: Path, recording: Path) -> tuple[Script, Turn]:
             v1_turn(recorded(gemini.command(), first), offline.env, cwd, None, "load")
         )
         assert init["agentCapabilities"]["loadSession"] is True
+        time.sleep(61 - datetime.now().second)
         asyncio.run(
             v1_turn(recorded(gemini.command(), recording), offline.env, cwd, session_id, "load")
         )
