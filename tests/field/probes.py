@@ -12,7 +12,8 @@ from typing import Any
 
 SESSION = "s1"
 
-Frames = list[tuple[str, dict[str, Any]]]
+Frames = list[tuple[str, Any]]
+"""(direction, message): a message is a JSON object, or a JSON-RPC batch (a list of them)."""
 
 
 def write(frames: Frames, path: Path) -> Path:
@@ -94,6 +95,9 @@ def newer_v1() -> Frames:
         ("received", call(9, "mystery/method", {})),
         ("sent", {"jsonrpc": "2.0", "id": 9, "error": {"code": -32601, "message": "no"}}),
         ("received", answer(3, {"stopReason": "end_turn", "newStat": {"a": 1}})),
+        # A JSON-RPC batch each way: every message in it is decoded as one of its own.
+        ("sent", [call(4, "session/set_mode", {"sessionId": SESSION, "modeId": "ask"})]),
+        ("received", [answer(4, {"extra": 1})]),
     ]
 
 
