@@ -5,15 +5,25 @@ runtime (base.py), v2 agents on the typed layer with the bug in what they write 
 `v2_*`); `no_bug` and `v2_no_bug` are the same agents without one and fail nothing. The whole
 default suite of the fixture's edition runs against each, and the set of failed case ids is
 compared whole.
+
+The fixtures are started by a fork server (tests/conformance/forkserver.py: the runtime and the
+models imported once, not at each of the ~100 starts of a run), and the suite runs of the tests
+selected go `POOL` at a time (with the starts cheap, a run mostly waits: turns, quiet periods).
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from tests.conformance.suite import broken_agent, run_suite
+from tests.conformance.forkserver import forked_agent
+from tests.conformance.suite import Run, run_suite
+
+POOL = 2
 
 NOTIFICATIONS_ANSWERED = {
     # notifications of the edition and an unknown one (JSON-RPC: "The Server MUST NOT reply to
@@ -120,9 +130,37 @@ V2_FAILS = {
 }
 
 
+@pytest.fixture(scope="module")
+def runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Future[Run]]]:
+    """The whole default suite of its edition against each fixture a selected test reads, `POOL`
+    runs at once."""
+    wanted = []
+    for item in request.session.items:
+        if not isinstance(item, pytest.Function) or item.module is not sys.modules[__name__]:
+            continue
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "fixture" in callspec.params:
+            wanted.append(callspec.params["fixture"])
+    with ThreadPoolExecutor(max_workers=POOL) as pool:
+        yield {
+            fixture: pool.submit(
+                run_suite,
+                forked_agent(fixture),
+                "--protocol",
+                "v2" if fixture.startswith("v2_") else "v1",
+                trace=tmp_path_factory.mktemp(fixture),
+            )
+            for fixture in wanted
+        }
+
+
 @pytest.mark.parametrize("fixture", sorted(FAILS))
-def test_a_broken_agent_fails_exactly_the_cases_of_its_bug(fixture: str, tmp_path: Path) -> None:
-    run = run_suite(broken_agent(fixture), "--protocol", "v1", trace=tmp_path)
+def test_a_broken_agent_fails_exactly_the_cases_of_its_bug(
+    fixture: str, runs: dict[str, Future[Run]]
+) -> None:
+    run = runs[fixture].result()
     assert run.traces, run.stderr
     assert run.ids("fail") == FAILS[fixture], run.stdout
     must_failed = run.ids("fail", "MUST")
@@ -130,8 +168,10 @@ def test_a_broken_agent_fails_exactly_the_cases_of_its_bug(fixture: str, tmp_pat
 
 
 @pytest.mark.parametrize("fixture", sorted(V2_FAILS))
-def test_a_broken_v2_agent_fails_exactly_the_cases_of_its_bug(fixture: str, tmp_path: Path) -> None:
-    run = run_suite(broken_agent(fixture), "--protocol", "v2", trace=tmp_path)
+def test_a_broken_v2_agent_fails_exactly_the_cases_of_its_bug(
+    fixture: str, runs: dict[str, Future[Run]]
+) -> None:
+    run = runs[fixture].result()
     assert run.traces, run.stderr
     assert run.ids("fail") == V2_FAILS[fixture], run.stdout
     must_failed = run.ids("fail", "MUST")
@@ -142,7 +182,7 @@ def test_a_case_that_cannot_judge_what_another_case_failed_is_a_skip_naming_it(
     tmp_path: Path,
 ) -> None:
     run = run_suite(
-        broken_agent("v2_no_requires_action"),
+        forked_agent("v2_no_requires_action"),
         "--protocol",
         "v2",
         "--only",
@@ -156,7 +196,7 @@ def test_a_case_that_cannot_judge_what_another_case_failed_is_a_skip_naming_it(
 
 def test_the_failure_says_what_was_wrong_and_shows_the_frames(tmp_path: Path) -> None:
     run = run_suite(
-        broken_agent("advertises_unserved"), "--protocol", "v1", "--only", "capabilities.*"
+        forked_agent("advertises_unserved"), "--protocol", "v1", "--only", "capabilities.*"
     )
     lines = run.stdout.splitlines()
     head = next(n for n, line in enumerate(lines) if line.startswith("FAIL"))
