@@ -2,26 +2,19 @@
 applicable MUST and SHOULD case of the default suite of their edition. The suite's seconds
 against the Python starters are printed, not asserted (issue 37: "The default suite finishes
 within 60 s against our Python starter agent" is measured in the field table, `make
-conformance`). The TypeScript and Go starters are built as tests/starters builds them (when tsc
-and go are at hand), once for both editions."""
+conformance`). The TypeScript and Go starters are the session's (the `starters` fixture of
+tests/conftest.py, built once for the starter table, these tests and the field; when node and go
+are at hand)."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conformance.suite import Run, run_suite
-from tests.starters.builds import (
-    TS_BUILD,
-    Starters,
-    build_go,
-    build_python,
-    build_typescript,
-    typescript_folder,
-)
+from tests.starters.builds import TS_BUILD, Starters, build_python
 
 
 def assert_conforms(run: Run, protocol: str) -> None:
@@ -58,24 +51,25 @@ def test_the_python_starter_agent_passes_every_must_and_should_case(
         assert not any(i.startswith("prompt.") for i in run.traces)
 
 
-@pytest.fixture(scope="module")
-def typescript_starters() -> Iterator[Starters]:
-    if shutil.which("node") is None:
-        pytest.skip("node is not installed")
+def built_starters(request: pytest.FixtureRequest) -> Starters:
+    """The session's twelve starters (TypeScript and Go built once, with node and go at hand)."""
+    for tool in ("node", "go"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed (the session's starters need node and go)")
     if not (TS_BUILD / "node_modules").exists():
         pytest.skip("run `make ts-build`")
-    folder = typescript_folder()
-    try:
-        yield build_typescript(folder)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    starters: Starters = request.getfixturevalue("starters")
+    return starters
 
 
-@pytest.fixture(scope="module")
-def go_starters(tmp_path_factory: pytest.TempPathFactory) -> Starters:
-    if shutil.which("go") is None:
-        pytest.skip("go is not installed")
-    return build_go(tmp_path_factory.mktemp("go"))
+@pytest.fixture
+def typescript_starters(request: pytest.FixtureRequest) -> Starters:
+    return built_starters(request)
+
+
+@pytest.fixture
+def go_starters(request: pytest.FixtureRequest) -> Starters:
+    return built_starters(request)
 
 
 @pytest.mark.parametrize("protocol", ["v1", "v2"])

@@ -3,7 +3,8 @@ every applicable MUST and SHOULD case of the client suite (issue 37), Ctrl-C inc
 (`--sigint`), and their informative cases too (they are the starter client protocol the
 informative cases describe; without a terminal they reject a permission request, so
 `--permission reject`). The suite plays the agent; each client starts it as `{agent}`. The
-TypeScript and Go starters are built as tests/starters builds them (when tsc and go are at hand).
+TypeScript and Go starters are the session's (the `starters` fixture of tests/conftest.py, built
+once for the starter table, these tests and the field; when node and go are at hand).
 """
 
 from __future__ import annotations
@@ -15,13 +16,7 @@ import pytest
 
 from tests.conformance.client_suite import run_client_suite
 from tests.conformance.suite import Run
-from tests.starters.builds import (
-    TS_BUILD,
-    build_go,
-    build_python,
-    build_typescript,
-    typescript_folder,
-)
+from tests.starters.builds import TS_BUILD, Starters, build_python
 
 ANSWERED_AT_ONCE = (
     "the client answered the session/request_permission at once (a result): no pending request "
@@ -78,27 +73,29 @@ def test_the_python_v2_starter_client_allows_with_approve_all(tmp_path: Path) ->
     assert run.ids("fail") == set(), run.stdout
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-@pytest.mark.skipif(not (TS_BUILD / "node_modules").exists(), reason="run `make ts-build`")
-def test_the_typescript_starter_clients_pass_every_case(tmp_path: Path) -> None:
-    folder = typescript_folder()
-    try:
-        built = build_typescript(folder)
-        for protocol in ("v1", "v2"):
-            client = built["typescript", protocol, "client"]
-            options = ("--protocol", protocol, *OPTIONS)
-            run = run_client_suite(client.command, *options, trace=tmp_path / protocol)
-            assert_conforms(run, protocol)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+NEEDS_TOOLS = [
+    pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
+    pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed"),
+    pytest.mark.skipif(not (TS_BUILD / "node_modules").exists(), reason="run `make ts-build`"),
+]
+"""The session's starters (tests/conftest.py) are built with node and go, TypeScript and Go at
+once."""
+BUILT = [pytest.param(protocol, marks=NEEDS_TOOLS) for protocol in ("v1", "v2")]
 
 
-@pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed")
-def test_the_go_starter_clients_pass_every_case(tmp_path: Path) -> None:
-    built = build_go(tmp_path / "go")
-    for protocol in ("v1", "v2"):
-        client = built["go", protocol, "client"]
-        options = ("--protocol", protocol, *OPTIONS)
-        assert_conforms(
-            run_client_suite(client.command, *options, trace=tmp_path / protocol), protocol
-        )
+@pytest.mark.parametrize("protocol", BUILT)
+def test_the_typescript_starter_clients_pass_every_case(
+    protocol: str, starters: Starters, tmp_path: Path
+) -> None:
+    client = starters["typescript", protocol, "client"]
+    options = ("--protocol", protocol, *OPTIONS)
+    assert_conforms(run_client_suite(client.command, *options, trace=tmp_path), protocol)
+
+
+@pytest.mark.parametrize("protocol", BUILT)
+def test_the_go_starter_clients_pass_every_case(
+    protocol: str, starters: Starters, tmp_path: Path
+) -> None:
+    client = starters["go", protocol, "client"]
+    options = ("--protocol", protocol, *OPTIONS)
+    assert_conforms(run_client_suite(client.command, *options, trace=tmp_path), protocol)
