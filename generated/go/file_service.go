@@ -230,7 +230,13 @@ func (s *FileService) refuse(path, reason string, code int) *Error {
 		Roots   []string `json:"roots"`
 		Details string   `json:"details"`
 	}{path, roots, reason})
-	return &Error{Code: code, Message: reason + ": " + path + " (allowed roots: " + named + ")", Data: data}
+	// -32002's message begins with the code's title in the schema, "Resource not found", as the
+	// official SDKs' `resourceNotFound` errors do: agents match those words (gemini-cli).
+	title := ""
+	if code == ResourceNotFound {
+		title = "Resource not found: "
+	}
+	return &Error{Code: code, Message: title + reason + ": " + path + " (allowed roots: " + named + ")", Data: data}
 }
 
 // realPath resolves symlinks in the part of path that exists and keeps the rest as written (a

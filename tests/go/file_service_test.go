@@ -122,6 +122,11 @@ func TestAMissingFileUnderARootIsResourceNotFound(t *testing.T) {
 	if code, _ := refusal(t, err); code != acp.ResourceNotFound {
 		t.Fatalf("%d, want -32002", code)
 	}
+	// The code's title in the schema first: agents tell "not found" by these words (gemini-cli).
+	var refused *acp.Error
+	if !errors.As(err, &refused) || !strings.HasPrefix(refused.Message, "Resource not found: no such file: ") {
+		t.Fatalf("message %v", err)
+	}
 }
 
 func TestAFifoADeviceOrAFolderIsRefusedWithoutBlocking(t *testing.T) {

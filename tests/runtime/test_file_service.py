@@ -73,6 +73,8 @@ async def test_a_file_under_the_root_is_served_with_line_and_limit(root: Path) -
     assert whole["result"] == {"content": "one\ntwo\nthree\n"}
     assert part["result"] == {"content": "two\n"}
     assert missing["error"]["code"] == -32002
+    # The code's title in the schema first: agents tell "not found" by these words (gemini-cli).
+    assert missing["error"]["message"].startswith("Resource not found: no such file: ")
 
 
 async def test_a_device_behind_a_symlink_is_refused(root: Path) -> None:

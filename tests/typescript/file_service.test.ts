@@ -40,7 +40,10 @@ test("paths outside the roots are refused: absolute, .. and symlinks alike", asy
 test("a missing file is -32002 and a directory is not a file", async () => {
   const { root } = tree();
   const files = new FileService([root]);
-  assert.equal((await rejection(files.readTextFile(join(root, "missing.txt")))).code, RESOURCE_NOT_FOUND);
+  const missing = await rejection(files.readTextFile(join(root, "missing.txt")));
+  assert.equal(missing.code, RESOURCE_NOT_FOUND);
+  // The code's title in the schema first: agents tell "not found" by these words (gemini-cli).
+  assert.match(missing.message, /^Resource not found: no such file/);
   assert.match((await rejection(files.readTextFile(root))).message, /not a regular file/);
 });
 

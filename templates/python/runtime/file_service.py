@@ -79,8 +79,11 @@ class FileService:
 
     def _refuse(self, path: str, reason: str, code: int = INVALID_PARAMS) -> FileAccessError:
         roots = ", ".join(self._roots) or "none"
+        # -32002's message begins with the code's title in the schema, "Resource not found", as the
+        # official SDKs' `resourceNotFound` errors do: agents match those words (gemini-cli).
+        title = "Resource not found: " if code == RESOURCE_NOT_FOUND else ""
         return FileAccessError(
-            f"{reason}: {path} (allowed roots: {roots})",
+            f"{title}{reason}: {path} (allowed roots: {roots})",
             {"path": path, "roots": list(self._roots), "details": reason},
             code=code,
         )

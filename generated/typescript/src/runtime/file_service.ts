@@ -99,6 +99,9 @@ export class FileService {
   }
 
   private refuse(path: string, reason: string, code = INVALID_PARAMS): RequestError {
-    return new RequestError(code, `File access refused: ${reason}`, { path, reason, roots: [...this.roots] });
+    // -32002's message begins with the code's title in the schema, "Resource not found", as the
+    // official SDKs' `resourceNotFound` errors do: agents match those words (gemini-cli).
+    const title = code === RESOURCE_NOT_FOUND ? "Resource not found" : "File access refused";
+    return new RequestError(code, `${title}: ${reason}`, { path, reason, roots: [...this.roots] });
   }
 }
