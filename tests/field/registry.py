@@ -76,6 +76,7 @@ AGENTS = (
                 ("write rejected",),
             ),
             ("test_ctrl_c_during_a_long_answer_ends_the_turn_cancelled", ("cancel",)),
+            ("test_v1_a_conversation_comes_back_in_a_new_process", ("load/resume",)),
         ),
         (
             ("test_v1_a_conversation_comes_back_in_a_new_process", "python typed"),

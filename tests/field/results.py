@@ -35,10 +35,12 @@ STEPS = (
     "tolerance",
 )
 """The field's steps (issue 47, item 3 and 4), in the table's order."""
+NAMES = {"example": "python example", "typed": "python typed"}
+"""A client parameter's value, as the table names the client."""
 WORDS = (
     ("words", ("words", "text", "chunks")),
     ("read", ("read",)),
-    ("write rejected", ("reject", "deny", "denied", "refuse")),
+    ("write rejected", ("reject", "deny", "denied")),
     ("write allowed", ("allow", "approve", "writes")),
     ("cancel", ("cancel", "ctrl_c", "interrupt")),
     ("load/resume", ("load", "resume")),
@@ -73,9 +75,9 @@ def client_of(item: pytest.Item, params: dict[str, Any]) -> tuple[str, str]:
         return str(marker.args[0]), protocol
     client = params.get("client", params.get("lang"))
     if isinstance(client, (tuple, list)):
-        return str(client[0]), str(client[1]) if len(client) > 1 else protocol
+        client, protocol = client[0], str(client[1]) if len(client) > 1 else protocol
     if client is not None:
-        return str(client), protocol
+        return NAMES.get(str(client), str(client)), protocol
     function = getattr(item, "originalname", item.name)
     agent = agent_of(Path(str(item.fspath)).stem)
     named = dict(agent.clients).get(function) if agent else None

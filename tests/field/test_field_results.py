@@ -59,6 +59,7 @@ def test_the_registry_says_the_steps_a_claude_test_name_does_not() -> None:
         ("test_session_load_brings_the_conversation_back", ["load/resume"]),
         ("test_every_recorded_message_decodes_in_every_runtime", ["tolerance"]),
         ("test_every_runtime_ends_in_the_state_the_updates_describe", ["state"]),
+        ("test_a_v2_client_refuses_a_v1_body_under_version_2_in_one_line", []),
     ],
 )
 def test_otherwise_the_words_of_the_name_say_the_steps(name: str, steps: list[str]) -> None:
@@ -69,6 +70,7 @@ def test_the_client_comes_from_the_marker_the_parameters_or_the_name() -> None:
     assert client_of(item("t", field_client=("go typed",)), {}) == ("go typed", "")
     assert client_of(item("t"), {"client": ("python", "v2")}) == ("python", "v2")
     assert client_of(item("t"), {"lang": "go", "protocol": "v1"}) == ("go", "v1")
+    assert client_of(item("t"), {"client": ("example", "v1")}) == ("python example", "v1")
     assert client_of(item("test_the_example_client_reads"), {}) == ("python example", "")
     assert client_of(item("test_something_else"), {}) == ("", "")
 

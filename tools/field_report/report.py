@@ -36,6 +36,8 @@ STEPS = (
     "tolerance",
 )
 CLIENTS = ("python", "typescript", "go")
+CLIENT_NAMES = {"example": "python example", "typed": "python typed"}
+"""A results file's short client names, as the table names them."""
 WHAT = {
     "member": "unknown member",
     "variant": "unknown variant",
@@ -79,7 +81,8 @@ def table(entries: list[dict[str, Any]], link: str) -> str:
     """The field's table; `link` is the recordings folder relative to the page."""
     rows: dict[tuple[str, str, str, str], dict[str, list[dict[str, Any]]]] = {}
     for entry in entries:
-        key = (entry["agent"], entry["version"], entry["edition"] or NONE, entry["client"] or NONE)
+        client = CLIENT_NAMES.get(entry["client"], entry["client"]) or NONE
+        key = (entry["agent"], entry["version"], entry["edition"] or NONE, client)
         steps = rows.setdefault(key, {})
         for step in entry["steps"]:
             steps.setdefault(step, []).append(entry)
@@ -213,7 +216,7 @@ def beyond(entries: list[dict[str, Any]], recordings: Path, link: str) -> str:
             parts.append("\nNo recording yet: `make field` makes them.\n")
             continue
         found: dict[tuple[str, ...], Seen] = {}
-        editions = sorted({edition for _, edition, _ in done})
+        editions = sorted({edition for _, edition, _ in done if edition in OTHER})
         for name, edition, label in done:
             if edition in OTHER:
                 findings_of(read_frames(recordings / name), edition, (name, label), found)
@@ -233,7 +236,8 @@ def recorded(entries: list[dict[str, Any]], recordings: Path) -> list[tuple[str,
     for entry in sorted(entries, key=lambda e: (bool(e.get("replays")), e["test"])):
         name = entry["recording"]
         if name and name not in found and (recordings / name).exists():
-            label = f"{entry['client'] or 'recording'} {entry['edition']}".strip()
+            client = CLIENT_NAMES.get(entry["client"], entry["client"]) or "recording"
+            label = f"{client} {entry['edition']}".strip()
             found[name] = (entry["edition"], label)
     return [(name, *found[name]) for name in sorted(found)]
 
