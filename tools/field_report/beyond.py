@@ -267,6 +267,17 @@ def message_findings(
     return found + document.walk(message.get("result"), {"$ref": result}, "/result")
 
 
+def knows(message: Any, requests: dict[str, str], edition: str, channel: str = "schema") -> bool:
+    """Whether the schema has the method of `message` (for an answer, of the request it
+    answers): a schema without it says nothing of the message's members."""
+    if not isinstance(message, dict):
+        return False
+    method = message.get("method")
+    if not isinstance(method, str):
+        method = requests.get(json.dumps(message.get("id")), "")
+    return method in schema(edition, channel).methods
+
+
 def received_messages(frames: list[dict[str, Any]]) -> Iterator[tuple[Any, dict[str, str]]]:
     """Each message the agent sent (a `received` frame), with the client's requests so far."""
     requests: dict[str, str] = {}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .beyond import Finding, message_findings, received_messages
+from .beyond import Finding, knows, message_findings, received_messages
 
 STEPS = (
     "words",
@@ -157,6 +157,8 @@ def findings_of(
             ),
             OTHER[edition]: set(message_findings(message, requests, OTHER[edition])),
         }
+        if not knows(message, requests, OTHER[edition]):
+            elsewhere[OTHER[edition]] = {Finding("method", "", None), Finding("member", "")}
         what = described(message, requests)
         if edition == "v2" and v1_body(primary, elsewhere["v1"]):
             note(found, Finding("v1 body", "", None), what, edition, message, recording, [])
