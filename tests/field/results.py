@@ -13,7 +13,9 @@ the words of its name (`reject` is "write rejected", `cancel` or `ctrl_c` "cance
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -177,16 +179,23 @@ class Collector:
         self.save()
 
     def save(self) -> None:
+        """Merge this run's entries into results.json. Several `--field` runs may save at once
+        (one agent each): the read-merge-write holds a lock, and the file is replaced whole
+        (written beside it, then renamed), so a reader never sees half of it."""
         if not self.entries:
             return
-        results = load()
-        results.update(self.entries)
-        for entry in results.values():
-            if entry.get("replays"):
-                entry.update(recorded_by(entry["replays"], results.values()))
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        ordered = [results[key] for key in sorted(results)]
-        RESULTS.write_text(json.dumps(ordered, indent=1, ensure_ascii=False) + "\n")
+        with open(RESULTS.with_suffix(".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            results = load()
+            results.update(self.entries)
+            for entry in results.values():
+                if entry.get("replays"):
+                    entry.update(recorded_by(entry["replays"], results.values()))
+            ordered = [results[key] for key in sorted(results)]
+            partial = RESULTS.with_suffix(f".{os.getpid()}.partial")
+            partial.write_text(json.dumps(ordered, indent=1, ensure_ascii=False) + "\n")
+            os.replace(partial, RESULTS)
 
 
 def recorded_by(name: str, entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
