@@ -12,7 +12,8 @@ loop ticks again, one warning names it and how long the loop was blocked:
     the event loop was blocked for 0.81 s by Slow.session_prompt (agent.py:42)
 
 The time is how late the loop's tick came: the block's length, less up to one tick
-(`threshold / 4`). Nothing runs on a message's path: the cost is one timer callback per tick and a thread that sleeps.
+(`threshold / 4`). Nothing runs on a message's path: the cost is one timer callback per tick
+and a thread that sleeps.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ process group, so an editor that ends the group ends both.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import json
 import os
@@ -120,7 +121,9 @@ async def record(program: Sequence[str], out: Path) -> int:
         async def editor_side() -> None:
             reader = await stdin_reader()
             try:
-                await pump(reader, to_agent_write, Lines(lambda l: recording.frame("sent", l)))
+                await pump(
+                    reader, to_agent_write, Lines(lambda line: recording.frame("sent", line))
+                )
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the agent is gone: its exit status tells the editor
             finally:
@@ -131,7 +134,7 @@ async def record(program: Sequence[str], out: Path) -> int:
             pump(
                 agent.stdout,
                 write_fd(sys.stdout.fileno()),
-                Lines(lambda l: recording.frame("received", l)),
+                Lines(lambda line: recording.frame("received", line)),
             ),
             pump(agent.stderr, write_fd(sys.stderr.fileno()), Lines(recording.stderr)),
         )
@@ -144,7 +147,5 @@ async def record(program: Sequence[str], out: Path) -> int:
 def forward(agent: asyncio.subprocess.Process, number: int) -> None:
     """A signal for the recorder is meant for the agent."""
     if agent.returncode is None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             agent.send_signal(number)
-        except ProcessLookupError:
-            pass
