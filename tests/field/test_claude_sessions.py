@@ -114,8 +114,8 @@ async def test_v1_a_conversation_comes_back_in_a_new_process(
             recorded(claude_command(), recording), offline.env, cwd, session_id, how
         )
     if how == "load":
-        # "The Agent MUST replay the entire conversation to the Client in the form of
-        # session/update notifications" (v1 session/load).
+        # "session/load replays previous conversation history before responding" (the v2
+        # session-resume RFD, describing v1).
         assert FIRST in text_of(replayed, "user_message_chunk")
         assert FIRST_ANSWER in text_of(replayed, "agent_message_chunk")
     else:

@@ -302,7 +302,8 @@ def test_session_load_brings_the_conversation_back_in_a_new_process(
     strict=True,
     reason="gemini-cli 0.61.0 answers session/load before it replays the conversation (only its "
     "own <session_context> text comes first), so a client reading the replay up to the answer "
-    "misses it (agent defect: 'MUST replay the entire conversation' before the response)",
+    "misses it ('session/load replays previous conversation history before responding': the v2 "
+    "session-resume RFD, describing v1)",
 )
 def test_session_load_replays_the_conversation_before_its_answer(
     needs_field: None, tmp_path: Path, recording: Path
