@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from acp_protocol.runtime import CancelSignal, RequestCancelled, RequestOptions
+from acp_protocol.runtime.transports.http_policy import HttpServerOptions
 from acp_protocol.v1 import models
 from acp_protocol.v1.agent import http_app
 from acp_protocol.v1.client import ClientConnection, spawn_agent
@@ -225,3 +226,39 @@ def test_bridge_connect_with_dev_null_for_stdin_exits_0(loop: str) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("given", [None, "wrong"])
+async def test_a_refused_token_is_one_line_that_says_what_to_do(given: str | None) -> None:
+    """A server that wants a token (HTTP 401): no token names `--token-env`; a wrong one names the
+    variable it came from. One line on stderr, exit 1."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": 1},
+    }
+    async with serving(http_app(InteropAgent, HttpServerOptions(token="s3cret"))) as base:
+        options = [] if given is None else ["--token-env", "ACP_TEST_TOKEN"]
+        process = await asyncio.create_subprocess_exec(
+            *BRIDGE,
+            "connect",
+            base + "/acp",
+            *options,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, "ACP_TEST_TOKEN": given or ""},
+        )
+        _, stderr = await asyncio.wait_for(
+            process.communicate(json.dumps(initialize).encode() + b"\n"), 30
+        )
+    (line,) = stderr.decode().splitlines()
+    assert process.returncode == 1
+    assert "HTTP 401" in line
+    if given is None:
+        assert line.endswith("(the server wants a token: --token-env VAR sends the one in $VAR)")
+    else:
+        assert line.endswith(
+            "(the server refused the token in $ACP_TEST_TOKEN: is it the one `serve` was given?)"
+        )

@@ -298,8 +298,18 @@ def _connect(name: str, options: argparse.Namespace) -> int:
     if outcome is Outcome.REMOTE_GONE:
         told = reasons.take()
         reason = told[-1].removeprefix(f"{options.url}: ") if told else "the remote agent closed it"
-        raise _Failure(f"the connection to {options.url} ended: {reason}", usage=False)
+        hint = _token_hint(reason, options.token_env)
+        raise _Failure(f"the connection to {options.url} ended: {reason}{hint}", usage=False)
     return 0
+
+
+def _token_hint(reason: str, token_env: str | None) -> str:
+    """What to do about a server that refused us for want of the right token (HTTP 401)."""
+    if "HTTP 401" not in reason:
+        return ""
+    if token_env is None:
+        return " (the server wants a token: --token-env VAR sends the one in $VAR)"
+    return f" (the server refused the token in ${token_env}: is it the one `serve` was given?)"
 
 
 class _DeferredErrors(logging.Handler):
