@@ -111,6 +111,19 @@ test("a spawned program that exits on the end of its input is waited for, not si
   assert.equal(transport.child.signalCode, null);
 });
 
+test("a whole command line given as the program says where its arguments go", async () => {
+  const transport = spawnTransport(`${process.execPath} agent.js --verbose`, [], { exitGrace: 200 });
+  const connection = new Connection(transport, () => quietRouter);
+  const reason = await connection.closed;
+  assert.equal(
+    reason,
+    `could not start ${process.execPath} agent.js --verbose: no such program (ENOENT); ` +
+      `give the arguments as a list: spawnAgent(client, ${JSON.stringify(process.execPath)}, ["agent.js","--verbose"])`,
+  );
+  await connection.close();
+  await transport.close();
+});
+
 test("a program that cannot be started closes its connection with one line; close() returns", async () => {
   // Node reports a failed spawn as an "error" event on the child: unheard, it ended this process
   // with a stack trace, and closing the transport waited forever for an exit that never comes.

@@ -43,6 +43,14 @@ const SPAWN_ERRORS: Readonly<Record<string, string>> = {
   ENOTDIR: "a part of the path is not a directory",
 };
 
+/** A program not found whose name holds a space is most often a whole command line given as the
+ * program (`spawnAgent(client, "node agent.js")`): say where its arguments go. */
+function argumentsHint(program: string, code: string | undefined): string {
+  if (code !== "ENOENT" || !/\s/.test(program.trim())) return "";
+  const [first, ...rest] = program.trim().split(/\s+/);
+  return `; give the arguments as a list: spawnAgent(client, ${JSON.stringify(first)}, ${JSON.stringify(rest)})`;
+}
+
 /** A spawned program's stdio as a transport; `child` is the program. */
 export class ProcessTransport extends StreamTransport {
   constructor(
@@ -66,7 +74,7 @@ export class ProcessTransport extends StreamTransport {
         return;
       }
       const why = SPAWN_ERRORS[error.code ?? ""];
-      this.endStream(`could not start ${child.spawnfile}: ${why === undefined ? error.message : `${why} (${error.code})`}`);
+      this.endStream(`could not start ${child.spawnfile}: ${why === undefined ? error.message : `${why} (${error.code})`}${argumentsHint(child.spawnfile, error.code)}`);
     });
     child.once("exit", (code, signal) => {
       // Its last output is in the pipe already: read it, then end, even if a grandchild keeps
