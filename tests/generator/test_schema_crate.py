@@ -33,7 +33,7 @@ from acp_codegen import schema_crate
 from acp_codegen.ir import Stability
 from acp_codegen.loader import load_schema
 from acp_codegen.problems import GenerationError
-from acp_codegen.schema_crate import EDITIONS, first_error, program_digest, upstream_json
+from acp_codegen.schema_crate import EDITIONS, first_error, program_digest
 from acp_codegen.schema_lock import (
     CRATES_IO,
     NPM,
@@ -47,6 +47,7 @@ from acp_codegen.schema_lock import (
     verify_lock,
     write_lock,
 )
+from acp_codegen.upstream_json import upstream_json
 from acp_codegen.validation import validate_schema
 from tests.generator.test_cli import cli, one_line
 from tests.paths import ROOT
