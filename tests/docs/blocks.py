@@ -48,9 +48,18 @@ class Block:
         return any(word.rstrip(":") == "illustrative" for word in self.words)
 
     @property
+    def markers(self) -> tuple[str, ...]:
+        """The fence's words that say how it is run: those before `illustrative:` (what follows
+        it is the reason, prose that may say "agent")."""
+        for index, word in enumerate(self.words):
+            if word.rstrip(":") == "illustrative":
+                return self.words[:index]
+        return self.words
+
+    @property
     def agent(self) -> str | None:
         """`v1` or `v2` for a block marked `agent` (`agent` alone is v1), else None."""
-        for word in self.words:
+        for word in self.markers:
             if word == "agent":
                 return "v1"
             if word.startswith("agent="):
@@ -59,7 +68,7 @@ class Block:
 
     @property
     def fragment(self) -> str | None:
-        for word in self.words:
+        for word in self.markers:
             if word.startswith("fragment="):
                 return word.removeprefix("fragment=")
         return None
