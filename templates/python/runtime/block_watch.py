@@ -133,3 +133,5 @@ def unwatch(current: BlockWatch | None) -> None:
     current.users -= 1
     if current.users <= 0:
         current.stop()
+        if _WATCHES.get(current.loop) is current:
+            del _WATCHES[current.loop]  # the watch holds its loop: the entry would keep both
