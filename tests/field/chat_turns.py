@@ -11,9 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from acp_protocol.v1 import client as v1_client
-from acp_protocol.v1 import models as v1
-
 from tests.field.mocks.script import Script, ToolUse, words
 from tests.field.turns import Turn
 from tests.paths import ROOT
@@ -99,49 +96,4 @@ def said(turn: Turn) -> str:
         u["content"].get("text", "")
         for u in turn.updates()
         if u.get("sessionUpdate") == "agent_message_chunk" and isinstance(u.get("content"), dict)
-    )
-
-
-class Updates(v1_client.Client):
-    """A typed v1 client that keeps every session update in its wire form."""
-
-    def __init__(self) -> None:
-        self.updates: list[dict[str, Any]] = []
-
-    async def session_update(self, params: v1.SessionNotification, ctx: Any) -> None:
-        self.updates.append(params.to_wire()["update"])
-
-
-async def v1_process(
-    agent: tuple[str, ...], env: dict[str, str], cwd: Path, prompt: str, back: str | None, how: str
-) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
-    """One process of the agent through our typed v1 client: a new session (`back` None), or
-    session `back` brought back by `how` (`load` / `resume`); then one turn of `prompt`. Its
-    session id, the updates that came before the turn, and the agent's `initialize` answer."""
-    client = Updates()
-    async with v1_client.spawn_agent(client, *agent, env=env, cwd=str(cwd)) as connection:
-        peer = connection.agent
-        init = await peer.initialize(v1.InitializeRequest(protocol_version=1))
-        if back is None:
-            new = await peer.session_new(v1.NewSessionRequest(cwd=str(cwd), mcp_servers=[]))
-            session_id = new.session_id
-        elif how == "load":
-            load = v1.LoadSessionRequest(session_id=back, cwd=str(cwd), mcp_servers=[])
-            await peer.session_load(load)
-            session_id = back
-        else:
-            await peer.session_resume(v1.ResumeSessionRequest(session_id=back, cwd=str(cwd)))
-            session_id = back
-        before = list(client.updates)
-        text = [v1.ContentBlockText(type="text", text=prompt)]
-        answer = await peer.session_prompt(v1.PromptRequest(session_id=session_id, prompt=text))
-        assert answer.stop_reason == "end_turn", answer
-    return session_id, before, init.to_wire()
-
-
-def text_of(updates: list[dict[str, Any]], kind: str) -> str:
-    return "".join(
-        u["content"].get("text", "")
-        for u in updates
-        if u.get("sessionUpdate") == kind and isinstance(u.get("content"), dict)
     )

@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_protocol.v1 import client as v1_client
-from acp_protocol.v1 import models as v1
 from acp_protocol.v2 import builders
 from acp_protocol.v2 import client as v2_client
 from acp_protocol.v2 import models as v2
@@ -22,21 +20,7 @@ from tests.field.agents import claude_command, claude_offline, wait_for_no_survi
 from tests.field.mocks import anthropic
 from tests.field.mocks.script import Script, words
 from tests.field.mocks.server import serve
-from tests.field.turns import RECORDER
-
-FIRST = "Remember the word zebra."
-FIRST_ANSWER = "I will remember zebra."
-SECOND = "Which word was it?"
-
-
-class Updates(v1_client.Client):
-    """Keeps every session update in its wire form."""
-
-    def __init__(self) -> None:
-        self.updates: list[dict[str, Any]] = []
-
-    async def session_update(self, params: v1.SessionNotification, ctx: Any) -> None:
-        self.updates.append(params.to_wire()["update"])
+from tests.field.sessions import FIRST, FIRST_ANSWER, SECOND, recorded, text_of, v1_turn
 
 
 class Updates2(v2_client.Client):
@@ -47,49 +31,9 @@ class Updates2(v2_client.Client):
         self.updates.append(params.to_wire()["update"])
 
 
-def recorded(agent: tuple[str, ...], recording: Path) -> tuple[str, ...]:
-    return (*RECORDER, "--out", str(recording), "--", *agent)
-
-
-def text_of(updates: list[dict[str, Any]], kind: str) -> str:
-    return "".join(
-        u["content"].get("text", "")
-        for u in updates
-        if u.get("sessionUpdate") == kind and isinstance(u.get("content"), dict)
-    )
-
-
 def model_saw(script: Script, text: str) -> bool:
     """Whether the latest model request carries `text` in its conversation."""
     return text in str(script.requests[-1]["messages"])
-
-
-async def v1_turn(
-    agent: tuple[str, ...], env: dict[str, str], cwd: Path, resume: str | None, how: str
-) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
-    """One process of the agent: a new session with one turn, or `how` (load / resume) of
-    session `resume` and one turn; its session id, the updates before the turn, the init."""
-    client = Updates()
-    async with v1_client.spawn_agent(client, *agent, env=env, cwd=str(cwd)) as connection:
-        peer = connection.agent
-        init = await peer.initialize(v1.InitializeRequest(protocol_version=1))
-        if resume is None:
-            session = await peer.session_new(v1.NewSessionRequest(cwd=str(cwd), mcp_servers=[]))
-            session_id, prompt = session.session_id, FIRST
-        elif how == "load":
-            load = v1.LoadSessionRequest(session_id=resume, cwd=str(cwd), mcp_servers=[])
-            await peer.session_load(load)
-            session_id, prompt = resume, SECOND
-        else:
-            await peer.session_resume(v1.ResumeSessionRequest(session_id=resume, cwd=str(cwd)))
-            session_id, prompt = resume, SECOND
-        before = list(client.updates)
-        request = v1.PromptRequest(
-            session_id=session_id, prompt=[v1.ContentBlockText(type="text", text=prompt)]
-        )
-        answer = await peer.session_prompt(request)
-        assert answer.stop_reason == "end_turn"
-    return session_id, before, init.to_wire()
 
 
 @pytest.mark.parametrize("how", ["load", "resume"])

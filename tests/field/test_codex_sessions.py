@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_protocol.v1 import client as v1_client
 from acp_protocol.v1 import models as v1
 
 from tests.field.agents import wait_for_no_survivors
@@ -25,28 +24,23 @@ from tests.field.codex import codex_offline, command
 from tests.field.mocks import openai_responses
 from tests.field.mocks.script import Script, ToolUse, words
 from tests.field.mocks.server import serve
-from tests.field.turns import RECORDER, read_recording
+from tests.field.sessions import FIRST, FIRST_ANSWER, Updates, recorded, text_of, v1_turn
+from tests.field.turns import read_recording
 
 pytestmark = pytest.mark.usefixtures("needs_field")
 
-FIRST = "Remember the word zebra."
-FIRST_ANSWER = "I will remember zebra."
-SECOND = "Which word was it?"
 SHELL = (
     'text(await tools.exec_command({cmd: "echo made by the shell > made.txt && echo done",'
     ' sandbox_permissions: "require_escalated", justification: "write made.txt"}));'
 )
 
 
-class Updates(v1_client.Client):
+class Allowing(Updates):
     """Keeps every session update in its wire form; allows what it is asked."""
 
     def __init__(self) -> None:
-        self.updates: list[dict[str, Any]] = []
+        super().__init__()
         self.asked: list[dict[str, Any]] = []
-
-    async def session_update(self, params: v1.SessionNotification, ctx: Any) -> None:
-        self.updates.append(params.to_wire()["update"])
 
     async def session_request_permission(
         self, params: v1.RequestPermissionRequest, ctx: Any
@@ -59,57 +53,9 @@ class Updates(v1_client.Client):
         return v1.RequestPermissionResponse(outcome=selected)
 
 
-def recorded(recording: Path) -> tuple[str, ...]:
-    return (*RECORDER, "--out", str(recording), "--", *command())
-
-
-def text_of(updates: list[dict[str, Any]], kind: str) -> str:
-    return "".join(
-        u["content"].get("text", "")
-        for u in updates
-        if u.get("sessionUpdate") == kind and isinstance(u.get("content"), dict)
-    )
-
-
 def model_saw(script: Script, text: str) -> bool:
     """Whether the latest model request carries `text` in its conversation."""
     return text in json.dumps(script.requests[-1]["input"])
-
-
-async def v1_turn(
-    recording: Path,
-    env: dict[str, str],
-    cwd: Path,
-    resume: str | None,
-    how: str,
-    capabilities: v1.ClientCapabilities | None = None,
-    client: Updates | None = None,
-) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
-    """One process of the agent: a new session and one turn, or `how` (load / resume) of
-    session `resume` and one turn; its session id, the updates before the turn, the init."""
-    client = client or Updates()
-    async with v1_client.spawn_agent(client, *recorded(recording), env=env, cwd=str(cwd)) as c:
-        peer = c.agent
-        init = await peer.initialize(
-            v1.InitializeRequest(protocol_version=1, client_capabilities=capabilities)
-        )
-        if resume is None:
-            session = await peer.session_new(v1.NewSessionRequest(cwd=str(cwd), mcp_servers=[]))
-            session_id, prompt = session.session_id, FIRST
-        elif how == "load":
-            load = v1.LoadSessionRequest(session_id=resume, cwd=str(cwd), mcp_servers=[])
-            await peer.session_load(load)
-            session_id, prompt = resume, SECOND
-        else:
-            await peer.session_resume(v1.ResumeSessionRequest(session_id=resume, cwd=str(cwd)))
-            session_id, prompt = resume, SECOND
-        before = list(client.updates)
-        request = v1.PromptRequest(
-            session_id=session_id, prompt=[v1.ContentBlockText(type="text", text=prompt)]
-        )
-        answer = await peer.session_prompt(request)
-        assert answer.stop_reason == "end_turn"
-    return session_id, before, init.to_wire()
 
 
 @pytest.mark.field_steps("load/resume")
@@ -124,14 +70,16 @@ async def test_v1_a_conversation_comes_back_in_a_new_process(
     with serve(openai_responses.responder(script)) as url:
         offline.env[offline.mock_variable] = url
         first = recording.with_suffix(".first.jsonl")
-        session_id, _, init = await v1_turn(first, offline.env, cwd, None, how)
+        session_id, _, init = await v1_turn(recorded(command(), first), offline.env, cwd, None, how)
         capabilities = init["agentCapabilities"]
         assert capabilities["loadSession"] is True
         assert "resume" in capabilities["sessionCapabilities"]
-        _, replayed, _ = await v1_turn(recording, offline.env, cwd, session_id, how)
+        _, replayed, _ = await v1_turn(
+            recorded(command(), recording), offline.env, cwd, session_id, how
+        )
     if how == "load":
-        # "The Agent MUST replay the entire conversation to the Client in the form of
-        # session/update notifications" (v1 session/load).
+        # "session/load replays previous conversation history before responding" (the v2
+        # session-resume RFD, describing v1).
         assert FIRST in text_of(replayed, "user_message_chunk"), replayed
         assert FIRST_ANSWER in text_of(replayed, "agent_message_chunk"), replayed
     else:
@@ -151,10 +99,18 @@ async def test_a_shell_command_runs_in_codex_not_in_the_clients_terminal(
     capabilities = v1.ClientCapabilities(
         fs=v1.FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
     )
-    client = Updates()
+    client = Allowing()
     with serve(openai_responses.responder(script)) as url:
         offline.env[offline.mock_variable] = url
-        await v1_turn(recording, offline.env, cwd, None, "new", capabilities, client)
+        await v1_turn(
+            recorded(command(), recording),
+            offline.env,
+            cwd,
+            None,
+            "new",
+            capabilities=capabilities,
+            client=client,
+        )
     assert (cwd / "made.txt").read_text() == "made by the shell\n"
     # It asked first: an `execute` tool call, allowed once.
     (asked,) = client.asked

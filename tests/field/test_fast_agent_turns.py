@@ -25,7 +25,7 @@ from tests.field import fast_agent
 from tests.field.agents import wait_for_no_survivors
 from tests.field.mocks import gemini as unused_mock
 from tests.field.mocks.script import Script
-from tests.field.test_claude_sessions import FIRST, recorded, text_of, v1_turn
+from tests.field.sessions import FIRST, recorded, text_of, v1_turn
 from tests.field.turns import Turn, run_turn
 from tests.paths import ROOT
 from tests.starters.builds import LANGUAGES, Starters

@@ -31,7 +31,7 @@ from tests.field.agents import wait_for_no_survivors
 from tests.field.mocks import gemini as mock
 from tests.field.mocks.script import Script, ToolUse, words
 from tests.field.mocks.server import serve
-from tests.field.test_claude_sessions import FIRST, FIRST_ANSWER, recorded, v1_turn
+from tests.field.sessions import FIRST, FIRST_ANSWER, recorded, v1_turn
 from tests.field.turns import Turn, run_turn
 from tests.paths import ROOT
 from tests.starters.builds import LANGUAGES, Starters

@@ -26,7 +26,8 @@ from tests.field.agents import wait_for_no_survivors
 from tests.field.mocks import chat_completions
 from tests.field.mocks.script import Script, ToolUse, words
 from tests.field.mocks.server import serve
-from tests.field.turns import RECORDER, Turn, run_turn
+from tests.field.sessions import recorded, text_of, v1_turn
+from tests.field.turns import Turn, run_turn
 from tests.starters.builds import LANGUAGES, Starters
 
 pytestmark = pytest.mark.usefixtures("needs_field")
@@ -162,15 +163,15 @@ async def test_a_conversation_comes_back_in_a_new_process_by_load(
     first = recording.with_suffix(".first.jsonl")
     with serve(chat_completions.responder(model)) as url:
         offline.env[offline.mock_variable] = url
-        agent = (*RECORDER, "--out", str(first), "--", *mistral_vibe.command())
-        session_id, _, init = await chat.v1_process(agent, offline.env, cwd, FIRST, None, "load")
+        agent = recorded(mistral_vibe.command(), first)
+        session_id, _, init = await v1_turn(agent, offline.env, cwd, None, "load", prompt=FIRST)
         assert init["agentCapabilities"]["loadSession"] is True
-        agent = (*RECORDER, "--out", str(recording), "--", *mistral_vibe.command())
-        _, replayed, _ = await chat.v1_process(agent, offline.env, cwd, SECOND, session_id, "load")
-    # "The Agent MUST replay the entire conversation to the Client in the form of
-    # session/update notifications" (v1 session/load).
-    assert FIRST in chat.text_of(replayed, "user_message_chunk"), json.dumps(replayed)[:2000]
-    assert FIRST_ANSWER in chat.text_of(replayed, "agent_message_chunk"), replayed
+        agent = recorded(mistral_vibe.command(), recording)
+        _, replayed, _ = await v1_turn(agent, offline.env, cwd, session_id, "load", prompt=SECOND)
+    # "session/load replays previous conversation history before responding" (the v2
+    # session-resume RFD, describing v1).
+    assert FIRST in text_of(replayed, "user_message_chunk"), json.dumps(replayed)[:2000]
+    assert FIRST_ANSWER in text_of(replayed, "agent_message_chunk"), replayed
     turns = [r for r in model.requests if not chat_completions.side_request(r)]
     assert FIRST in str(turns[-1]["messages"]) and FIRST_ANSWER in str(turns[-1]["messages"])
     assert wait_for_no_survivors(offline.marker) == []
@@ -201,7 +202,7 @@ def test_a_json_rpc_batch_is_answered_and_the_agent_goes_on(
     offline.env[offline.mock_variable] = "http://127.0.0.1:9"
     single = {**BATCH[0], "id": 2}
     lines = (json.dumps(BATCH) + "\n" + json.dumps(single) + "\n").encode()
-    agent = (*RECORDER, "--out", str(recording), "--", *mistral_vibe.command())
+    agent = recorded(mistral_vibe.command(), recording)
     done = subprocess.run(
         agent, input=lines, capture_output=True, env=offline.env, cwd=tmp_path / "work", timeout=120
     )

@@ -23,7 +23,8 @@ from tests.field.agents import wait_for_no_survivors
 from tests.field.mocks import chat_completions
 from tests.field.mocks.script import Script, ToolUse, words
 from tests.field.mocks.server import serve
-from tests.field.turns import RECORDER, Turn, run_turn
+from tests.field.sessions import recorded, text_of, v1_turn
+from tests.field.turns import Turn, run_turn
 from tests.starters.builds import LANGUAGES, Starters
 
 pytestmark = pytest.mark.usefixtures("needs_field")
@@ -153,20 +154,20 @@ async def test_a_conversation_comes_back_in_a_new_process(
     first = recording.with_suffix(".first.jsonl")
     with serve(chat_completions.responder(model)) as url:
         offline.env[offline.mock_variable] = url
-        agent = (*RECORDER, "--out", str(first), "--", *opencode.command())
-        session_id, _, init = await chat.v1_process(agent, offline.env, cwd, FIRST, None, how)
+        agent = recorded(opencode.command(), first)
+        session_id, _, init = await v1_turn(agent, offline.env, cwd, None, how, prompt=FIRST)
         capabilities = init["agentCapabilities"]
         assert capabilities["loadSession"] is True
         assert "resume" in capabilities["sessionCapabilities"]
-        agent = (*RECORDER, "--out", str(recording), "--", *opencode.command())
-        _, replayed, _ = await chat.v1_process(agent, offline.env, cwd, SECOND, session_id, how)
+        agent = recorded(opencode.command(), recording)
+        _, replayed, _ = await v1_turn(agent, offline.env, cwd, session_id, how, prompt=SECOND)
     if how == "load":
-        # "The Agent MUST replay the entire conversation to the Client in the form of
-        # session/update notifications" (v1 session/load).
-        assert FIRST in chat.text_of(replayed, "user_message_chunk"), replayed
-        assert FIRST_ANSWER in chat.text_of(replayed, "agent_message_chunk"), replayed
+        # "session/load replays previous conversation history before responding" (the v2
+        # session-resume RFD, describing v1).
+        assert FIRST in text_of(replayed, "user_message_chunk"), replayed
+        assert FIRST_ANSWER in text_of(replayed, "agent_message_chunk"), replayed
     else:
-        assert chat.text_of(replayed, "agent_message_chunk") == ""
+        assert text_of(replayed, "agent_message_chunk") == ""
     turns = [r for r in model.requests if not chat_completions.side_request(r)]
     assert FIRST in str(turns[-1]["messages"]) and FIRST_ANSWER in str(turns[-1]["messages"])
     assert wait_for_no_survivors(offline.marker) == []
