@@ -26,6 +26,7 @@ from typing import IO, Any, Literal, Protocol
 
 from ..runtime.transports.process import spawn_process
 from ..runtime.transports.transport import FrameReader
+from ..trace.frames import raw_text
 
 FRAME_LIMIT = 64 * 1024 * 1024
 """The longest line read from the program (a longer one is recorded by its size only)."""
@@ -94,13 +95,6 @@ class Frame:
     def message(self) -> dict[str, Any] | None:
         """The frame as a JSON object (a message), or None."""
         return self.value if self.is_json and type(self.value) is dict else None
-
-
-def _raw_text(line: bytes) -> str:
-    try:
-        return line.decode("utf-8")
-    except UnicodeDecodeError:
-        return "hex:" + line.hex()
 
 
 RequestAnswerer = Callable[[str, Any], dict[str, Any]]
@@ -193,7 +187,7 @@ class Peer:
         """Write `line` as it is, then a newline (for frames that are not JSON, or whose exact
         bytes matter)."""
         ok, value = parse(line)
-        self._write(line, Frame(self.now(), "sent", ok, value, _raw_text(line)))
+        self._write(line, Frame(self.now(), "sent", ok, value, raw_text(line)))
 
     def request(self, request_id: Any, method: str, params: Any = None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
@@ -243,7 +237,7 @@ class Peer:
         if not line.strip(b" \t\r"):
             return
         ok, value = parse(line)
-        frame = Frame(self.now(), "received", ok, value, None if ok else _raw_text(line))
+        frame = Frame(self.now(), "received", ok, value, None if ok else raw_text(line))
         self._add(frame)
         message = frame.message
         if message is not None and self._answerer is not None and not self._input_closed:
