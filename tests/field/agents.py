@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -91,3 +93,11 @@ def wait_for_no_survivors(marker: str, seconds: float = 5.0) -> list[int]:
     while (left := survivors(marker)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
+
+
+def npm_ci(lock: Path) -> None:
+    """Install an agent's npm lock folder exactly as locked (`npm ci`), install scripts off."""
+    npm = shutil.which("npm")
+    assert npm, "npm is not on PATH"
+    command = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", str(lock)]
+    subprocess.run(command, check=True, cwd=lock)

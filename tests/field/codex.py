@@ -9,11 +9,10 @@ permission before it edits a file or runs a command outside its sandbox."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
-from tests.field.agents import Offline
+from tests.field.agents import Offline, npm_ci
 from tests.paths import ROOT
 
 LOCK = ROOT / "tests" / "field" / "locks" / "codex"
@@ -33,10 +32,7 @@ enabled = false
 
 def install() -> None:
     """`npm ci` from the lock, scripts off (none is needed)."""
-    npm = shutil.which("npm")
-    assert npm, "npm is not on PATH"
-    command = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", str(LOCK)]
-    subprocess.run(command, check=True, cwd=LOCK)
+    npm_ci(LOCK)
 
 
 def command() -> tuple[str, ...]:

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
-from tests.field.agents import Offline
+from tests.field.agents import Offline, npm_ci
 from tests.paths import ROOT
 
 LOCK = ROOT / "tests" / "field" / "locks" / "gemini"
@@ -35,10 +34,7 @@ SETTINGS = {
 
 def install() -> None:
     """`npm ci` from the lock, scripts off (none is needed)."""
-    npm = shutil.which("npm")
-    assert npm, "npm is not on PATH"
-    command = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", str(LOCK)]
-    subprocess.run(command, check=True, cwd=LOCK)
+    npm_ci(LOCK)
 
 
 def command() -> tuple[str, ...]:
