@@ -17,7 +17,7 @@ OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
 CRATE ?=
 
-.PHONY: generate test test-matrix test-typescript test-go ts-build check lint bench conformance field update-schema release-notes clean
+.PHONY: generate services test test-matrix test-typescript test-go ts-build check lint bench conformance field update-schema release-notes clean
 
 $(STAMP): pyproject.toml constraints/dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -87,8 +87,13 @@ test-go: $(STAMP) $(NODE_STAMP)
 	@command -v go >/dev/null || { echo "make test-go: go not found on PATH: install Go 1.24 or newer (https://go.dev/dl/)" >&2; exit 1; }
 	$(BIN)/pytest -q tests/go
 
+## services: install the services tests start themselves where missing (Debian's postgresql, as root;
+## elsewhere one line naming it); each test run starts its own on loopback (tests/services/)
+services: $(STAMP)
+	@$(BIN)/python -m tests.services.postgres install
+
 ## test: everything CI runs (tests/go once, through test-go)
-test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) lint check test-typescript test-go
+test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) services lint check test-typescript test-go
 	$(BIN)/pytest -q --ignore=tests/go
 	$(MAKE) --no-print-directory test-matrix
 

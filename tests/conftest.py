@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.services.fixtures import postgres  # noqa: F401  (a session fixture, started on demand)
 from tests.surface import missing_surface, surface_files
 
 

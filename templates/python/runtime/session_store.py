@@ -11,7 +11,9 @@ polling.
 
 In a handler, await the `a…` twins (`await store.achange(...)`, `anew_session`, `acreate`,
 `aget`, `alist_sessions`, `aapply_update`): on a SQLite store they run in a worker thread, so a
-store busy with another process never stalls the event loop; in memory they run inline.
+store busy with another process never stalls the event loop; in memory they run inline. A
+PostgreSQL store (`session_postgres.open_postgres_store`, the `postgres` extra) is asynchronous:
+only its `a…` twins and `aclose()` work.
 
 The `_meta` policy is one setting per store (see `session_info`): `"merge"`, `"replace"` or
 `"patch"`; left unset, a store takes the policy of the edition whose agent it serves (v1 `"merge"`,
@@ -39,7 +41,13 @@ from typing import Any, ParamSpec, TypeVar
 
 from .behaviour import MetaPolicy
 from .errors import InvalidParams
-from .session_backends import MemoryBackend, SessionBackend, SessionRecord, SqliteBackend
+from .session_backends import (
+    AsyncSessionBackend,
+    MemoryBackend,
+    SessionBackend,
+    SessionRecord,
+    SqliteBackend,
+)
 from .session_info import META_POLICIES, SessionInfo, apply_session_info_update
 
 log = logging.getLogger(__name__)
@@ -63,7 +71,8 @@ def utc_now() -> str:
 
 
 class SessionStore:
-    """Sessions by id, in memory (`path=None`) or in a SQLite file at `path`."""
+    """Sessions by id, in memory (`path=None`), in a SQLite file at `path`, or in a `backend`
+    given (the PostgreSQL one: `session_postgres.open_postgres_store`)."""
 
     def __init__(
         self,
@@ -75,12 +84,18 @@ class SessionStore:
         page_size: int = 50,
         clock: Callable[[], str] = utc_now,
         busy_timeout: float = 10.0,
+        backend: SessionBackend | AsyncSessionBackend | None = None,
     ) -> None:
         if policy is not None and policy not in META_POLICIES:
             raise ValueError(f"unknown _meta policy {policy!r}: one of {', '.join(META_POLICIES)}")
-        self.backend: SessionBackend = (
-            MemoryBackend() if path is None else SqliteBackend(path, busy_timeout=busy_timeout)
+        if backend is None:
+            backend = (
+                MemoryBackend() if path is None else SqliteBackend(path, busy_timeout=busy_timeout)
+            )
+        self._async: AsyncSessionBackend | None = (
+            backend if getattr(backend, "asynchronous", False) else None  # type: ignore[assignment]
         )
+        self._backend = backend
         self.policy: MetaPolicy = policy or "merge"
         self._policy_chosen = policy is not None
         self.title_limit = title_limit
@@ -93,8 +108,25 @@ class SessionStore:
         if policy is not None and not self._policy_chosen:
             self.policy = policy
 
+    @property
+    def backend(self) -> SessionBackend:
+        """The synchronous backend; an asynchronous one (PostgreSQL) answers only `a…` calls."""
+        if self._async is not None:
+            raise TypeError(
+                "this session store is asynchronous (PostgreSQL): await its a… methods"
+                " (achange, acreate, alist_sessions, aclose, …)"
+            )
+        return self._backend  # type: ignore[return-value]
+
     def close(self) -> None:
         self.backend.close()
+
+    async def aclose(self) -> None:
+        """`close`, for every store (an asynchronous one closes its pool)."""
+        if self._async is not None:
+            await self._async.aclose()
+        else:
+            self.backend.close()
 
     def get(self, session_id: str) -> SessionRecord | None:
         return self.backend.load(session_id)
@@ -105,11 +137,12 @@ class SessionStore:
         """Record a session under a new id (`sess_` + a random UUID) that this store has never
         handed out, so ids never repeat across processes or restarts of a persistent store."""
         while True:
-            record = SessionRecord(
-                f"sess_{uuid.uuid4().hex}", cwd, self._title(title), self._clock()
-            )
+            record = self._fresh(cwd, title)
             if self.backend.insert(record):
                 return record
+
+    def _fresh(self, cwd: str, title: str | None) -> SessionRecord:
+        return SessionRecord(f"sess_{uuid.uuid4().hex}", cwd, self._title(title), self._clock())
 
     def create(self, session_id: str, cwd: str, *, title: str | None = None) -> SessionRecord:
         """Record a new session (or return the one recorded under that id)."""
@@ -128,9 +161,25 @@ class SessionStore:
     ) -> dict[str, Any] | None:
         """Apply a change; the `session_info_update` to send, or None when nothing changed or
         the change was rejected (logged). UNSET leaves a field; None clears it."""
+        apply, sent = self._change_plan(session_id, title, meta, updated_at)
+        # Read, compute and write in one transaction: a change from another process in between
+        # can neither be lost nor make this one send a stale update.
+        self.backend.update(session_id, apply)
+        return {"sessionUpdate": "session_info_update", **sent} if sent else None
+
+    def _change_plan(
+        self,
+        session_id: str,
+        title: str | None,
+        meta: Mapping[str, Any] | None,
+        updated_at: str | None,
+    ) -> tuple[Callable[[SessionRecord | None], SessionRecord | None], dict[str, Any]]:
+        """The backend's `change` for `change()`, and the fields it fills with what to send
+        (emptied first: a backend may apply it again to what another process wrote)."""
         sent: dict[str, Any] = {}
 
         def apply(stored: SessionRecord | None) -> SessionRecord | None:
+            sent.clear()
             if stored is None:
                 raise KeyError(f"unknown session {session_id!r}: create() it first")
             update = self._changed_fields(stored, title, meta, updated_at)
@@ -140,10 +189,7 @@ class SessionStore:
             sent.update(update)
             return after
 
-        # Read, compute and write in one transaction: a change from another process in between
-        # can neither be lost nor make this one send a stale update.
-        self.backend.update(session_id, apply)
-        return {"sessionUpdate": "session_info_update", **sent} if sent else None
+        return apply, sent
 
     def _changed_fields(
         self,
@@ -173,7 +219,10 @@ class SessionStore:
     def list_sessions(self, cwd: str | None = None, cursor: str | None = None) -> dict[str, Any]:
         """A `ListSessionsResponse` (wire form): one page, and `nextCursor` when more follow."""
         after = _decode_cursor(cursor)
-        page = self.backend.page(cwd, after, self.page_size + 1)
+        return self._page(self.backend.page(cwd, after, self.page_size + 1))
+
+    def _page(self, page: list[tuple[int, SessionRecord]]) -> dict[str, Any]:
+        """A `ListSessionsResponse` from up to `page_size + 1` records."""
         response: dict[str, Any] = {
             "sessions": [record.to_wire() for _, record in page[: self.page_size]]
         }
@@ -188,6 +237,18 @@ class SessionStore:
 
         A session not recorded yet is recorded (with an empty `cwd` until `create` gives one).
         """
+        plan = self._update_plan(session_id, update)
+        if plan is None:
+            return None
+        apply, applied = plan
+        self.backend.update(session_id, apply)
+        return applied[0] if applied else None
+
+    def _update_plan(
+        self, session_id: str, update: Mapping[str, Any]
+    ) -> tuple[Callable[[SessionRecord | None], SessionRecord | None], list[SessionRecord]] | None:
+        """The backend's `change` for `apply_update()` and the list it leaves the result in;
+        None when the update is rejected before any read."""
         if isinstance(update.get("_meta"), Mapping) and not self._meta_fits(
             session_id, update["_meta"]
         ):
@@ -197,13 +258,13 @@ class SessionStore:
         applied: list[SessionRecord] = []
 
         def apply(stored: SessionRecord | None) -> SessionRecord | None:
+            applied.clear()
             after = self._applied(stored or SessionRecord(session_id, ""), update)
             if after is not None:
                 applied.append(after)
             return after if after is not None else stored
 
-        self.backend.update(session_id, apply)
-        return applied[0] if applied else None
+        return apply, applied
 
     # -- off the event loop -------------------------------------------------------------------
 
@@ -214,16 +275,28 @@ class SessionStore:
 
     async def aget(self, session_id: str) -> SessionRecord | None:
         """`get`, off the event loop on a SQLite store."""
+        if self._async is not None:
+            return await self._async.aload(session_id)
         return await self._off_loop(self.get, session_id)
 
     async def anew_session(self, cwd: str, *, title: str | None = None) -> SessionRecord:
         """`new_session`, off the event loop on a SQLite store."""
+        if self._async is not None:
+            while True:
+                record = self._fresh(cwd, title)
+                if await self._async.ainsert(record):
+                    return record
         return await self._off_loop(self.new_session, cwd, title=title)
 
     async def acreate(
         self, session_id: str, cwd: str, *, title: str | None = None
     ) -> SessionRecord:
         """`create`, off the event loop on a SQLite store."""
+        if self._async is not None:
+            record = SessionRecord(session_id, cwd, self._title(title), self._clock())
+            stored = await self._async.aupdate(session_id, lambda found: found or record)
+            assert stored is not None
+            return stored
         return await self._off_loop(self.create, session_id, cwd, title=title)
 
     async def achange(
@@ -235,6 +308,10 @@ class SessionStore:
         updated_at: str | None = UNSET,
     ) -> dict[str, Any] | None:
         """`change`, off the event loop on a SQLite store."""
+        if self._async is not None:
+            apply, sent = self._change_plan(session_id, title, meta, updated_at)
+            await self._async.aupdate(session_id, apply)
+            return {"sessionUpdate": "session_info_update", **sent} if sent else None
         return await self._off_loop(
             self.change, session_id, title=title, meta=meta, updated_at=updated_at
         )
@@ -243,12 +320,21 @@ class SessionStore:
         self, cwd: str | None = None, cursor: str | None = None
     ) -> dict[str, Any]:
         """`list_sessions`, off the event loop on a SQLite store."""
+        if self._async is not None:
+            after = _decode_cursor(cursor)
+            return self._page(await self._async.apage(cwd, after, self.page_size + 1))
         return await self._off_loop(self.list_sessions, cwd, cursor)
 
     async def aapply_update(
         self, session_id: str, update: Mapping[str, Any]
     ) -> SessionRecord | None:
         """`apply_update`, off the event loop on a SQLite store."""
+        if self._async is not None:
+            plan = self._update_plan(session_id, update)
+            if plan is None:
+                return None
+            await self._async.aupdate(session_id, plan[0])
+            return plan[1][0] if plan[1] else None
         return await self._off_loop(self.apply_update, session_id, update)
 
     # -- internals ----------------------------------------------------------------------------

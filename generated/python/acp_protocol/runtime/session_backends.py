@@ -3,7 +3,8 @@
 
 """Where a `SessionStore` keeps its records: in memory, or in a SQLite file that survives restarts.
 
-Layer: typed layer (storage of `SessionStore`).
+Layer: typed layer (storage of `SessionStore`; PostgreSQL, shared by several machines, is in
+session_postgres.py).
 
 Both keep sessions in the order they were first saved (the order `session/list` pages through).
 A change is read, computed and written in one step (`update`): on SQLite one `BEGIN IMMEDIATE`
@@ -97,6 +98,26 @@ class SessionBackend(Protocol):
     def blocking(self) -> bool:
         """Whether a call may wait on I/O or on another process (run it off the event loop)."""
         ...
+
+
+class AsyncSessionBackend(Protocol):
+    """A backend whose calls are awaited (PostgreSQL: `session_postgres.PostgresBackend`), with
+    the meaning of `SessionBackend`'s; `update` may apply `change` more than once (to what
+    another process wrote meanwhile) and stores the result of the last."""
+
+    asynchronous: bool
+
+    async def aload(self, session_id: str) -> SessionRecord | None: ...
+
+    async def ainsert(self, record: SessionRecord) -> bool: ...
+
+    async def aupdate(self, session_id: str, change: Change) -> SessionRecord | None: ...
+
+    async def apage(
+        self, cwd: str | None, after: int, limit: int
+    ) -> list[tuple[int, SessionRecord]]: ...
+
+    async def aclose(self) -> None: ...
 
 
 @dataclass(slots=True)

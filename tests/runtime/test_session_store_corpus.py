@@ -1,0 +1,116 @@
+"""The store corpus (tests/corpus/session_store/cases.json) on every backend of the Python
+runtime: memory, SQLite and PostgreSQL, the same cases and the same results (TypeScript and Go
+replay the same file on theirs). Every case runs through the `a…` methods, the ones an agent's
+handlers await and the only ones a PostgreSQL store has; "NOW" in a case is the store's clock."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp_protocol.runtime import InvalidParams
+from acp_protocol.runtime.session_backends import SessionRecord
+from acp_protocol.runtime.session_store import UNSET, SessionStore
+
+CASES = json.loads(
+    (Path(__file__).parents[1] / "corpus" / "session_store" / "cases.json").read_text("utf-8")
+)
+NOW = "2026-11-21T12:00:00Z"
+OPTIONS = {"titleLimit": "title_limit", "metaLimit": "meta_limit", "pageSize": "page_size"}
+
+Opener = Callable[[dict[str, Any]], Any]
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+async def open_store(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[Callable[..., Any]]:
+    """Opens a store on this backend with a case's options (each case a store of its own)."""
+    opened: list[SessionStore] = []
+
+    async def opener(**options: Any) -> SessionStore:
+        if request.param == "memory":
+            store = SessionStore(**options)
+        elif request.param == "sqlite":
+            store = SessionStore(tmp_path / f"{uuid.uuid4().hex}.db", **options)
+        else:
+            pytest.importorskip("psycopg_pool", reason="the postgres extra (psycopg) is missing")
+            from acp_protocol.runtime.session_postgres import open_postgres_store
+
+            dsn = request.getfixturevalue("postgres")
+            store = await open_postgres_store(dsn, schema=f"corpus_{uuid.uuid4().hex}", **options)
+        opened.append(store)
+        return store
+
+    yield opener
+    for store in opened:
+        await store.aclose()
+
+
+def wire(record: SessionRecord | None) -> dict[str, Any] | None:
+    if record is None:
+        return None
+    return {
+        "sessionId": record.session_id,
+        "cwd": record.cwd,
+        "title": record.title,
+        "updatedAt": record.updated_at,
+        "_meta": record.meta,
+    }
+
+
+def stamped(value: Any) -> Any:
+    """The case's expected value with "NOW" read as the store's clock."""
+    return json.loads(json.dumps(value).replace('"NOW"', json.dumps(NOW)))
+
+
+async def run_step(store: SessionStore, step: dict[str, Any], cursor: str | None) -> Any:
+    """One step's outcome (and the next cursor, for a `list`)."""
+    if "create" in step:
+        args = step["create"]
+        return wire(await store.acreate(args["id"], args["cwd"], title=args.get("title")))
+    if "change" in step:
+        args = step["change"]
+        return await store.achange(
+            args["id"],
+            title=args.get("title", UNSET),
+            meta=args.get("meta", UNSET),
+            updated_at=stamped(args["updatedAt"]) if "updatedAt" in args else UNSET,
+        )
+    if "applyUpdate" in step:
+        args = step["applyUpdate"]
+        return wire(await store.aapply_update(args["id"], args["update"]))
+    if "get" in step:
+        return wire(await store.aget(step["get"]))
+    args = step["list"]
+    given = args.get("cursor")
+    return await store.alist_sessions(args.get("cwd"), cursor if given == "next" else given)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["case"] for case in CASES])
+async def test_store_corpus_case(open_store: Callable[..., Any], case: dict[str, Any]) -> None:
+    options = {OPTIONS.get(key, key): value for key, value in case.get("options", {}).items()}
+    store = await open_store(clock=lambda: NOW, **options)
+    cursor: str | None = None
+    for number, step in enumerate(case["steps"]):
+        where = f"step {number}: {json.dumps(step)[:120]}"
+        if "error" in step:
+            expected = InvalidParams if step["error"] == -32602 else KeyError
+            with pytest.raises(expected) as raised:
+                await run_step(store, step, cursor)
+            if isinstance(step["error"], str):
+                assert step["error"] in str(raised.value), where
+            continue
+        outcome = await run_step(store, step, cursor)
+        if "list" in step:
+            assert [s["sessionId"] for s in outcome["sessions"]] == step["expect"], where
+            assert ("nextCursor" in outcome) == step["more"], where
+            if "sessions" in step:
+                assert outcome["sessions"] == stamped(step["sessions"]), where
+            cursor = outcome.get("nextCursor")
+        elif "expect" in step:
+            assert outcome == stamped(step["expect"]), where
