@@ -9,7 +9,8 @@ connection expose it). A state message is one shape for every message that chang
 `{"method": …, "params": …}` for a request or notification, `{"method": …, "params": <the
 request's>, "result": …}` for a response. The table (`<edition>/state.py`, rendered from the
 schema's `x-state`/`x-scope` annotations, or v1's rule table) says where each annotated message
-is and what it does; nothing here knows a particular update.
+is and what it does (`client_state_table`: the table and its routes); nothing here knows a
+particular update.
 
 Unknown stays safe: an update of a method the table covers whose variant no annotation names
 (or an effect of an action this runtime does not know) is kept in the state's `log` and changes
@@ -21,105 +22,37 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from .client_state_table import PARAMS, RESULT, Compiled, Route, StateEntry, StateTable
 from .request_state import DEFAULT_OPTIONS, RequestOptions
 from .session_state import (
-    ACTIONS,
     MISSING,
     MISSING_VALUE,
     WRONG_TYPE,
-    Effect,
     Malformed,
     SessionState,
     StateChange,
-    StateEffect,
     Step,
     pointer,
     read,
 )
-from .state_fast import Plain, plain, route_path
+from .state_fast import route_path
+
+__all__ = [
+    "NOTHING",
+    "Applied",
+    "ClientState",
+    "Listener",
+    "StateEntry",
+    "StateSender",
+    "StateTable",
+]
+"""`StateEntry` and `StateTable` live in `client_state_table` and are imported from here too."""
 
 log = logging.getLogger(__name__)
 
-PARAMS, RESULT = "params", "result"
-SCOPES = ("session", "agent")
 TURN_SESSION = ("params", "sessionId")
-
-
-@dataclass(frozen=True, slots=True)
-class StateEntry:
-    """One annotation where a client meets it (see `acp_codegen/targets/state_table.py`)."""
-
-    method: str
-    part: str
-    at: str | None
-    tag: str | None
-    variant: str | None
-    session: tuple[str, ...]
-    effects: tuple[StateEffect, ...]
-    pointer: str
-    rule: str | None = None
-
-
-class Compiled(NamedTuple):
-    """A table entry made ready to carry out: its effects compiled, whether this runtime knows
-    them all, the kind its problems are reported under."""
-
-    entry: StateEntry
-    effects: tuple[Effect, ...]
-    known: bool
-    kind: str
-    plain: Plain | None
-    """Its one session effect, where the shape is plain (`state_fast`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Route:
-    """The entries of one (method, part), by variant (None: the part itself)."""
-
-    at: tuple[str, ...] | None
-    tag: str | None
-    session: tuple[tuple[str, ...], ...]
-    base: str
-    """The JSON pointer of the annotated part (`/params/update`)."""
-    entries: dict[str | None, Compiled] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class StateTable:
-    """One edition's client-state table (generated)."""
-
-    entries: tuple[StateEntry, ...]
-    meta: str = "replace"
-    """The `_meta` policy of every upsert: `patch` (v2), `merge` (v1) or `replace`."""
-    turn: str | None = None
-    """The request that starts a prompt turn (`session/prompt`) where an effect is keyed by it."""
-
-    def routes(self) -> dict[tuple[str, str], Route]:
-        routes: dict[tuple[str, str], Route] = {}
-        for entry in self.entries:
-            route = routes.get((entry.method, entry.part))
-            if route is None:
-                at = None if entry.at is None else tuple(entry.at.split("."))
-                session = tuple(tuple(path.split(".")) for path in entry.session)
-                base = pointer("/" + entry.part, at) if at else "/" + entry.part
-                route = routes[entry.method, entry.part] = Route(at, entry.tag, session, base)
-            known = all(e.action in ACTIONS and e.scope in SCOPES for e in entry.effects)
-            kind = entry.method if entry.variant is None else f"{entry.method} {entry.variant}"
-            effects = tuple(Effect(e) for e in entry.effects)
-            one = effects[0] if len(effects) == 1 and effects[0].scope == "session" else None
-            simple = None if one is None or not known else plain(one)
-            route.entries[entry.variant] = Compiled(entry, effects, known, kind, simple)
-        return routes
-
-    def methods(self) -> frozenset[str]:
-        """The methods whose messages change state (the turn's request among them)."""
-        found = {e.method for e in self.entries}
-        if self.turn is not None:
-            found.add(self.turn)
-        return frozenset(found)
 
 
 class Applied(NamedTuple):

@@ -4,7 +4,8 @@
  * The JSON-RPC dispatcher: routes each line, keeps the in-flight table (the peer's requests), and
  * is the one place a handler's outcome becomes an answer. Layer: dispatcher. It is
  * method-agnostic: a `Router` (the typed layer) answers the peer's requests and notifications;
- * our own requests are `OutgoingRequests`' (outgoing.ts); frames come and go through a
+ * our own requests are `OutgoingRequests`' (outgoing.ts), the peer's each an `InFlight`
+ * (incoming.ts); frames come and go through a
  * `Transport`. What a line is comes from envelope.ts (the rule book's rules,
  * tests/wire/envelope_corpus.json); the peer's ids are kept exactly as they came (ids.ts): the
  * tables key on the exact id, answers write it back.
@@ -33,25 +34,15 @@ import {
   RequestError,
   errorObject,
   type ErrorObject,
-  type RequestId,
 } from "./errors.js";
 import { FlowControl } from "./flow_control.js";
 import { headId, type WireId } from "./ids.js";
+import { InFlight, type IncomingRequest } from "./incoming.js";
 import { OutgoingRequests, type RequestOptions } from "./outgoing.js";
 import type { OversizedFrame, Transport } from "./transports/transport.js";
 
 export { CANCEL_REQUEST, type RequestOptions } from "./outgoing.js";
-
-/** A request of the peer's being handled. */
-export interface IncomingRequest {
-  /** Its id as a JavaScript value (beyond 2^53, the nearest double: the answer still carries
-   * the exact id). */
-  readonly id: RequestId;
-  readonly method: string;
-  readonly params: unknown;
-  /** Aborted when the peer cancels the request, a feature rule cancels it, or we close. */
-  readonly signal: AbortSignal;
-}
+export type { IncomingRequest } from "./incoming.js";
 
 /** What the dispatcher asks of the typed layer. */
 export interface Router {
@@ -79,48 +70,6 @@ export interface ConnectionOptions {
 }
 
 type Outcome = { result: unknown } | { error: ErrorObject };
-
-/** A peer's request being handled. Its `AbortSignal` is made only when something asks for it
- * (a handler reading `ctx.signal`, a nested request): node 20 takes about 6 µs to make one, more
- * than the rest of a round trip's handling, and most handlers never look. Aborted before it is
- * made, the signal is made aborted, with the same reason. */
-class InFlight implements IncomingRequest {
-  readonly id: RequestId;
-  /** Cancelled by the peer's cancel notification (not by us, a feature rule or closing). */
-  byPeer = false;
-  private controller: AbortController | null = null;
-  private abortedWith: { readonly reason: unknown } | null = null;
-
-  constructor(
-    readonly wire: WireId,
-    readonly method: string,
-    readonly params: unknown,
-  ) {
-    this.id = wire.value;
-  }
-
-  get aborted(): boolean {
-    return this.abortedWith !== null;
-  }
-
-  get reason(): unknown {
-    return this.abortedWith?.reason;
-  }
-
-  get signal(): AbortSignal {
-    if (this.controller === null) {
-      this.controller = new AbortController();
-      if (this.abortedWith !== null) this.controller.abort(this.abortedWith.reason);
-    }
-    return this.controller.signal;
-  }
-
-  abort(reason: unknown): void {
-    if (this.abortedWith !== null) return;
-    this.abortedWith = { reason };
-    this.controller?.abort(reason);
-  }
-}
 
 export class Connection {
   private readonly outgoing: OutgoingRequests;
