@@ -9,6 +9,9 @@ PRODUCTION_PEERS := tests/interop/production
 PRODUCTION_STAMP := $(PRODUCTION_PEERS)/node_modules/.package-lock.json
 BENCH_PEERS := bench/stdio/ts
 BENCH_STAMP := $(BENCH_PEERS)/node_modules/.package-lock.json
+BROWSER_PEERS := tests/trace/browser
+BROWSER_STAMP := $(BROWSER_PEERS)/node_modules/.package-lock.json
+CHROMIUM := /usr/bin/chromium
 TS_PACKAGE := generated/typescript
 TS_BUILD := .build/typescript
 TS_STAMP := $(TS_BUILD)/node_modules/.package-lock.json
@@ -37,6 +40,14 @@ $(PRODUCTION_STAMP): $(PRODUCTION_PEERS)/package.json $(PRODUCTION_PEERS)/packag
 # The official TypeScript SDK as a two-process benchmark peer (bench/stdio/ts), exactly as locked.
 $(BENCH_STAMP): $(BENCH_PEERS)/package.json $(BENCH_PEERS)/package-lock.json
 	npm ci --prefix $(BENCH_PEERS) --ignore-scripts --no-audit --no-fund
+
+# playwright-core (no browser download) for the trace page's browser test, exactly as locked;
+# the browser is Debian's chromium, installed by its script where missing (CI's machine is fresh).
+$(BROWSER_STAMP): $(BROWSER_PEERS)/package.json $(BROWSER_PEERS)/package-lock.json
+	npm ci --prefix $(BROWSER_PEERS) --ignore-scripts --no-audit --no-fund
+
+$(CHROMIUM):
+	@sh $(BROWSER_PEERS)/chromium.sh
 
 # The generated TypeScript package's own dev dependencies (typescript, @types/node), exactly as
 # its lock says: the package is built in a copy (.build/typescript), never inside generated/.
@@ -93,7 +104,7 @@ services: $(STAMP)
 	@$(BIN)/python -m tests.services.postgres install
 
 ## test: everything CI runs (tests/go once, through test-go)
-test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) services lint check test-typescript test-go
+test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) services lint check test-typescript test-go
 	$(BIN)/pytest -q --ignore=tests/go
 	$(MAKE) --no-print-directory test-matrix
 

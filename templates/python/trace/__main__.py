@@ -1,6 +1,8 @@
-"""`python -m acp_protocol.trace record --out FILE -- AGENT_PROGRAM [ARGS…]` (layer: command
-line). An editor starts this instead of the agent; the conversation goes through unchanged and is
-written to FILE (the format: acp_protocol.trace.frames). Exit status: the agent's. A failure of
+"""`python -m acp_protocol.trace record --out FILE -- AGENT_PROGRAM [ARGS…]` and
+`python -m acp_protocol.trace view FILE [--html OUT]` (`view`) (layer: command line).
+
+`record`: an editor starts this instead of the agent; the conversation goes through unchanged and
+is written to FILE (the format: acp_protocol.trace.frames). Exit status: the agent's. A failure of
 the recorder itself (no such program, an unwritable FILE) is one line on stderr and status 2.
 """
 
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .record import record
+from .view import view
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -21,7 +24,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     recorder = commands.add_parser("record", help="record a conversation with the agent PROGRAM")
     recorder.add_argument("--out", required=True, type=Path, help="the recording (JSON Lines)")
     recorder.add_argument("program", nargs=argparse.REMAINDER, help="-- AGENT_PROGRAM [ARGS…]")
+    viewer = commands.add_parser("view", help="summarise a recording (and write it as a page)")
+    viewer.add_argument("file", type=Path, help="a recording, or a conformance case trace")
+    viewer.add_argument("--html", type=Path, help="also write the recording as one HTML page")
     options = parser.parse_args(argv)
+    if options.command == "view":
+        return view(options.file, options.html)
     program = list(options.program)
     if program[:1] == ["--"]:
         program = program[1:]

@@ -13,25 +13,21 @@ program's untrusted output.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
 from html import escape
 from typing import Any
 
+from ..trace.page_style import BASE_STYLE, frame_text
 from .cases import LEVELS
 from .report import summary, trace
 from .runner import Result
 from .stopping import Stop
 
-FRAME_CHARS = 4000
-"""Characters of one frame shown on the page (a 40 MB frame would make a page nobody opens)."""
 PAGE_FRAMES = 200
 """Frames shown under a failure: the last ones (the trace has them all)."""
 
-STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:75em;padding:0 1em;color:#222}
-h1{font-size:1.4em}code,pre{font:12px/1.4 ui-monospace,monospace}
+STYLE = BASE_STYLE + """
 table.summary{border-collapse:collapse;margin:1em 0}
 table.summary td,table.summary th{border:1px solid #ccc;padding:.2em .7em;text-align:right}
 .verdict{font-weight:bold}.verdict.ok{color:#1a7f37}.verdict.bad{color:#cf222e}
@@ -40,8 +36,6 @@ details.pass{border-color:#1a7f37}details.fail{border-color:#cf222e}details.skip
 .status{display:inline-block;width:3.2em;font-weight:bold}
 .pass .status{color:#1a7f37}.fail .status{color:#cf222e}.skip .status{color:#9a6700}
 .level{display:inline-block;width:7em;color:#555}.reason{color:#555}
-blockquote{margin:.4em 0;padding:.2em .8em;background:#f6f8fa;border-left:3px solid #aaa}
-pre{background:#f6f8fa;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 body.failures-only details.pass,body.failures-only details.skip{display:none}
 """
 
@@ -49,15 +43,6 @@ SCRIPT = (
     "document.getElementById('failures-only').addEventListener('change',"
     " e => document.body.classList.toggle('failures-only', e.target.checked));"
 )
-
-
-def frame_text(frame: dict[str, Any]) -> str:
-    """One frame of a trace as a line: its time, its direction, its JSON or its exact text."""
-    arrow = "→" if frame["dir"] == "sent" else "←"
-    body = json.dumps(frame["json"], ensure_ascii=False) if "json" in frame else frame["raw"]
-    if len(body) > FRAME_CHARS:
-        body = body[:FRAME_CHARS] + f"… ({len(body) - FRAME_CHARS} more characters)"
-    return f"{frame['t']:8.3f} {arrow} {body}"
 
 
 def case_section(record: dict[str, Any]) -> str:
