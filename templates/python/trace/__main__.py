@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import check_cli
 from .record import record
 from .view import view
 
@@ -27,7 +28,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     viewer = commands.add_parser("view", help="summarise a recording (and write it as a page)")
     viewer.add_argument("file", type=Path, help="a recording, or a conformance case trace")
     viewer.add_argument("--html", type=Path, help="also write the recording as one HTML page")
+    check_cli.add_parsers(commands)
     options = parser.parse_args(argv)
+    if options.command in ("check", "import"):
+        return check_cli.run(options)
     if options.command == "view":
         return view(options.file, options.html)
     program = list(options.program)

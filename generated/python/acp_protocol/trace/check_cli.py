@@ -1,0 +1,88 @@
+# Copied by acp-codegen from templates/python/trace/check_cli.py. Do not edit here:
+# edit the source, then run `make generate`.
+
+"""`trace check FILE` and `trace import FILE --out OUT` (layer: command line).
+
+`check` prints one line per violation (level, case id, the side that broke it, the frame, what
+was seen) with the quote under it, then a summary; the exit status is the conformance suite's:
+1 when a MUST rule was broken, else 0; 2 when the file cannot be read (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from .check import check_recording
+from .frames import TraceError
+from .imports import FORMATS, load, write_ours
+
+MUST_BROKEN = 1
+"""The exit status when a MUST rule was broken (the suite's: docs/conformance.md)."""
+CANNOT_READ = 2
+
+
+def add_parsers(commands: Any) -> None:
+    checker = commands.add_parser(
+        "check", help="judge a recording by every rule a recording can show"
+    )
+    checker.add_argument("file", type=Path, help="the recording")
+    _source_options(checker)
+    checker.add_argument(
+        "--quiet", action="store_true", help="violations on one line each, no quotes"
+    )
+    importer = commands.add_parser("import", help="convert another tool's log to a recording")
+    importer.add_argument("file", type=Path, help="the log")
+    _source_options(importer)
+    importer.add_argument("--out", required=True, type=Path, help="the recording (JSON Lines)")
+
+
+def _source_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--from",
+        dest="source",
+        choices=FORMATS,
+        default="acp",
+        help="the file's format (acp: ours; rust-sdk: the Rust SDK conductor's --trace; "
+        "lines: a JSON-RPC line log with --> / <-- markers)",
+    )
+    parser.add_argument(
+        "--between",
+        nargs=2,
+        default=("Client", "Agent"),
+        metavar=("CLIENT", "AGENT"),
+        help="rust-sdk: the two components whose messages are the conversation",
+    )
+
+
+def run(options: argparse.Namespace) -> int:
+    try:
+        loaded = load(options.file, options.source, tuple(options.between))
+    except (OSError, UnicodeDecodeError) as error:
+        print(
+            f"trace: {getattr(error, 'strerror', None) or error}: {options.file}", file=sys.stderr
+        )
+        return CANNOT_READ
+    except TraceError as error:
+        print(f"trace: {error}", file=sys.stderr)
+        return CANNOT_READ
+    if options.command == "import":
+        write_ours(loaded, options.out, [f"imported from {options.source}: {options.file}"])
+        print(f"{len(loaded.frames)} frames written to {options.out}", file=sys.stderr)
+        return 0
+    found = check_recording(loaded.frames, loaded.exit_status)
+    for violation in found:
+        print(
+            f"{violation.level:<11}  {violation.case}  [{violation.side}] "
+            f"frame {violation.frame}: {violation.message}"
+        )
+        if not options.quiet:
+            print(f'    "{violation.quote.text}" ({violation.quote.source})')
+    levels = Counter(v.level for v in found)
+    counts = ", ".join(f"{levels[level]} {level}" for level in ("MUST", "SHOULD", "informative"))
+    verdict = "MUST rule broken" if levels["MUST"] else "no MUST rule broken"
+    print(f"{len(loaded.frames)} frames, {len(found)} violations ({counts}): {verdict}")
+    return MUST_BROKEN if levels["MUST"] else 0

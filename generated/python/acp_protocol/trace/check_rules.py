@@ -1,0 +1,89 @@
+# Copied by acp-codegen from templates/python/trace/check_rules.py. Do not edit here:
+# edit the source, then run `make generate`.
+
+"""The rules a recording is judged by (layer: data): the conformance suite's own cases, by id,
+and the passive rules no active case checks (`acp_protocol.conformance`'s `passive.json`).
+
+One rule, one place: a violation carries the case id, level and quote the suite gives that
+case (`python -m acp_protocol.conformance agent|client --list` lists them); a rule only a
+recording can judge has its entry in passive.json, its level from its quote's words.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from ..conformance.client_runner import all_client_cases
+from ..conformance.data import EditionData, Level, Quote
+from ..conformance.levels import level_of, says_why_informative
+from ..conformance.runner import Edition, all_cases, load_edition
+
+Side = Literal["agent", "client"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    level: Level
+    quote: Quote
+    title: str
+    side: Side
+
+
+@cache
+def passive_entries() -> tuple[dict[str, Any], ...]:
+    """The entries of the suite's passive.json."""
+    path = Path(__file__).parent.parent / "conformance" / "passive.json"
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return tuple(loaded["rules"])
+
+
+class Rules:
+    """Every rule of one edition, by case id."""
+
+    def __init__(self, key: str) -> None:
+        self.edition: Edition = load_edition(key)
+        self.key = key
+        found: dict[str, Rule] = {}
+        for case in all_cases(self.edition.data):
+            found[case.id] = Rule(case.id, case.level, case.quote, case.title, "agent")
+        for case in all_client_cases(self.edition):
+            found[case.id] = Rule(case.id, case.level, case.quote, case.title, "client")
+        for entry in passive_entries():
+            if key in entry.get("editions", [key]):
+                quote = Quote(entry["quote"], entry["source"])
+                found[entry["id"]] = Rule(
+                    entry["id"], entry["level"], quote, entry["title"], entry["side"]
+                )
+        for capability in self.edition.data.capabilities:
+            # a client calling an agent method the agent did not advertise: the capability's
+            # own description is the rule (as `capabilities.served_is_advertised.*` quotes it)
+            case_id = f"client.output.unadvertised.{capability.method}"
+            title = (
+                f"{capability.method} only to an agent that advertised "
+                f"{'.'.join(capability.path)}"
+            )
+            found[case_id] = Rule(
+                case_id, _level(capability.quote), capability.quote, title, "client"
+            )
+        self.by_id = found
+
+    @property
+    def data(self) -> EditionData:
+        return self.edition.data
+
+    def get(self, case_id: str) -> Rule | None:
+        return self.by_id.get(case_id)
+
+
+def _level(quote: Quote) -> Level:
+    return "informative" if says_why_informative(quote.source) else level_of(quote.text)
+
+
+@cache
+def rules_for(key: str) -> Rules:
+    return Rules(key)

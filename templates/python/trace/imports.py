@@ -1,0 +1,168 @@
+"""Recordings other tools write, read as ours (layer: data): `trace check --from FORMAT` and
+`trace import --from FORMAT FILE --out OUT`.
+
+- `acp`: our own recording (acp_protocol.trace.frames), with the agent's exit status;
+- `rust-sdk`: the trace the official Rust SDK's conductor writes (`agent-client-protocol-conductor
+  --trace FILE`, read by its `agent-client-protocol-trace-viewer`): JSON Lines of
+  `{"type": "request" | "response" | "notification", "ts", "from", "to", "protocol", …}`,
+  a request `{id, method, params}`, a response `{id, is_error, payload}` (the result or the
+  error object), a notification `{method, params}`; components named `Client`, `Proxy(N)`,
+  `Agent`. The frames between two components are kept (`--between`, default `Client Agent`),
+  MCP-over-ACP events left out; a response's JSON-RPC form is rebuilt from `is_error`;
+- `lines`: a plain JSON-RPC line log, one message a line, each after a direction marker:
+  `-->`, `>` or `→` for what the client sent to the agent, `<--`, `<` or `←` for what the agent
+  sent; an optional time before the marker (seconds, or an ISO-8601 timestamp); anything after
+  the marker that is not JSON is kept as a raw line; lines with no marker are left out.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from .frames import RecordedFrame, TraceError
+
+FORMATS = ("acp", "rust-sdk", "lines")
+LINE = re.compile(
+    r"^\s*(?:(?P<time>[0-9][0-9:.TZ+-]*)\s+)?(?P<marker>-->|<--|>|<|→|←)\s?(?P<rest>.*)$"
+)
+Direction = Literal["sent", "received"]
+SENT_MARKERS = frozenset({"-->", ">", "→"})
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    frames: list[RecordedFrame]
+    exit_status: int | None = None
+    """The agent's exit status, where the recording saw it."""
+    skipped: int = 0
+    """Events or lines of the source that are not frames of the conversation."""
+
+
+def load(path: Path, source: str = "acp", between: tuple[str, str] = ("Client", "Agent")) -> Loaded:
+    """The conversation `path` holds, in the `source` format."""
+    if source == "rust-sdk":
+        return _rust_sdk(path, between)
+    if source == "lines":
+        return _lines(path)
+    return _ours(path)
+
+
+def _records(path: Path) -> Iterator[tuple[int, Any]]:
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except ValueError as error:
+                raise TraceError(f"{path}:{number}: not JSON ({error})") from None
+
+
+def _ours(path: Path) -> Loaded:
+    frames = []
+    status = None
+    for number, record in _records(path):
+        if not isinstance(record, dict):
+            raise TraceError(f"{path}:{number}: not a JSON object")
+        if "exit" in record and type(record["exit"]) is int:
+            status = record["exit"]
+        if "dir" not in record:
+            continue
+        if record["dir"] not in ("sent", "received"):
+            raise TraceError(f"{path}:{number}: /dir is {record['dir']!r}")
+        t = float(record.get("t", 0.0))
+        direction: Direction = "sent" if record["dir"] == "sent" else "received"
+        if "json" in record:
+            frames.append(RecordedFrame(t, direction, record["json"]))
+        else:
+            frames.append(RecordedFrame(t, direction, None, str(record.get("raw", ""))))
+    return Loaded(frames, status)
+
+
+def _rust_sdk(path: Path, between: tuple[str, str]) -> Loaded:
+    client, agent = between
+    frames = []
+    skipped = 0
+    for number, event in _records(path):
+        if not isinstance(event, dict) or event.get("type") not in (
+            "request",
+            "response",
+            "notification",
+        ):
+            raise TraceError(f"{path}:{number}: not a request, response or notification event")
+        ends = (event.get("from"), event.get("to"))
+        if ends not in ((client, agent), (agent, client)) or event.get("protocol") == "mcp":
+            skipped += 1
+            continue
+        direction: Direction = "sent" if ends[1] == agent else "received"
+        message: dict[str, Any] = {"jsonrpc": "2.0"}
+        if event["type"] == "response":
+            message["id"] = event.get("id")
+            message["error" if event.get("is_error") else "result"] = event.get("payload")
+        else:
+            if event["type"] == "request":
+                message["id"] = event.get("id")
+            message["method"] = event.get("method")
+            message["params"] = event.get("params")
+        frames.append(RecordedFrame(float(event.get("ts", 0.0)), direction, message))
+    return Loaded(frames, None, skipped)
+
+
+def _lines(path: Path) -> Loaded:
+    frames = []
+    skipped = 0
+    first: float | None = None
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            match = LINE.match(line.rstrip("\r\n"))
+            if match is None:
+                skipped += int(bool(line.strip()))
+                continue
+            t = _seconds(match["time"])
+            if t is not None and first is None:
+                first = t
+            at = t - first if t is not None and first is not None else float(number)
+            direction: Direction = "sent" if match["marker"] in SENT_MARKERS else "received"
+            rest = match["rest"]
+            try:
+                frames.append(RecordedFrame(round(at, 4), direction, json.loads(rest)))
+            except ValueError:
+                frames.append(RecordedFrame(round(at, 4), direction, None, rest))
+    return Loaded(frames, None, skipped)
+
+
+def _seconds(text: str | None) -> float | None:
+    """A line's time: seconds, or an ISO-8601 timestamp (None: no time, or not one)."""
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def write_ours(loaded: Loaded, out: Path, program: list[str]) -> None:
+    """`loaded` as our recording format (acp_protocol.trace.frames)."""
+    with out.open("w", encoding="utf-8") as file:
+        header = {"acpTrace": 1, "program": program, "started": None}
+        file.write(json.dumps(header, ensure_ascii=False) + "\n")
+        for frame in loaded.frames:
+            record: dict[str, Any] = {"t": frame.t, "dir": frame.dir}
+            if frame.raw is None:
+                record["json"] = frame.value
+            else:
+                record["raw"] = frame.raw
+            file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        if loaded.exit_status is not None:
+            end = loaded.frames[-1].t if loaded.frames else 0.0
+            file.write(json.dumps({"t": end, "exit": loaded.exit_status}) + "\n")

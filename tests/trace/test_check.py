@@ -1,0 +1,328 @@
+"""`trace check`: a recording judged by the rules it can show. Each broken fixture below is a
+correct conversation with one fault put in, and reports exactly that fault's case id, with the
+level and quote the conformance suite gives the case; the correct conversations report nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp_protocol.conformance.client_runner import all_client_cases
+from acp_protocol.conformance.runner import all_cases, load_edition
+from acp_protocol.trace.__main__ import main
+from acp_protocol.trace.check import check_recording
+from acp_protocol.trace.frames import RecordedFrame
+
+SID = "s-1"
+Frame = tuple[str, Any]
+"""("sent" | "received", the message): what a fixture is written as."""
+
+
+def request(id_: Any, method: str, params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "method": method, "params": params}
+
+
+def notification(method: str, params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+def result(id_: Any, value: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "result": value}
+
+
+def update(session_update: str, **fields: Any) -> dict[str, Any]:
+    body = {"sessionUpdate": session_update, **fields}
+    return notification("session/update", {"sessionId": SID, "update": body})
+
+
+def chunk(text: str, **fields: Any) -> dict[str, Any]:
+    return update("agent_message_chunk", content={"type": "text", "text": text}, **fields)
+
+
+def v1_opening(fs: bool = True, load: bool = False) -> list[Frame]:
+    caps = {"fs": {"readTextFile": True, "writeTextFile": True}} if fs else {}
+    return [
+        ("sent", request(1, "initialize", {"protocolVersion": 1, "clientCapabilities": caps})),
+        ("received", result(1, {"protocolVersion": 1, "agentCapabilities": {"loadSession": load}})),
+        ("sent", request(2, "session/new", {"cwd": "/tmp", "mcpServers": []})),
+        ("received", result(2, {"sessionId": SID})),
+    ]
+
+
+def v1_turn(stop: str = "end_turn", *middle: Frame) -> list[Frame]:
+    prompt = {"sessionId": SID, "prompt": [{"type": "text", "text": "hi"}]}
+    return [
+        ("sent", request(3, "session/prompt", prompt)),
+        ("received", chunk("hello")),
+        *middle,
+        ("received", result(3, {"stopReason": stop})),
+    ]
+
+
+OPTIONS = [
+    {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+    {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+]
+TOOL = {"toolCallId": "t-1", "title": "write out.txt", "kind": "edit", "status": "pending"}
+
+
+def permission(answer: Any) -> list[Frame]:
+    """A tool call asked about, answered `answer`, then completed."""
+    asked = {"sessionId": SID, "toolCall": TOOL, "options": OPTIONS}
+    return [
+        ("received", update("tool_call", **TOOL)),
+        ("received", request(0, "session/request_permission", asked)),
+        ("sent", result(0, {"outcome": answer})),
+        ("received", update("tool_call_update", toolCallId="t-1", status="completed")),
+    ]
+
+
+def v1_clean() -> list[Frame]:
+    allowed = permission({"outcome": "selected", "optionId": "allow"})
+    return v1_opening() + v1_turn("end_turn", *allowed)
+
+
+INFO = {"name": "fixture", "version": "1.0"}
+
+
+def v2_opening() -> list[Frame]:
+    return [
+        (
+            "sent",
+            request(1, "initialize", {"protocolVersion": 2, "info": INFO, "capabilities": {}}),
+        ),
+        (
+            "received",
+            result(
+                1,
+                {
+                    "protocolVersion": 2,
+                    "info": INFO,
+                    "capabilities": {"session": {}},
+                    "authMethods": [],
+                },
+            ),
+        ),
+        ("sent", request(2, "session/new", {"cwd": "/tmp", "mcpServers": []})),
+        ("received", result(2, {"sessionId": SID})),
+    ]
+
+
+def state(value: str, **fields: Any) -> dict[str, Any]:
+    return update("state_update", state=value, **fields)
+
+
+def v2_work(*middle: Frame, end: str = "end_turn", running: bool = True) -> list[Frame]:
+    prompt = {"sessionId": SID, "prompt": [{"type": "text", "text": "hi"}]}
+    user = {"type": "text", "text": "hi"}
+    return [
+        ("sent", request(3, "session/prompt", prompt)),
+        ("received", result(3, {"messageId": "m-1"})),
+        ("received", update("user_message", messageId="m-1", content=user)),
+        *([("received", state("running"))] if running else []),
+        ("received", chunk("hello", messageId="r-1")),
+        *middle,
+        ("received", state("idle", stopReason=end)),
+    ]
+
+
+def recording(frames: list[Frame]) -> list[RecordedFrame]:
+    return [
+        RecordedFrame(n / 10, "sent" if d == "sent" else "received", copy.deepcopy(m))
+        for n, (d, m) in enumerate(frames)
+    ]
+
+
+def ids(frames: list[Frame], exit_status: int | None = 0) -> list[str]:
+    return [v.case for v in check_recording(recording(frames), exit_status)]
+
+
+def test_correct_v1_and_v2_conversations_report_nothing() -> None:
+    assert ids(v1_clean()) == []
+    assert ids(v2_opening() + v2_work()) == []
+
+
+def test_an_agent_answering_a_notification_breaks_never_answered() -> None:
+    frames = [
+        *v1_clean(),
+        ("sent", notification("session/cancel", {"sessionId": SID})),
+        ("received", {"jsonrpc": "2.0", "id": None, "result": {}}),
+    ]
+    assert ids(frames) == ["notifications.never_answered.session/cancel"]
+
+
+def test_an_update_after_the_v1_answer_breaks_updates_before_the_answer() -> None:
+    frames = [*v1_clean(), ("received", chunk("late"))]
+    assert ids(frames) == ["prompt.updates_before_the_answer"]
+
+
+def test_a_request_answered_twice_is_reported_once_per_extra_answer() -> None:
+    frames = [*v1_clean(), ("received", result(2, {"sessionId": SID}))]
+    assert ids(frames) == ["output.one_answer_per_request"]
+
+
+def test_an_answer_with_an_id_no_request_had_breaks_the_exact_id_rule() -> None:
+    frames = [*v1_opening(), ("received", result("2", {"sessionId": SID}))]
+    assert ids(frames, None) == ["output.answer_ids_are_request_ids"]
+
+
+def test_a_tool_call_never_finished_is_reported_when_the_turn_ends() -> None:
+    frames = v1_opening() + v1_turn("end_turn", ("received", update("tool_call", **TOOL)))
+    assert ids(frames) == ["tool_calls.end_with_a_final_status"]
+
+
+def test_an_fs_request_to_a_client_without_fs_breaks_the_unadvertised_rule() -> None:
+    read = request(0, "fs/read_text_file", {"sessionId": SID, "path": "/tmp/a"})
+    frames = v1_opening(fs=False) + v1_turn(
+        "end_turn", ("received", read), ("sent", result(0, {"content": "x"}))
+    )
+    assert ids(frames) == ["output.unadvertised.fs/read_text_file"]
+
+
+def test_a_permission_outcome_not_offered_breaks_the_client_answer_rule() -> None:
+    chosen = permission({"outcome": "selected", "optionId": "always"})
+    violations = check_recording(recording(v1_opening() + v1_turn("end_turn", *chosen)), 0)
+    assert [(v.case, v.side, v.level) for v in violations] == [
+        ("client.answers.session/request_permission", "client", "MUST")
+    ]
+
+
+def test_a_cancel_ignored_breaks_cancel_answers_cancelled() -> None:
+    cancel = ("sent", notification("session/cancel", {"sessionId": SID}))
+    frames = v1_opening() + v1_turn("end_turn", cancel)
+    assert ids(frames) == ["prompt.cancel_answers_cancelled"]
+
+
+def test_cancelled_without_a_cancel_is_reported_informative() -> None:
+    found = check_recording(recording(v1_opening() + v1_turn("cancelled")), 0)
+    assert [(v.case, v.level) for v in found] == [
+        ("prompt.cancelled_only_after_a_cancel", "informative")
+    ]
+
+
+def test_a_permission_pending_at_the_cancel_must_be_answered_cancelled() -> None:
+    cancel = ("sent", notification("session/cancel", {"sessionId": SID}))
+    asked = {"sessionId": SID, "toolCall": {**TOOL, "status": "failed"}, "options": OPTIONS}
+    frames = v1_opening() + v1_turn(
+        "cancelled",
+        ("received", request(0, "session/request_permission", asked)),
+        cancel,
+        ("sent", result(0, {"outcome": {"outcome": "selected", "optionId": "allow"}})),
+    )
+    assert ids(frames) == ["client.output.cancel_answers_pending_permissions_cancelled"]
+
+
+def test_session_load_to_an_agent_without_load_session_is_reported() -> None:
+    load = {"sessionId": SID, "cwd": "/tmp", "mcpServers": []}
+    frames = [
+        *v1_opening(load=False),
+        ("sent", request(3, "session/load", load)),
+        ("received", chunk("replayed")),
+        ("received", result(3, {})),
+    ]
+    assert ids(frames) == ["client.output.unadvertised.session/load"]
+    advertised = v1_opening(load=True) + frames[4:]
+    assert ids(advertised) == []
+
+
+def test_a_message_the_schema_refuses_names_the_first_problems_pointer() -> None:
+    frames = v1_opening() + v1_turn("end_turn", ("received", update("agent_message_chunk")))
+    found = check_recording(recording(frames), 0)
+    assert [v.case for v in found] == ["output.messages_fit_the_schema"]
+    assert found[0].message.startswith("/params/update/content")
+
+
+def test_a_request_the_agent_never_answered_before_exiting_on_its_own() -> None:
+    frames = [*v1_opening(), ("sent", request(3, "session/new", {"cwd": "/", "mcpServers": []}))]
+    assert ids(frames, exit_status=0) == ["eof.every_request_read_is_answered"]
+    assert ids(frames, exit_status=-15) == []  # ended by a signal: no verdict
+    assert ids(frames, exit_status=None) == []  # the recording stops first
+
+
+def test_v2_idle_without_running_breaks_running_then_idle() -> None:
+    assert ids(v2_opening() + v2_work(running=False)) == [
+        "lifecycle.turn_reports_running_then_idle"
+    ]
+
+
+def test_v2_a_chunk_after_its_idle_breaks_updates_before_idle() -> None:
+    frames = v2_opening() + v2_work() + [("received", chunk("late", messageId="r-1"))]
+    assert ids(frames) == ["lifecycle.updates_before_idle"]
+
+
+def test_v2_a_cancel_ending_the_work_end_turn_breaks_idle_cancelled() -> None:
+    cancel = ("sent", notification("session/cancel", {"sessionId": SID}))
+    assert ids(v2_opening() + v2_work(cancel)) == ["lifecycle.cancel_ends_the_work_idle_cancelled"]
+    assert ids(v2_opening() + v2_work(cancel, end="cancelled")) == []
+
+
+def test_v2_close_during_the_work_answered_before_its_idle_and_then_an_update() -> None:
+    work = v2_work()
+    close = [
+        ("sent", request(4, "session/close", {"sessionId": SID})),
+        ("received", result(4, {})),
+    ]
+    frames = v2_opening() + work[:-1] + close + [work[-1]]
+    assert ids(frames) == [
+        "lifecycle.close_reports_idle_cancelled_before_its_answer",
+        "lifecycle.close_sends_nothing_after_its_answer",
+    ]
+
+
+def test_every_violation_carries_the_suites_own_level_and_quote() -> None:
+    frames = [
+        *v1_clean(),
+        ("received", chunk("late")),
+        ("received", result(2, {"sessionId": SID})),
+        ("sent", notification("session/cancel", {"sessionId": SID})),
+        ("received", {"jsonrpc": "2.0", "id": None, "result": {}}),
+    ]
+    edition = load_edition("v1")
+    cases = {c.id: c for c in [*all_cases(edition.data), *all_client_cases(edition)]}
+    found = check_recording(recording(frames), 0)
+    assert len(found) == 3
+    for violation in found:
+        assert (violation.level, violation.quote) == (
+            cases[violation.case].level,
+            cases[violation.case].quote,
+        )
+
+
+def write(path: Path, frames: list[Frame], exit_status: int = 0) -> Path:
+    import json
+
+    lines = [{"acpTrace": 1, "program": ["agent"], "started": "2026-12-02T00:00:00+00:00"}]
+    lines += [{"t": n / 10, "dir": d, "json": m} for n, (d, m) in enumerate(frames)]
+    lines.append({"t": len(frames) / 10, "exit": exit_status})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("frames", "status"),
+    [
+        (v1_clean(), 0),
+        (v1_opening() + v1_turn("cancelled"), 0),  # informative only
+        ([*v1_clean(), ("received", result("x", {}))], 1),  # a MUST rule
+    ],
+)
+def test_the_exit_status_is_the_suites(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], frames: list[Frame], status: int
+) -> None:
+    assert main(["check", str(write(tmp_path / "rec.jsonl", frames))]) == status
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1].startswith(f"{len(frames)} frames")
+
+
+def test_an_unreadable_recording_is_one_line_and_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"t": 0, "dir": "sent", "json": {}}\nnot json\n', encoding="utf-8")
+    assert main(["check", str(broken)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert main(["check", str(tmp_path / "missing.jsonl")]) == 2
+    assert "missing.jsonl" in capsys.readouterr().err
