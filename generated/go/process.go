@@ -8,6 +8,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 )
@@ -63,6 +64,12 @@ func SpawnCommand(ctx context.Context, cmd *exec.Cmd, options ...TransportOption
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout = childIn, childOut
+	if _, traced := os.LookupEnv(TraceEnvironment); traced && cmd.Env == nil {
+		// The child does not inherit ACP_TRACE (our own recording of the connection,
+		// wire_trace.go): two recordings of one conversation in one file would garble it. Set
+		// it in cmd.Env to record the child too.
+		cmd.Env = withoutTrace(os.Environ())
+	}
 	ownGroup(cmd)
 	err = cmd.Start()
 	closeAll(childIn, childOut) // the child's ends: the child holds them now
@@ -162,4 +169,15 @@ func closeAll(files ...*os.File) {
 	for _, f := range files {
 		_ = f.Close()
 	}
+}
+
+// withoutTrace is environ without ACP_TRACE.
+func withoutTrace(environ []string) []string {
+	kept := environ[:0:0]
+	for _, variable := range environ {
+		if !strings.HasPrefix(variable, TraceEnvironment+"=") {
+			kept = append(kept, variable)
+		}
+	}
+	return kept
 }

@@ -69,6 +69,8 @@ type Connection struct {
 	handlers sync.WaitGroup // one per peer request being handled
 	workers  sync.WaitGroup // the read loop and the notification loop
 	closed   chan struct{}
+	// trace records every frame when ACP_TRACE is set (wire_trace.go); nil otherwise.
+	trace *wireTrace
 }
 
 // closeGrace is how long Close lets cancelled handlers write their answers (-32800: internal
@@ -92,6 +94,7 @@ func NewConnection(t Transport, h Handler, options ...Option) *Connection {
 	for _, option := range options {
 		option(c)
 	}
+	c.transport, c.trace = traceFromEnvironment(t)
 	c.base, c.stop = context.WithCancelCause(context.WithValue(context.Background(), connectionKey{}, c))
 	if binder, ok := h.(Binder); ok {
 		c.handler = binder.Bind(c)
@@ -168,6 +171,7 @@ func (c *Connection) finish() {
 	_ = c.transport.Close()
 	<-answered
 	c.workers.Wait()
+	c.trace.close()
 	close(c.closed)
 }
 

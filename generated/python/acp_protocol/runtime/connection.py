@@ -74,6 +74,7 @@ from .transports.transport import (
     Transport,
     exchange_batch,
 )
+from .wire_trace import WireTrace, open_trace
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +138,8 @@ class Connection:
         # A handler holding the event loop longer than this is named in a warning (block_watch).
         self._blocking_threshold = blocking_threshold
         self._block_watch: BlockWatch | None = None
+        # ACP_TRACE=FILE: every frame read and written is recorded (wire_trace), from `start`.
+        self._trace: WireTrace | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -145,6 +148,7 @@ class Connection:
         if not self._started and not self._closing:
             self._started = True
             self._block_watch = watch(self._blocking_threshold)
+            self._trace = open_trace()
             self._receiver.start()
             if self._notifications is not None:
                 self._notifier_task = asyncio.create_task(
@@ -212,6 +216,8 @@ class Connection:
         await self._transport.close()
         unwatch(self._block_watch)
         self._block_watch = None
+        if self._trace is not None:
+            self._trace.close()
         self._closed.set()
 
     # -- outgoing ----------------------------------------------------------------------------
@@ -264,7 +270,10 @@ class Connection:
 
     def write_frame(self, frame: dict[str, Any], *, batch: int = 0) -> None:
         """Write one frame (`Outbound`): one write of one whole message."""
-        self._transport.write(self._wrap(encode(frame)), batch=batch)
+        data = encode(frame)
+        self._transport.write(self._wrap(data), batch=batch)
+        if self._trace is not None:
+            self._trace.outgoing(data)
 
     def write_answer(self, frame: dict[str, Any]) -> None:
         """Write a response (`Inbound`); one the peer can no longer receive is dropped."""
@@ -281,6 +290,8 @@ class Connection:
         except ConnectionClosed:
             log.debug("answer to request %r dropped: the connection is closed", frame["id"])
             return
+        if self._trace is not None:
+            self._trace.outgoing(data)
         if self._transport.writing_paused():
             # Flow control: an answer the peer has not read yet counts as work until it has (an
             # error to a malformed frame, say: a peer that floods them and reads nothing is
@@ -341,10 +352,14 @@ class Connection:
         except ValueError as error:
             if not line.strip():
                 return  # blank lines between frames are tolerated
+            if self._trace is not None:
+                self._trace.incoming(line, False)
             log.warning("unparsable frame (%d bytes): %s", len(line), error)
             parse_error = {"code": PARSE_ERROR, "message": "Parse error", "data": str(error)}
             self.write_answer(error_frame(None, parse_error))
             return
+        if self._trace is not None:
+            self._trace.incoming(line, True)
         frame = classify(message)
         frame_type = type(frame)
         if frame_type is Notification:
@@ -363,6 +378,8 @@ class Connection:
         """A frame over the limit was dropped unread (`FrameSink`). When its start shows an id, no
         one waits forever: a request is answered -32600 with the limit, a response fails our
         caller."""
+        if self._trace is not None:
+            self._trace.dropped(frame.head, frame.size)
         request_id = oversized_frame_id(frame.head)
         if request_id is None:
             return

@@ -40,6 +40,7 @@ import { headId, type WireId } from "./ids.js";
 import { InFlight, type IncomingRequest } from "./incoming.js";
 import { OutgoingRequests, type RequestOptions } from "./outgoing.js";
 import type { OversizedFrame, Transport } from "./transports/transport.js";
+import { traceFromEnvironment } from "./transports/wire_trace.js";
 
 export { CANCEL_REQUEST, type RequestOptions } from "./outgoing.js";
 export type { IncomingRequest } from "./incoming.js";
@@ -90,12 +91,15 @@ export class Connection {
   private resolveClosed!: (reason: string) => void;
   /** Resolves with the reason once the connection is closed (by either side). */
   readonly closed: Promise<string>;
+  /** The transport, recorded when ACP_TRACE is set (transports/wire_trace.ts). */
+  private readonly transport: Transport;
 
   constructor(
-    private readonly transport: Transport,
+    transport: Transport,
     router: (connection: Connection) => Router,
     private readonly options: ConnectionOptions = {},
   ) {
+    transport = this.transport = traceFromEnvironment(transport);
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.flow = new FlowControl(transport, options.maxQueued ?? 1000);
     this.dialect = options.dialect ?? ACP;

@@ -133,7 +133,13 @@ async def spawn_process(
     is terminated; `kill_timeout`: how long SIGTERM is given before SIGKILL; `push`: see
     `PipeTransport`. Raises `OSError` (`FileNotFoundError`, `PermissionError`) when the program
     cannot be started.
+
+    The child does not inherit `ACP_TRACE` (this process's recording of its connections,
+    `wire_trace`): an agent we start recording the same conversation into the same file would
+    garble it. Name it in `env` to record the child too.
     """
+    if env is None and "ACP_TRACE" in os.environ:
+        env = {name: value for name, value in os.environ.items() if name != "ACP_TRACE"}
     process = subprocess.Popen(
         [program, *args],
         stdin=subprocess.PIPE,

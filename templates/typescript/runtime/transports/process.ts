@@ -20,6 +20,7 @@ import { once } from "node:events";
 import { readFileSync, readdirSync } from "node:fs";
 import { NDJSON, type Framing } from "./framing.js";
 import { StreamTransport } from "./transport.js";
+import { TRACE_ENVIRONMENT } from "./wire_trace.js";
 
 export interface SpawnedOptions {
   env?: NodeJS.ProcessEnv;
@@ -129,6 +130,13 @@ function unwatch(child: ChildProcess): void {
 export function spawnTransport(program: string, args: readonly string[], options: SpawnedOptions = {}): ProcessTransport {
   const spawnOptions: SpawnOptions = { stdio: ["pipe", "pipe", "inherit"], detached: OWN_GROUP };
   if (options.env !== undefined) spawnOptions.env = options.env;
+  else if (process.env[TRACE_ENVIRONMENT] !== undefined) {
+    // The program does not inherit ACP_TRACE (our own recording of the connection,
+    // wire_trace.ts): two recordings of one conversation in one file would garble it. Name it
+    // in `env` to record the program too.
+    const { [TRACE_ENVIRONMENT]: _recorded, ...inherited } = process.env;
+    spawnOptions.env = inherited;
+  }
   if (options.cwd !== undefined) spawnOptions.cwd = options.cwd;
   return new ProcessTransport(spawn(program, [...args], spawnOptions), options.exitGrace ?? 2000, options.framing);
 }
