@@ -1,7 +1,11 @@
 """The `acp-codegen` command line: parse, run one command, print one line per outcome.
 
 Every failure is one line on stderr naming the file or the command that failed (a list of schema
-problems adds one line per problem), never a traceback. Exit statuses are documented in `EPILOG`.
+problems adds one line per problem), never a traceback. Exit statuses are documented in `EPILOG`
+(`exit_status`). A command's arguments are defined when it runs (`_Command`), so a command imports
+only the modules it uses: a warm `scaffold` loads neither the schema validator nor the templates.
+The commands that render live beside this module (`generate_command`, `scaffold_command`); the
+others are here.
 """
 
 from __future__ import annotations
@@ -10,15 +14,13 @@ import argparse
 import json
 import os
 import sys
-import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
-from acp_codegen import __version__, changelog, drift, new_target, pipeline, resources, schema_diff
+from acp_codegen import __version__, generate_command, resources, scaffold_command
+from acp_codegen.exit_status import BAD_INPUT, INTERRUPTED, MISSING_TOOL, OK, STALE
 from acp_codegen.problems import GenerationError, MissingTool, SchemaProblems
-from acp_codegen.scaffold_command import command_line
-from acp_codegen.schema_crate import update_schema_from_crate
-from acp_codegen.schema_lock import update_schema
-from acp_codegen.targets import TARGETS, load_scaffold, project, write_scaffold
 
 DESCRIPTION = """\
 Generate typed SDK code for the Agent Client Protocol (ACP) from its JSON schemas.
@@ -47,7 +49,7 @@ examples:
   acp-codegen release-notes Unreleased                 what changed since this version
   acp-codegen new-target rust                          the skeleton of a new language target"""
 
-OK, STALE, BAD_INPUT, MISSING_TOOL = 0, 1, 2, 3
+__all__ = ["BAD_INPUT", "EPILOG", "MISSING_TOOL", "OK", "STALE", "main"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,7 +75,27 @@ def main(argv: list[str] | None = None) -> int:
         return BAD_INPUT
     except KeyboardInterrupt:
         _fail("interrupted")
-        return 130
+        return INTERRUPTED
+
+
+Define = Callable[[argparse.ArgumentParser], None]
+
+
+class _Command(argparse.ArgumentParser):
+    """One command's parser, whose arguments `define` adds when the command is parsed (its own
+    `--help` included): the top-level help lists every command by its one-line help alone."""
+
+    def __init__(self, *args: Any, define: Define | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._define = define
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._define is not None:
+            define, self._define = self._define, None
+            define(self)
+        return super().parse_known_args(args, namespace)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -87,68 +109,63 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--root",
         type=Path,
-        default=pipeline.ROOT,
+        default=resources.DATA_ROOT,
         help="the project whose schema/ to read (default: the pinned schemas shipped with "
         "acp-codegen, or this checkout's)",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    generate = commands.add_parser(
-        "generate", help="write the generated code", description=_generate.__doc__
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress line, even on a terminal"
     )
-    _output_options(generate)
-    generate.add_argument("--force", action="store_true", help="regenerate even if current")
-    generate.add_argument(
-        "--strict",
+    shown.add_argument(
+        "--progress",
         action="store_true",
-        help="fail (exit 2, nothing written) on a review finding: a behaviour rule resting on "
-        "schema text that was reworded or removed (docs/schemas.md)",
+        help="progress lines on stderr even when it is no terminal (a CI log); a terminal "
+        "shows them anyway, for anything that takes over two seconds",
     )
-    generate.set_defaults(run=_generate)
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_Command
+    )
+    for name, summary, define in (
+        ("generate", "write the generated code", generate_command.define_generate),
+        (
+            "check",
+            "fail when generated code differs from a fresh generation",
+            generate_command.define_check,
+        ),
+        (
+            "scaffold",
+            "write a runnable starter agent or client, alone or in a project that builds",
+            scaffold_command.define_scaffold,
+        ),
+        (
+            "diff",
+            "the changes between two schemas and whom they break (exit 1: breaking)",
+            _define_diff,
+        ),
+        (
+            "update-schema",
+            "pin the schemas of another release (npm package or Rust crate)",
+            _define_update_schema,
+        ),
+        (
+            "release-notes",
+            "print one version's section of the changelog (exit 2: no such version)",
+            _define_release_notes,
+        ),
+        (
+            "new-target",
+            "write the skeleton of a new language target (docs/new-language.md)",
+            _define_new_target,
+        ),
+    ):
+        commands.add_parser(name, help=summary, define=define)
+    return parser
 
-    check = commands.add_parser(
-        "check", help="fail when generated code differs from a fresh generation"
-    )
-    _output_options(check)
-    check.set_defaults(run=_check)
 
-    scaffold = commands.add_parser(
-        "scaffold",
-        help="write a runnable starter agent or client, alone or in a project that builds",
-        description="Write a runnable starter agent or client: the file alone (--out FILE), or "
-        "in a project folder (--project DIR) whose README.md has the commands that build it "
-        "(TypeScript: npm install, npm run build; Go: go build; Python: a venv and pip install).",
-    )
-    scaffold.add_argument("role", choices=("agent", "client"))
-    scaffold.add_argument("--out", type=Path, help="the file to write")
-    scaffold.add_argument(
-        "--project",
-        type=Path,
-        metavar="DIR",
-        help="the folder to write a project into: the starter and what builds it",
-    )
-    scaffold.add_argument("--unstable", action="store_true", help="use the unstable schema")
-    scaffold.add_argument("--module", help="Go --project: go.mod's module path (the folder's name)")
-    scaffold.add_argument(
-        "--lang", choices=TARGETS, default="python", help="the starter's language (python)"
-    )
-    scaffold.add_argument(
-        "--protocol",
-        choices=("v1", "v2"),
-        default="v1",
-        help="the ACP edition the starter speaks (v1; v2 follows v2's prompt lifecycle)",
-    )
-    scaffold.add_argument(
-        "--force",
-        action="store_true",
-        help="overwrite an existing file (--out), or write into a folder that is not empty "
-        "(--project: the files it writes are overwritten, others kept)",
-    )
-    scaffold.set_defaults(run=_scaffold)
+def _define_diff(compare: argparse.ArgumentParser) -> None:
+    from acp_codegen import schema_diff
 
-    compare = commands.add_parser(
-        "diff", help="the changes between two schemas and whom they break (exit 1: breaking)"
-    )
     compare.add_argument("old", help=schema_diff.INPUT_HELP)
     compare.add_argument("new", help=schema_diff.INPUT_HELP)
     compare.add_argument(
@@ -157,13 +174,13 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--json", action="store_true", help="JSON instead of Markdown")
     compare.set_defaults(run=_diff)
 
-    update = commands.add_parser(
-        "update-schema",
-        help="pin the schemas of another release (npm package or Rust crate)",
-        description="Pin every edition's schema of one upstream release in schema/, with "
+
+def _define_update_schema(update: argparse.ArgumentParser) -> None:
+    update.description = (
+        "Pin every edition's schema of one upstream release in schema/, with "
         "schema/lock.json (docs/schemas.md): the files npm's @agentclientprotocol/sdk ships "
         "(--version, needs npm), or the files built from crates.io's "
-        "agent-client-protocol-schema by tools/crate-schema (--crate, needs cargo).",
+        "agent-client-protocol-schema by tools/crate-schema (--crate, needs cargo)."
     )
     source = update.add_mutually_exclusive_group(required=True)
     source.add_argument(
@@ -176,11 +193,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     update.set_defaults(run=_update_schema)
 
-    notes = commands.add_parser(
-        "release-notes",
-        help="print one version's section of the changelog (exit 2: no such version)",
-        description=_release_notes.__doc__,
-    )
+
+def _define_release_notes(notes: argparse.ArgumentParser) -> None:
+    notes.description = _release_notes.__doc__
     notes.add_argument(
         "version",
         nargs="?",
@@ -190,11 +205,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     notes.set_defaults(run=_release_notes)
 
-    skeleton = commands.add_parser(
-        "new-target",
-        help="write the skeleton of a new language target (docs/new-language.md)",
-        description=_new_target.__doc__,
-    )
+
+def _define_new_target(skeleton: argparse.ArgumentParser) -> None:
+    from acp_codegen import new_target
+
+    skeleton.description = _new_target.__doc__
     skeleton.add_argument("name", metavar="NAME", help="the target's name: rust, kotlin, …")
     skeleton.add_argument(
         "--out",
@@ -213,98 +228,11 @@ def _parser() -> argparse.ArgumentParser:
         help="how a handler is named from a method",
     )
     skeleton.set_defaults(run=_new_target)
-    return parser
-
-
-def _output_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "--out",
-        type=Path,
-        help="the folder the package goes into (default: generated/ of a source checkout)",
-    )
-    command.add_argument(
-        "--package",
-        help="the import name to write the Python package under, such as myapp._acp "
-        "(with --out; imports inside it are relative)",
-    )
-
-
-def _generate(args: argparse.Namespace) -> int:
-    """Write the generated code: in a source checkout, every target into generated/ (a no-op
-    when nothing changed); with --out DIR --package NAME, the Python package as DIR/NAME. A
-    failed run leaves the previous output as it was."""
-    started = time.perf_counter()
-    if args.package is not None:
-        outcome = pipeline.generate_package(
-            args.root, _out(args), args.package, _command("generate", args), strict=args.strict
-        )
-        state = "written"
-    else:
-        outcome = pipeline.generate(
-            args.root, _generated(args), force=args.force, strict=args.strict
-        )
-        state = "regenerated" if outcome.changed else "up to date, nothing to do"
-    for line in outcome.review:
-        print(f"acp-codegen: review: {line}", file=sys.stderr)
-    print(f"acp-codegen: {outcome.out_root} {state} ({time.perf_counter() - started:.2f} s)")
-    return OK
-
-
-def _check(args: argparse.Namespace) -> int:
-    if args.package is not None:
-        report = drift.stale_package_report(
-            args.root, _out(args), args.package, _command("generate", args)
-        )
-        label = str(_out(args).joinpath(*args.package.split(".")))
-    else:
-        report = drift.stale_report(args.root, _generated(args))
-        label = "generated/"
-    if report is not None:
-        print(report, file=sys.stderr)
-        return STALE
-    print(f"acp-codegen: {label} matches a fresh generation")
-    return OK
-
-
-def _scaffold(args: argparse.Namespace) -> int:
-    if (args.out is None) == (args.project is None):
-        raise GenerationError(
-            "scaffold takes one of --out FILE (the starter alone) and --project DIR (the starter "
-            "in a project that builds)"
-        )
-    if args.module is not None and (args.lang != "go" or args.project is None):
-        raise GenerationError("--module is go.mod's module path: it takes --lang go --project DIR")
-    if args.project is not None:
-        project.check_folder(args.project, force=args.force)  # before the schemas load
-    spec = pipeline.load_specification(args.root)
-    source = load_scaffold(args.lang)(
-        spec, args.role, unstable=args.unstable, protocol=args.protocol
-    )
-    what = f"a starter {args.protocol} {args.lang} {args.role}"
-    if args.out is not None:
-        write_scaffold(source, args.out, force=args.force)
-        print(f"acp-codegen: wrote {what} to {args.out}")
-        return OK
-    request = project.Request(
-        role=args.role,
-        protocol=args.protocol,
-        unstable=args.unstable,
-        folder=args.project,
-        root=args.root,
-        starter=source,
-        command=command_line(args),
-        module=args.module,
-    )
-    content = project.load_project(args.lang)(spec, request)
-    project.write_project(content, args.project, force=args.force)
-    readme = args.project / "README.md"
-    print(f"acp-codegen: wrote {what} project to {args.project}; {readme} says how to build it")
-    for note in content.notes:  # a name it had to change (a Go module path)
-        print(f"acp-codegen: {note}", file=sys.stderr)
-    return OK
 
 
 def _diff(args: argparse.Namespace) -> int:
+    from acp_codegen import schema_diff
+
     try:
         report = schema_diff.diff(args.old, args.new, args.edition, root=args.root)
     except ValueError as exc:  # an --edition that names no edition
@@ -318,8 +246,12 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _update_schema(args: argparse.Namespace) -> int:
     if args.crate is not None:
+        from acp_codegen.schema_crate import update_schema_from_crate
+
         lock = update_schema_from_crate(args.root, args.crate)
     else:
+        from acp_codegen.schema_lock import update_schema
+
         lock = update_schema(args.root, args.version)
     print(f"acp-codegen: pinned {lock.origin}; run `make generate` next")
     return OK
@@ -329,6 +261,8 @@ def _release_notes(args: argparse.Namespace) -> int:
     """Print the section of one version in acp-codegen's changelog, CHANGELOG.md (Keep a
     Changelog: Added, Changed, Deprecated, Removed, Fixed, Security; a change that asks
     something of you starts with **Breaking** and says how to migrate)."""
+    from acp_codegen import changelog
+
     print(changelog.read().release(args.version).text, end="")
     return OK
 
@@ -340,6 +274,8 @@ def _new_target(args: argparse.Namespace) -> int:
     only comments) and its runtime folder (one empty file per row of templates/runtime_map.json).
     `make generate` then renders it into generated/NAME/, and `python -m
     acp_codegen.targets.NAME.hooks conformance agent` reports what it still lacks."""
+    from acp_codegen import new_target
+
     if args.out is None and resources.INSTALLED:
         raise GenerationError("new-target outside a source checkout needs --out ROOT")
     root = Path(args.out) if args.out is not None else resources.DATA_ROOT
@@ -365,33 +301,6 @@ def _new_target(args: argparse.Namespace) -> int:
         "lacks; docs/new-language.md walks through the rest"
     )
     return OK
-
-
-def _out(args: argparse.Namespace) -> Path:
-    if args.out is None:
-        raise GenerationError(f"{args.command} --package needs --out DIR, the folder to write into")
-    return Path(args.out)
-
-
-def _generated(args: argparse.Namespace) -> Path:
-    """Where the whole generated tree goes: --out, or generated/ of a source checkout."""
-    if args.out is not None:
-        return Path(args.out)
-    if resources.INSTALLED and args.root == pipeline.ROOT:
-        raise GenerationError(
-            f"{args.command} outside a source checkout needs --out DIR --package NAME "
-            "(the folder and the import name to write the Python package under)"
-        )
-    return Path(args.root) / "generated"
-
-
-def _command(name: str, args: argparse.Namespace) -> str:
-    """The command line that regenerates a vendored package, for its files' headers (the same
-    wherever it is run from: the folder is named by what it holds)."""
-    top = args.package.split(".")[0]
-    return " ".join(
-        ["acp-codegen", name, "--out", f"<the folder of {top}/>", "--package", args.package]
-    )
 
 
 def _fail(message: str) -> None:

@@ -3,7 +3,9 @@
 Targets render into a staging folder beside `generated/`, which replaces it only when every target
 succeeded: a failed run leaves `generated/` as it was. `generated/.fingerprint.json` records a hash
 of the inputs (schemas, lock, generator, templates, tool versions) and of the output tree, so a run
-with nothing changed returns at once.
+with nothing changed returns at once. The IR and rendered trees and starters are kept in the render
+cache (`cache`) under those inputs: a run whose inputs an earlier one had writes from it. Each step
+is reported to the command's progress (`progress`).
 """
 
 from __future__ import annotations
@@ -14,16 +16,16 @@ import shutil
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from acp_codegen import cache, progress
 from acp_codegen.ir import Edition, Specification, Stability
 from acp_codegen.loader import load_schema
 from acp_codegen.lowering import lower_edition
 from acp_codegen.lowering.behaviour import RULES
 from acp_codegen.problems import GenerationError, SchemaProblem, SchemaProblems
-from acp_codegen.resources import DATA_ROOT, PACKAGE_DIR, TEMPLATES
+from acp_codegen.resources import DATA_ROOT
 from acp_codegen.schema_lock import read_lock, verify_lock
 from acp_codegen.targets import TARGETS, Options, load_target
 from acp_codegen.validation import validate_schema
@@ -31,8 +33,6 @@ from acp_codegen.validation import validate_schema
 ROOT = DATA_ROOT
 """The default project root: `schema/` (and, in a source checkout, `generated/`)."""
 FINGERPRINT = ".fingerprint.json"
-# Tools whose version shapes the output: a change of any of them is a change of input.
-OUTPUT_SHAPING_TOOLS = ("black", "jinja2")
 
 
 def load_specification(root: Path = ROOT, *, strict: bool = False) -> Specification:
@@ -42,6 +42,7 @@ def load_specification(root: Path = ROOT, *, strict: bool = False) -> Specificat
     lock = read_lock(root)
     verify_lock(root, lock)
     paths = [root / locked.path for locked in lock.files]
+    progress.step(f"checking {len(paths)} schemas against the JSON Schema metaschema")
     # The metaschema check dominates; the documents are checked in parallel.
     with ProcessPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(_load_and_validate, paths))
@@ -55,6 +56,7 @@ def load_specification(root: Path = ROOT, *, strict: bool = False) -> Specificat
     for locked, (doc, found) in ordered:
         if found:
             continue
+        progress.step(f"lowering {locked.protocol} {locked.stability.value}")
         try:
             edition = lower_edition(
                 doc,
@@ -89,9 +91,28 @@ def _load_and_validate(path: Path) -> tuple[dict[str, Any], list[SchemaProblem]]
 def render(spec: Specification, out_root: Path, targets: tuple[str, ...] = TARGETS) -> None:
     """Render every target into `out_root/<target>` (an empty or missing folder)."""
     for target in targets:
+        progress.step(f"rendering {target}")
         target_dir = out_root / target
         target_dir.mkdir(parents=True, exist_ok=True)
         load_target(target)(spec, target_dir, Options())
+
+
+def specification(
+    root: Path = ROOT, *, strict: bool = False, use_cache: bool = True
+) -> Specification:
+    """`load_specification`, from the render cache when an earlier run loaded the same schemas
+    with the same generator (and stored there when not)."""
+    inputs = _inputs(root) if use_cache else None
+    key = inputs.ir_key if inputs is not None else None
+    spec = cache.load(key, "ir") if key is not None else None
+    if not isinstance(spec, Specification):
+        progress.expect(1 + len(read_lock(root).files))
+        spec = load_specification(root, strict=strict)
+        if key is not None:
+            cache.store(key, "ir", spec)
+    if strict and spec.review:
+        raise SchemaProblems(list(spec.review))
+    return spec
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,36 +125,42 @@ class Outcome:
 
 
 def generate(
-    root: Path = ROOT, out_root: Path | None = None, *, force: bool = False, strict: bool = False
+    root: Path = ROOT,
+    out_root: Path | None = None,
+    *,
+    force: bool = False,
+    strict: bool = False,
+    use_cache: bool = True,
 ) -> Outcome:
     """Regenerate `out_root` (default root/generated) unless its fingerprint says it is current.
-    `strict`: a review finding is a failure (`SchemaProblems`), and nothing is written."""
+    `strict`: a review finding is a failure (`SchemaProblems`), and nothing is written.
+    `use_cache`: False renders afresh (and refreshes the render cache)."""
     out_root = out_root or root / "generated"
     verify_lock(root, read_lock(root))  # a missing or edited schema is named before anything
-    inputs = input_fingerprint(root)
+    inputs = cache.inputs(root)
     recorded = _recorded_fingerprint(out_root)
     if (
         not force
         and not strict
         and recorded is not None
-        and recorded.get("inputs") == inputs
+        and recorded.get("inputs") == inputs.fingerprint
         and recorded.get("outputs") == tree_hash(out_root)
     ):
         return Outcome(False, out_root, tuple(str(line) for line in recorded.get("review", [])))
-    spec = load_specification(root, strict=strict)
-    review = tuple(str(finding) for finding in spec.review)
+    if strict:
+        specification(root, strict=True, use_cache=use_cache)  # a finding fails before writing
     out_root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out_root.parent, prefix=".generated-staging-"))
     try:
-        render(spec, staging)
-        fingerprint: dict[str, Any] = {"inputs": inputs, "outputs": tree_hash(staging)}
-        if review:
-            fingerprint["review"] = list(review)
+        tree = _rendered(root, inputs, "tree", staging, Options(), TARGETS, use_cache)
+        fingerprint: dict[str, Any] = {"inputs": inputs.fingerprint, "outputs": tree_hash(staging)}
+        if tree.review:
+            fingerprint["review"] = list(tree.review)
         (staging / FINGERPRINT).write_text(json.dumps(fingerprint, indent=2) + "\n")
         _swap(staging, out_root)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return Outcome(True, out_root, review)
+    return Outcome(True, out_root, tree.review)
 
 
 def generate_package(
@@ -144,21 +171,64 @@ def generate_package(
     target: str = "python",
     *,
     strict: bool = False,
+    use_cache: bool = True,
 ) -> Outcome:
     """Write `target`'s package under the import name `package` into `out` (vendoring: `out` is
     the folder its top-level package sits in). Only the package's own folder is replaced, and
     only when rendering succeeded. The outcome names that folder."""
     parts = package_parts(package)
     destination = out.joinpath(*parts)
-    spec = load_specification(root, strict=strict)
+    verify_lock(root, read_lock(root))
+    inputs = cache.inputs(root)
+    if strict:
+        specification(root, strict=True, use_cache=use_cache)
+    name = "package-" + hashlib.sha256(f"{target}\0{package}\0{command}".encode()).hexdigest()
     destination.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=destination.parent, prefix=".acp-codegen-staging-"))
     try:
-        load_target(target)(spec, staging, Options(package=package, command=command))
+        options = Options(package=package, command=command)
+        tree = _rendered(root, inputs, name, staging, options, (target,), use_cache)
         _swap(staging.joinpath(*parts), destination)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return Outcome(True, destination, tuple(str(finding) for finding in spec.review))
+    return Outcome(True, destination, tree.review)
+
+
+def _rendered(
+    root: Path,
+    inputs: cache.Inputs,
+    name: str,
+    staging: Path,
+    options: Options,
+    targets: tuple[str, ...],
+    use_cache: bool,
+) -> cache.Tree:
+    """Write `targets` rendered with `options` into the empty folder `staging`: from the render
+    cache's entry `name` when it has one, else rendered (in a folder of its own per target unless
+    `options.package`, as `generate` lays `generated/` out) and stored there."""
+    tree = cache.load(inputs.render_key, name) if use_cache else None
+    if isinstance(tree, cache.Tree):
+        tree.write(staging)
+        return tree
+    progress.expect(len(targets))
+    spec = specification(root, use_cache=use_cache)
+    if options.package is None:
+        render(spec, staging, targets)
+    else:
+        for target in targets:
+            progress.step(f"rendering {target} as {options.package}")
+            load_target(target)(spec, staging, options)
+    tree = cache.Tree.read(staging, tuple(str(finding) for finding in spec.review))
+    cache.store(inputs.render_key, name, tree)
+    return tree
+
+
+def _inputs(root: Path) -> cache.Inputs | None:
+    """The render cache's view of `root`, or None when a file cannot be read (loading names it)."""
+    try:
+        return cache.inputs(root)
+    except (OSError, GenerationError):
+        return None
 
 
 def package_parts(package: str) -> list[str]:
@@ -167,19 +237,6 @@ def package_parts(package: str) -> list[str]:
     if not all(part.isidentifier() for part in parts):
         raise GenerationError(f"--package {package!r} is not a dotted Python import name")
     return parts
-
-
-def input_fingerprint(root: Path) -> str:
-    digest = hashlib.sha256()
-    files = [root / "schema" / "lock.json"] + [root / f.path for f in read_lock(root).files]
-    _hash_files(digest, root, files)
-    sources = sorted(PACKAGE_DIR.rglob("*.py")) + sorted(
-        p for p in TEMPLATES.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-    )
-    _hash_files(digest, PACKAGE_DIR.parent, sources)
-    for tool in OUTPUT_SHAPING_TOOLS:
-        digest.update(f"{tool}=={metadata.version(tool)}\0".encode())
-    return digest.hexdigest()
 
 
 def output_files(out_root: Path) -> list[Path]:
@@ -194,17 +251,7 @@ def output_files(out_root: Path) -> list[Path]:
 
 
 def tree_hash(out_root: Path) -> str:
-    digest = hashlib.sha256()
-    _hash_files(digest, out_root, output_files(out_root))
-    return digest.hexdigest()
-
-
-def _hash_files(digest: hashlib._Hash, base: Path, files: list[Path]) -> None:
-    """Feed each file's path (relative to `base`) and bytes into `digest`, in the given order."""
-    for path in files:
-        digest.update(
-            path.relative_to(base).as_posix().encode() + b"\0" + path.read_bytes() + b"\0"
-        )
+    return cache.hash_files(out_root, output_files(out_root))
 
 
 def _recorded_fingerprint(out_root: Path) -> dict[str, Any] | None:
