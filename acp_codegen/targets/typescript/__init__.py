@@ -45,16 +45,19 @@ PACKAGE = "acp-protocol-sdk"
 TEMPLATES = resources.TEMPLATES / "typescript"
 DEV_DEPENDENCIES = (
     ("@types/node", "20.19.43"),
+    ("@types/pg", "8.23.1"),
     ("@types/ws", "8.18.2"),
     ("eventsource-parser", "3.1.1"),
+    ("pg", "8.23.1"),
     ("typescript", "5.9.3"),
     ("ws", "8.23.0"),
 )
 """Exact pins, matching `package-lock.json.jinja` (refresh both together)."""
-PEER_DEPENDENCIES = (("eventsource-parser", "^3.0.0"), ("ws", "^8.0.0"))
+PEER_DEPENDENCIES = (("eventsource-parser", "^3.0.0"), ("pg", "^8.0.0"), ("ws", "^8.0.0"))
 """Optional peers, for remote agents only (runtime/transports/http_*.ts, ws_*.ts): the SSE
 parser of the Streamable HTTP client, and the WebSocket server (and the client where node has no
-global `WebSocket`). The base package needs neither."""
+global `WebSocket`); `pg` for the PostgreSQL session store only (its own entry point,
+`acp-protocol-sdk/postgres`). The base package needs none of them."""
 
 
 def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:

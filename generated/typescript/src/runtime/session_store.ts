@@ -19,7 +19,9 @@
  * over 64 deep is rejected (`onProblem`) and the stored state stays unchanged.
  *
  * `MemorySessionStore` keeps sessions in memory; `FileSessionStore` (session_file.ts) also in a
- * file, each change acknowledged only once it is on disk.
+ * file, each change acknowledged only once it is on disk; `PostgresSessionStore`
+ * (session_postgres.ts, the `acp-protocol-sdk/postgres` entry point) in PostgreSQL, with these
+ * rules (its protected methods).
  */
 
 import { randomUUID } from "node:crypto";
@@ -108,12 +110,12 @@ export class MemorySessionStore implements SessionStore {
   /** By id: the position (order of recording, never reused) and the record. */
   private records = new Map<string, { position: number; record: SessionRecord }>();
   private next = 1;
-  private policy: MetaPolicy;
+  protected policy: MetaPolicy;
   private readonly policyChosen: boolean;
   private readonly titleLimit: number;
   private readonly metaLimit: number;
-  private readonly pageSize: number;
-  private readonly clock: () => string;
+  protected readonly pageSize: number;
+  protected readonly clock: () => string;
   private readonly onProblem: (message: string) => void;
 
   constructor(options: SessionStoreOptions = {}) {
@@ -209,7 +211,7 @@ export class MemorySessionStore implements SessionStore {
     this.next = snapshot.next;
   }
 
-  private changedFields(stored: SessionRecord, change: SessionChange): JsonObject | null {
+  protected changedFields(stored: SessionRecord, change: SessionChange): JsonObject | null {
     const update: JsonObject = {};
     if (change.title !== undefined && this.clip(change.title) !== stored.title) update.title = this.clip(change.title);
     if (change.meta !== undefined) {
@@ -226,18 +228,18 @@ export class MemorySessionStore implements SessionStore {
   }
 
   /** `stored` with `update` (wire form) applied; null when the result breaks a guard. */
-  private applied(stored: SessionRecord, update: object): SessionRecord | null {
+  protected applied(stored: SessionRecord, update: object): SessionRecord | null {
     const after = applySessionInfoUpdate(stored, update, this.policy);
     if (after.meta !== null && !this.metaFits(stored.sessionId, after.meta)) return null;
     return { ...stored, title: after.title, updatedAt: after.updatedAt, meta: after.meta };
   }
 
   /** "Agents should validate title length (recommend 500 chars max)" (session-info RFD). */
-  private clip(title: string | null): string | null {
+  protected clip(title: string | null): string | null {
     return title === null ? null : title.slice(0, this.titleLimit);
   }
 
-  private metaFits(sessionId: string, meta: JsonObject): boolean {
+  protected metaFits(sessionId: string, meta: JsonObject): boolean {
     const depth = depthOf(meta);
     if (depth > META_DEPTH) {
       this.onProblem(`session ${sessionId}: _meta nested ${depth} deep rejected (limit ${META_DEPTH}); state unchanged`);
@@ -252,7 +254,7 @@ export class MemorySessionStore implements SessionStore {
   }
 }
 
-function listed(record: SessionRecord): ListedSession {
+export function listed(record: SessionRecord): ListedSession {
   const wire: ListedSession = { sessionId: record.sessionId, cwd: record.cwd };
   if (record.title !== null) wire.title = record.title;
   if (record.updatedAt !== null) wire.updatedAt = record.updatedAt;
@@ -260,12 +262,12 @@ function listed(record: SessionRecord): ListedSession {
   return wire;
 }
 
-function encodeCursor(position: number): string {
+export function encodeCursor(position: number): string {
   return Buffer.from(JSON.stringify({ after: position })).toString("base64url");
 }
 
 /** The position a cursor continues after; -32602 for a cursor this store did not make. */
-function decodeCursor(cursor: string | null | undefined): number {
+export function decodeCursor(cursor: string | null | undefined): number {
   if (cursor == null) return 0;
   let after: unknown;
   try {

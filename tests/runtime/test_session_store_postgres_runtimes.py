@@ -1,0 +1,70 @@
+"""The TypeScript runtime's PostgreSQL session store against the run's server: the store corpus
+(tests/typescript/session_store_corpus.test.ts, its PostgreSQL cases), and a TypeScript writer
+beside a Python one on the same session, the TypeScript one killed mid-write: one database, two
+runtimes, nothing acknowledged lost. Needs `make ts-build` (run before pytest by `make test`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import uuid
+
+import pytest
+
+from tests.paths import ROOT
+from tests.runtime.test_session_store_postgres import stored_meta, writer
+
+BUILD = ROOT / ".build" / "typescript"
+TESTS = BUILD / "dist-test" / "test"
+
+pytestmark = pytest.mark.skipif(
+    not (TESTS / "postgres_writer.js").exists(),
+    reason="the TypeScript tests are not built: make ts-build",
+)
+
+
+def test_the_typescript_store_corpus_passes_on_postgres(postgres: str) -> None:
+    done = subprocess.run(
+        [
+            "node",
+            "--test",
+            "--test-name-pattern=^postgres: ",
+            str(TESTS / "session_store_corpus.test.js"),
+        ],
+        cwd=BUILD,
+        env={**os.environ, "ACP_TEST_POSTGRES": postgres},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    cases = json.loads((ROOT / "tests" / "corpus" / "session_store" / "cases.json").read_text())
+    assert f"# pass {len(cases)}\n" in done.stdout  # every case of the corpus, on PostgreSQL
+    assert "# fail 0\n" in done.stdout
+
+
+async def test_a_typescript_writer_killed_beside_a_python_one_loses_nothing_acknowledged(
+    postgres: str,
+) -> None:
+    schema = f"runtimes_{uuid.uuid4().hex}"
+    victim = subprocess.Popen(
+        ["node", str(TESTS / "postgres_writer.js"), postgres, schema, "ts", "100000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    survivor = writer(postgres, schema, "py", 60)
+    assert victim.stdout is not None
+    acknowledged = [await asyncio.to_thread(victim.stdout.readline) for _ in range(40)]
+    os.kill(victim.pid, signal.SIGKILL)
+    rest, errors = victim.communicate(timeout=60)
+    acknowledged += rest.splitlines()
+    _, survivor_errors = survivor.communicate(timeout=120)
+    assert victim.returncode == -signal.SIGKILL, errors
+    assert survivor.returncode == 0, survivor_errors
+    meta = await stored_meta(postgres, schema)
+    assert {line.strip() for line in acknowledged} - set(meta) == set()
+    assert {f"py-{i}" for i in range(60)} <= set(meta)
