@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from acp_protocol.runtime import CancelSignal, RequestCancelled, RequestOptions
+from acp_protocol.trace.frames import RecordedFrame, read_frames
 from acp_protocol.v1 import models
 from acp_protocol.v1.client import ClientConnection, connect_remote
 
@@ -311,3 +313,46 @@ async def test_a_token_is_required_when_set(tmp_path: Path) -> None:
     assert "HTTP 401" in str(raised.value)
     assert answer.protocol_version == 1
     assert models.InitializeResponse is type(answer)
+
+
+# -- serve --trace: each connection recorded ------------------------------------------------------
+
+
+async def test_serve_trace_records_each_connection_into_a_file_of_its_own(tmp_path: Path) -> None:
+    """`--trace DIR`: one recording per connection (`<UTC time>-<connection id>.jsonl`), in
+    acp_protocol.trace's format, holding the frames the client itself saw (its own ACP_TRACE)."""
+    folder = tmp_path / "traces"
+    os.environ["ACP_TRACE"] = str(tmp_path / "client-{n}.jsonl")
+    try:
+        async with bridge_serving(
+            sys.executable, OUR_AGENT, options=("--trace", str(folder))
+        ) as bridge:
+            for scheme in ("http", "ws"):
+                client = RecordingClient()
+                url = bridge.url.replace("http", scheme, 1)
+                async with connect_remote(client, url) as connection:
+                    session_id = await _session(connection)
+                    await connection.agent.session_prompt(prompt(session_id, "stream"))
+    finally:
+        del os.environ["ACP_TRACE"]
+    recordings = sorted(folder.iterdir())
+    assert len(recordings) == 2
+    names = [re.fullmatch(r"\d{8}T\d{6}Z-(.+)\.jsonl", path.name) for path in recordings]
+    assert all(names) and len({name.group(1) for name in names if name}) == 2
+    clients = sorted(tmp_path.glob("client-*.jsonl"))
+    for recording in recordings:
+        lines = [json.loads(line) for line in recording.read_text().splitlines()]
+        assert lines[0]["program"] == [sys.executable, OUR_AGENT]
+        assert "exit" in lines[-1]
+        sent = [frame.value for frame in read_frames(recording) if frame.dir == "sent"]
+        assert [m["method"] for m in sent] == ["initialize", "session/new", "session/prompt"]
+        received = [frame.value for frame in read_frames(recording) if frame.dir == "received"]
+        chunks = [m["params"]["update"]["content"]["text"] for m in received if "method" in m]
+        assert chunks == ["one ", "two ", "three"]
+        # The client saw the same frames (the HTTP streams may deliver them in another order).
+        seen = [canonical(read_frames(path)) for path in clients]
+        assert canonical(read_frames(recording)) in seen
+
+
+def canonical(frames: Iterable[RecordedFrame]) -> list[tuple[str, str]]:
+    return sorted((frame.dir, json.dumps(frame.value, sort_keys=True)) for frame in frames)

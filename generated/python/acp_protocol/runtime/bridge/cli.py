@@ -18,6 +18,7 @@ import shutil
 import ssl
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn
 
 from ..event_loop import run
@@ -125,6 +126,13 @@ def parser(prog: str) -> argparse.ArgumentParser:
         help="serve HTTPS and WSS with this certificate (its chain, PEM); needs --keyfile",
     )
     serve.add_argument("--keyfile", metavar="PEM", help="the certificate's private key (PEM)")
+    serve.add_argument(
+        "--trace",
+        metavar="DIR",
+        type=Path,
+        help="record each connection into DIR (created if missing), one file per connection "
+        "named by its time and connection id, in acp_protocol.trace's format",
+    )
     serve.add_argument("--log-level", default="warning", choices=["debug", "info", "warning"])
     connect = commands.add_parser(
         "connect", help="a stdio agent forwarding to a remote one", description=CONNECT_HELP
@@ -216,6 +224,11 @@ def _serve(name: str, options: argparse.Namespace, command: list[str]) -> int:
         raise _Failure(f"cannot run the agent: {command[0]}: not found or not executable")
     token = _token(options.token_env)
     tls = _tls_files(options.certfile, options.keyfile)
+    if options.trace is not None:
+        try:
+            options.trace.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise _Failure(f"--trace {options.trace}: {_reason(error)}") from None
     try:
         policy = HttpServerOptions(
             allowed_origins=frozenset(options.allow_origin),
@@ -255,6 +268,7 @@ def _serve(name: str, options: argparse.Namespace, command: list[str]) -> int:
                 log_level=options.log_level,
                 certfile=None if tls is None else tls[0],
                 keyfile=None if tls is None else tls[1],
+                trace=options.trace,
             )
         )
     except MissingExtra as error:

@@ -16,6 +16,12 @@ The child never outlives its connection: when the client leaves (DELETE, a close
 idle timeout, the bridge's shutdown) its stdin is closed, it gets `exit_timeout` seconds to exit,
 then its whole process group gets SIGTERM and SIGKILL (`transports.process`). When the child
 exits, its connection ends (the client's pending calls fail at once).
+
+With a recording folder (`bridge serve --trace DIR`) each connection is recorded into a file of
+its own, `DIR/<UTC time>-<connection id>.jsonl`, in `acp_protocol.trace`'s format (`sent`: what
+the client posted, `received`: what the agent wrote, and the agent's exit status): each frame is
+forwarded first, then recorded. A file that cannot be opened is one warning and the connection
+goes on unrecorded.
 """
 
 from __future__ import annotations
@@ -26,8 +32,12 @@ import logging
 import os
 import signal
 import socket
+import time
+import uuid
 from collections.abc import Sequence
+from pathlib import Path
 
+from ...trace.record import Lines, Recording
 from ..errors import ConnectionClosed
 from ..transports.http_policy import HttpServerOptions
 from ..transports.http_server import AcpHttpServer
@@ -50,8 +60,11 @@ class AgentProcess:
         frame_limit: int,
         exit_timeout: float = 2.0,
         children: set[ProcessTransport] | None = None,
+        trace: Path | None = None,
     ) -> None:
         self._transport = transport
+        self._trace = trace
+        self._recording: Recording | None = None
         self._command = list(command)
         self._frame_limit = frame_limit
         self._exit_timeout = exit_timeout
@@ -75,6 +88,8 @@ class AgentProcess:
         self._child = child
         self._children.add(child)
         log.info("agent started (pid %d)", child.pid)
+        if self._trace is not None:
+            self._recording = self._record_into(self._trace)
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._to_agent(child)),
@@ -104,15 +119,38 @@ class AgentProcess:
             status = child.process.poll()
             if status:
                 log.warning("the agent (pid %d) exited with status %d", child.pid, status)
+            recording = self._recording
+            if recording is not None:
+                if status is not None:
+                    recording.write({"t": round(recording.elapsed(), 4), "exit": status})
+                recording.out.close()
+                self._recording = None
+
+    def _record_into(self, folder: Path) -> Recording | None:
+        """This connection's recording, `folder/<UTC time>-<connection id>.jsonl`."""
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        connection_id = getattr(self._transport, "id", None) or uuid.uuid4().hex
+        path = folder / f"{stamp}-{connection_id}.jsonl"
+        try:
+            return Recording(path.open("w", encoding="utf-8"), self._command)
+        except OSError as error:
+            log.warning("cannot record into %s: %s; not recorded", path, error.strerror or error)
+            return None
 
     async def _to_agent(self, child: ProcessTransport) -> None:
         """The client's frames to the child's stdin, as they came; the client's end ends it."""
         transport = self._transport
+        recording = self._recording
+        lines = None if recording is None else Lines(lambda line: recording.frame("sent", line))
         try:
             while data := await transport.read():
                 child.write(data)
+                if lines is not None:
+                    lines.feed(data)
                 if child.writing_paused():
                     await child.drain()
+            if lines is not None:
+                lines.close()
         except ConnectionClosed:  # the child stopped reading (it exited)
             pass
         finally:
@@ -129,6 +167,9 @@ class AgentProcess:
                     log.error("the agent wrote a frame over the limit: dropped")
                 if frames:
                     transport.write(b"\n".join(frames) + b"\n")
+                    if self._recording is not None:
+                        for frame in frames:
+                            self._recording.frame("received", frame)
                     if transport.writing_paused():
                         await transport.drain()
         except ConnectionClosed:  # the client stopped reading, or its connection ended
@@ -143,10 +184,12 @@ def bridge_app(
     *,
     exit_timeout: float = 2.0,
     children: set[ProcessTransport] | None = None,
+    trace: Path | None = None,
 ) -> AcpHttpServer:
     """An ASGI app serving the stdio agent `command` at `/acp`, one child per connection (run it
     under any ASGI server; `bridge serve` runs it under uvicorn). `children` (if given) holds the
-    live children's transports, for a last-resort kill at exit (`kill_children`)."""
+    live children's transports, for a last-resort kill at exit (`kill_children`); `trace` (a
+    folder) records each connection into a file of its own."""
     served = options or HttpServerOptions()
     live = children if children is not None else set()
     return AcpHttpServer(
@@ -156,6 +199,7 @@ def bridge_app(
             frame_limit=served.frame_limit,
             exit_timeout=exit_timeout,
             children=live,
+            trace=trace,
         ),
         served,
     )
@@ -179,17 +223,19 @@ async def serve(
     log_level: str = "warning",
     certfile: str | None = None,
     keyfile: str | None = None,
+    trace: Path | None = None,
 ) -> None:
     """Serve `command` on `listener` (a bound TCP socket, see `listen`) under uvicorn until
     SIGINT or SIGTERM; then every connection is ended and its child with it, before uvicorn
     waits for its HTTP connections (an open event stream would otherwise hold it forever).
-    `certfile` (PEM, the chain) and `keyfile`: serve HTTPS and WSS (uvicorn's TLS)."""
+    `certfile` (PEM, the chain) and `keyfile`: serve HTTPS and WSS (uvicorn's TLS); `trace`: a
+    folder where each connection is recorded (`AgentProcess`)."""
     try:
         import uvicorn
     except ImportError:
         raise MissingExtra(f"bridge serve needs uvicorn: {EXTRA}") from None
     children: set[ProcessTransport] = set()
-    app = bridge_app(command, options, exit_timeout=exit_timeout, children=children)
+    app = bridge_app(command, options, exit_timeout=exit_timeout, children=children, trace=trace)
 
     class BridgeServer(uvicorn.Server):
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
