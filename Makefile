@@ -20,7 +20,7 @@ OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
 CRATE ?=
 
-.PHONY: generate services test test-matrix test-typescript test-go ts-build check lint bench conformance field update-schema release-notes clean
+.PHONY: generate services test test-main test-matrix test-typescript test-go ts-build check lint bench conformance field update-schema release-notes clean
 
 $(STAMP): pyproject.toml constraints/dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -96,22 +96,28 @@ test-typescript: ts-build
 ## interop over stdio with the official TypeScript SDK, our Python runtime and coder/acp-go-sdk
 test-go: $(STAMP) $(NODE_STAMP)
 	@command -v go >/dev/null || { echo "make test-go: go not found on PATH: install Go 1.24 or newer (https://go.dev/dl/)" >&2; exit 1; }
-	$(BIN)/pytest -q tests/go
+	@sh tests/tier.sh test-go $(BIN)/pytest -q tests/go
 
 ## services: install the services tests start themselves where missing (Debian's postgresql, as root;
 ## elsewhere one line naming it); each test run starts its own on loopback (tests/services/)
 services: $(STAMP)
 	@$(BIN)/python -m tests.services.postgres install
 
-## test: everything CI runs (tests/go once, through test-go)
-test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) services lint check test-typescript test-go
-	$(BIN)/pytest -q --ignore=tests/go
-	$(MAKE) --no-print-directory test-matrix
+## test: everything CI runs (tests/go once, through test-go), in two lanes at once for the two cores:
+## the main pytest run in one; lint, check, TypeScript, Go and the Python matrix one after another in
+## the other. Every tier runs even when another fails (-k); each tier's output is printed whole when
+## it ends (-O), with the seconds it took (tests/tier.sh)
+test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) services
+	@$(MAKE) --no-print-directory -k -j2 -O test-main lint check test-typescript test-go test-matrix
+
+## test-main: the main pytest run (everything but tests/go, which test-go runs)
+test-main: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) services ts-build
+	@sh tests/tier.sh test-main $(BIN)/pytest -q --ignore=tests/go
 
 ## test-matrix: the runtime, typed-layer and interop tests under Python 3.10 (with the lowest
 ## supported pydantic), 3.12 and 3.13, each in a venv of its own (tests/matrix.py)
 test-matrix: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) ts-build
-	$(BIN)/python -m tests.matrix
+	@sh tests/tier.sh test-matrix $(BIN)/python -m tests.matrix
 
 ## bench: ours vs the official SDK vs the NDJSON floor; writes docs/benchmarks.{md,png} (never part of `make test`)
 bench: $(STAMP) $(OFFICIAL_STAMP) $(BENCH_STAMP) $(PRODUCTION_STAMP) ts-build

@@ -1,0 +1,10 @@
+#!/bin/sh
+# One tier of `make test`: runs the command, then says how long it took and how it ended, so a
+# parallel run's log (make -j2 -O) names each tier's time. Usage: tests/tier.sh NAME COMMAND…
+name=$1
+shift
+start=$(date +%s)
+"$@"
+status=$?
+echo "make $name: $(($(date +%s) - start)) s, exit $status"
+exit $status
