@@ -8,6 +8,10 @@ string says how:
 - `illustrative:` and the reason: shown, never run; counted as such;
 - `agent`: the block is a whole agent program; the test runs the Python starter client against it
   (`agent=v2` for an ACP v2 agent) and expects the prompt's answer streamed back;
+- `client`: the block is a whole client program that starts the agent its command line names
+  (its arguments: the agent's program and the program's arguments); the test runs it against the
+  Python starter agent and expects the agent's words printed, and tests/docs runs it under our
+  conformance suite in client mode (`client=v2` for an ACP v2 client);
 - `fragment=NAME`: a part of a program; the test puts it into the program
   `tests/docs/wrappers/NAME.<ext>` (at the line `# FRAGMENT` or `// FRAGMENT`) and runs that.
 
@@ -64,6 +68,16 @@ class Block:
                 return "v1"
             if word.startswith("agent="):
                 return word.removeprefix("agent=")
+        return None
+
+    @property
+    def client(self) -> str | None:
+        """`v1` or `v2` for a block marked `client` (`client` alone is v1), else None."""
+        for word in self.markers:
+            if word == "client":
+                return "v1"
+            if word.startswith("client="):
+                return word.removeprefix("client=")
         return None
 
     @property

@@ -1,5 +1,6 @@
 """TypeScript and Go doc blocks: compiled (tsc --strict against the built package; go build and go
-vet against generated/go), and agent blocks run under the Python starter client.
+vet against generated/go), agent blocks run under the Python starter client and client blocks
+against the Python starter agent.
 
 TypeScript: every TypeScript block of the docs is compiled in one tsc run (tsc costs seconds per
 run), each block (or fragment inside its wrapper `tests/docs/wrappers/NAME.ts`) a module of its
@@ -146,17 +147,19 @@ def typescript_build(base: Path) -> TypeScriptBuild:
 
 def run_ts(block: Block, folder: Path, starters: dict[str, Path]) -> None:
     """The block compiles under tsc --strict (all blocks in one run, in a folder beside the page
-    folders); an agent block is then run with node under the Python starter client."""
+    folders); an agent block is then run with node under the Python starter client, a client
+    block against the Python starter agent."""
     built = typescript_build(folder.parent)
     name = source_name(block, "ts")
     errors = built.diagnostics[""] + built.diagnostics[name]
     if errors:
         output = located(block, "ts", "\n".join(errors), _TS_LOCATION)
         pytest.fail(f"{block.where}: tsc --strict fails ({built.folder / name}):\n{output}")
-    version = block.agent
-    if version is not None:
-        program = built.folder / "out" / name.replace(".ts", ".js")
-        running.run_agent_program(block, folder, starters[version], ["node", str(program)])
+    program = ["node", str(built.folder / "out" / name.replace(".ts", ".js"))]
+    if block.agent is not None:
+        running.run_agent_program(block, folder, starters[block.agent], program)
+    if block.client is not None:
+        running.run_client_program(block, folder, starters[f"agent-{block.client}"], program)
 
 
 # Go
@@ -200,7 +203,7 @@ def go_module(base: Path) -> Path:
 
 def run_go(block: Block, folder: Path, starters: dict[str, Path]) -> None:
     """The block, as a main package, is gofmt-clean, builds and passes go vet; an agent block is
-    then run under the Python starter client."""
+    then run under the Python starter client, a client block against the Python starter agent."""
     module = go_module(folder.parent)
     package = module / source_name(block, "go").removesuffix(".go")
     package.mkdir()
@@ -217,6 +220,7 @@ def run_go(block: Block, folder: Path, starters: dict[str, Path]) -> None:
         if done.returncode != 0 or (what == "gofmt -d" and output):
             output = located(block, "go", output, _GO_LOCATION)
             pytest.fail(f"{block.where}: {what} fails ({package / 'main.go'}):\n{output}")
-    version = block.agent
-    if version is not None:
-        running.run_agent_program(block, folder, starters[version], [str(program)])
+    if block.agent is not None:
+        running.run_agent_program(block, folder, starters[block.agent], [str(program)])
+    if block.client is not None:
+        running.run_client_program(block, folder, starters[f"agent-{block.client}"], [str(program)])

@@ -1,5 +1,6 @@
 """How each kind of doc block is run: shell and Python blocks in the page's working folder, agent
-blocks under the Python starter client, fragments inside their wrapper program.
+blocks under the Python starter client, client blocks against the Python starter agent, fragments
+inside their wrapper program.
 
 A page's working folder is a copy of the checkout (its tracked and untracked files, as they are
 now) with links to what `make` installed (`.venv`, `.build`, the node_modules folders), so a
@@ -102,6 +103,9 @@ def run_python(block: Block, folder: Path, starters: dict[str, Path]) -> None:
     name = f"block_{block.line}.py"
     text = wrapped(block, "py") if block.fragment else block.text
     (folder / name).write_text(text)
+    if block.client is not None:
+        run_client_program(block, folder, starters[f"agent-{block.client}"], [str(PYTHON), name])
+        return
     version = block.agent
     if version is None:
         done = run([str(PYTHON), name], folder, timeout=120)
@@ -120,6 +124,14 @@ def run_agent_program(block: Block, folder: Path, client: Path, agent: list[str]
     lines = done.stdout.strip().splitlines()
     assert lines and lines[-1] == "[end_turn]", failure(block, "the prompt turn", done)
     assert len(lines) > 1 and lines[0].strip(), failure(block, "the streamed answer", done)
+
+
+def run_client_program(block: Block, folder: Path, agent: Path, client: list[str]) -> None:
+    """The client a block shows starts the Python starter agent its arguments name, prompts it
+    ("hello") and prints the words the agent streams back (`You said: hello`)."""
+    done = run([*client, str(PYTHON), str(agent)], folder, timeout=60)
+    assert done.returncode == 0, failure(block, "the client against the starter agent", done)
+    assert "You said: hello" in done.stdout, failure(block, "the agent's words", done)
 
 
 def run_json(block: Block) -> None:

@@ -23,14 +23,17 @@ COUNTS = {"run": 0, "illustrative": sum(block.illustrative for block in BLOCKS)}
 
 @pytest.fixture(scope="module")
 def starters(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
-    """The Python starter clients (v1 and v2) that doc agents are run against."""
+    """The Python starter clients that doc agents are run against (by version: `v1`, `v2`), and
+    the starter agents doc clients are run against (`agent-v1`, `agent-v2`)."""
     folder = tmp_path_factory.mktemp("starters")
-    clients: dict[str, Path] = {}
+    starters: dict[str, Path] = {}
     for version in ("v1", "v2"):
-        out = folder / f"client_{version}.py"
-        assert scaffold(["scaffold", "client", "--protocol", version, "--out", str(out)]) == 0
-        clients[version] = out
-    yield clients
+        for role, key in (("client", version), ("agent", f"agent-{version}")):
+            out = folder / f"{role}_{version}.py"
+            command = ["scaffold", role, "--protocol", version, "--out", str(out)]
+            assert scaffold(command) == 0
+            starters[key] = out
+    yield starters
 
 
 def test_every_fence_says_its_language_and_how_it_is_run() -> None:
@@ -46,9 +49,14 @@ def test_every_fence_says_its_language_and_how_it_is_run() -> None:
         if block.language == "text" and not block.illustrative
     ]
     problems += [
-        f"{block.where}: an agent block must be python, ts or go"
+        f"{block.where}: an agent or client block must be python, ts or go"
         for block in BLOCKS
-        if block.agent is not None and block.language not in ("python", "ts", "go")
+        if (block.agent or block.client) and block.language not in ("python", "ts", "go")
+    ]
+    problems += [
+        f"{block.where}: a block is an agent or a client, not both"
+        for block in BLOCKS
+        if block.agent and block.client
     ]
     assert not problems, "\n".join(problems)
 
