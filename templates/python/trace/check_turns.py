@@ -106,7 +106,9 @@ class Turns:
         if method == "session/request_permission" and "id" in message:
             state.permissions[id_key(message["id"])] = index
             tool = params.get("toolCall")
-            if type(tool) is dict:  # the tool call asked about is one of the turn's
+            # the tool call asked about is one of the turn's when the agent reported it, or
+            # gives it a status here (a bare title and id only names what is asked)
+            if type(tool) is dict and ("status" in tool or tool.get("toolCallId") in state.tools):
                 self._tool(index, state, tool)
         if method == "session/update":
             update = params.get("update")

@@ -9,13 +9,17 @@
   --trace FILE`, read by its `agent-client-protocol-trace-viewer`): JSON Lines of
   `{"type": "request" | "response" | "notification", "ts", "from", "to", "protocol", …}`,
   a request `{id, method, params}`, a response `{id, is_error, payload}` (the result or the
-  error object), a notification `{method, params}`; components named `Client`, `Proxy(N)`,
-  `Agent`. The frames between two components are kept (`--between`, default `Client Agent`),
-  MCP-over-ACP events left out; a response's JSON-RPC form is rebuilt from `is_error`;
+  error object; newer conductors add `error_domain`), a notification `{method, params}`;
+  components named `Client`, `Proxy(N)`, `Agent`. The frames between two components are kept
+  (`--between`, default `Client Agent`), MCP-over-ACP events (and their responses) left out; a
+  response's JSON-RPC form is rebuilt from `is_error`. The conductor logs a response only when
+  it matched a request, and no line that is not a message: what such a trace cannot show
+  (an answer to a notification, a wrong id, a log line on stdout) is not judged from it;
 - `lines`: a plain JSON-RPC line log, one message a line, each after a direction marker:
   `-->`, `>` or `→` for what the client sent to the agent, `<--`, `<` or `←` for what the agent
-  sent; an optional time before the marker (seconds, or an ISO-8601 timestamp); anything after
-  the marker that is not JSON is kept as a raw line; lines with no marker are left out.
+  sent; an optional time before the marker (seconds, or an ISO-8601 timestamp; a line without
+  one keeps the time of the line before, 0 at first); anything after the marker that is not
+  JSON is kept as a raw line; lines with no marker are left out.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ class Loaded:
     """The agent's exit status, where the recording saw it."""
     skipped: int = 0
     """Events or lines of the source that are not frames of the conversation."""
+    started: str | None = None
+    """When the conversation began (ISO-8601), where the source says."""
 
 
 def load(path: Path, source: str = "acp", between: tuple[str, str] = ("Client", "Agent")) -> Loaded:
@@ -92,6 +98,8 @@ def _rust_sdk(path: Path, between: tuple[str, str]) -> Loaded:
     client, agent = between
     frames = []
     skipped = 0
+    mcp_ids: set[str] = set()
+    """The ids of MCP-over-ACP requests left out (their responses carry no protocol)."""
     for number, event in _records(path):
         if not isinstance(event, dict) or event.get("type") not in (
             "request",
@@ -100,7 +108,14 @@ def _rust_sdk(path: Path, between: tuple[str, str]) -> Loaded:
         ):
             raise TraceError(f"{path}:{number}: not a request, response or notification event")
         ends = (event.get("from"), event.get("to"))
-        if ends not in ((client, agent), (agent, client)) or event.get("protocol") == "mcp":
+        key = json.dumps([sorted(ends, key=str), event.get("id")])
+        if event.get("protocol") == "mcp" and event["type"] == "request":
+            mcp_ids.add(key)
+        mcp = event.get("protocol") == "mcp" or event.get("error_domain") == "mcp"
+        if event["type"] == "response" and key in mcp_ids:
+            mcp_ids.discard(key)
+            mcp = True
+        if ends not in ((client, agent), (agent, client)) or mcp:
             skipped += 1
             continue
         direction: Direction = "sent" if ends[1] == agent else "received"
@@ -121,8 +136,10 @@ def _lines(path: Path) -> Loaded:
     frames = []
     skipped = 0
     first: float | None = None
+    started: str | None = None
+    at = 0.0
     with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
+        for line in lines:
             match = LINE.match(line.rstrip("\r\n"))
             if match is None:
                 skipped += int(bool(line.strip()))
@@ -130,14 +147,25 @@ def _lines(path: Path) -> Loaded:
             t = _seconds(match["time"])
             if t is not None and first is None:
                 first = t
-            at = t - first if t is not None and first is not None else float(number)
+                if not _is_number(match["time"]):
+                    started = match["time"]
+            if t is not None and first is not None:
+                at = t - first  # a line without a time keeps the time of the line before
             direction: Direction = "sent" if match["marker"] in SENT_MARKERS else "received"
             rest = match["rest"]
             try:
                 frames.append(RecordedFrame(round(at, 4), direction, json.loads(rest)))
             except ValueError:
                 frames.append(RecordedFrame(round(at, 4), direction, None, rest))
-    return Loaded(frames, None, skipped)
+    return Loaded(frames, None, skipped, started)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _seconds(text: str | None) -> float | None:
@@ -157,7 +185,9 @@ def _seconds(text: str | None) -> float | None:
 def write_ours(loaded: Loaded, out: Path, program: list[str]) -> None:
     """`loaded` as our recording format (acp_protocol.trace.frames)."""
     with out.open("w", encoding="utf-8") as file:
-        header = {"acpTrace": 1, "program": program, "started": None}
+        header: dict[str, Any] = {"acpTrace": 1, "program": program}
+        if loaded.started is not None:
+            header["started"] = loaded.started
         file.write(json.dumps(header, ensure_ascii=False) + "\n")
         for frame in loaded.frames:
             record: dict[str, Any] = {"t": frame.t, "dir": frame.dir}
