@@ -294,7 +294,9 @@ def main() -> None:
         "long_lines": robustness.long_lines(runs=1 if args.smoke else 3),
         "flood": robustness.flood(flood_count, flood_seconds),
     }
-    regeneration = generation.measure(args.regenerations, args.regenerations * 2)
+    regeneration = generation.measure(
+        args.regenerations, args.regenerations * 2, runner.env, baseline=not args.smoke
+    )
     results["generation"] = {name: stats(samples) for name, samples in regeneration.items()}
     rounds = 1 if args.smoke else min(args.runs, 3)
     results["settings"]["two_process_rounds"] = rounds
@@ -326,6 +328,7 @@ def main() -> None:
         + client_state_ts.goals(results["client_state_ts"])
         + client_state_go.goals(results["client_state_go"])
         + field.goals(results["field"])
+        + generation.goals(results["generation"], results["machine"])
     )
     for row in results["goals"]:
         at_most = row.setdefault("at_most", False)
