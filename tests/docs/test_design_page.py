@@ -93,6 +93,9 @@ def dependency_row(runtime: str, facts: dict[str, Any]) -> str:
         optional = (
             f"{facts['imports']} imported packages, {len(outside)} outside the standard library"
         )
+        for other in facts["modules_apart"]:
+            requires = ", ".join(f"`{r}`" for r in other["require"]) or "nothing"
+            optional += f"; module `{other['module']}` apart, requiring {requires}"
     return f"| {runtime} | `{facts['manifest']}` | {needs} | {optional} |"
 
 

@@ -41,10 +41,30 @@ def typescript() -> dict[str, Any]:
     }
 
 
+def go_requires(mod: str) -> list[str]:
+    """The module paths a go.mod requires directly (`require x v` and `require ( … )` alike;
+    `// indirect` ones are what those bring)."""
+    blocks = re.findall(r"^require \($(.*?)^\)", mod, re.M | re.S)
+    lines = [line for block in blocks for line in block.splitlines()]
+    lines += re.findall(r"^require ([^(\s].*)$", mod, re.M)
+    return sorted(line.split()[0] for line in lines if line.split() and "// indirect" not in line)
+
+
+def go_module_files(folder: Path) -> list[Path]:
+    """The Go files of the module rooted at `folder`: not those under a folder with a go.mod of
+    its own (another module)."""
+    nested = [mod.parent for mod in folder.rglob("go.mod") if mod.parent != folder]
+    return [
+        path
+        for path in folder.rglob("*.go")
+        if not any(path.is_relative_to(other) for other in nested)
+    ]
+
+
 def go_imports(folder: Path, module: str) -> set[str]:
     """Every package the module's Go files import, but its own."""
     found: set[str] = set()
-    for path in folder.rglob("*.go"):
+    for path in go_module_files(folder):
         text = path.read_text(encoding="utf-8")
         for block in _GO_BLOCK.findall(text):
             found.update(_GO_IMPORT.findall(block))
@@ -53,18 +73,33 @@ def go_imports(folder: Path, module: str) -> set[str]:
 
 
 def go() -> dict[str, Any]:
-    mod = (GENERATED / "go" / "go.mod").read_text()
+    root = GENERATED / "go"
+    mod = (root / "go.mod").read_text()
     module = re.search(r"^module (\S+)", mod, re.M)
     version = re.search(r"^go (\S+)", mod, re.M)
     assert module is not None and version is not None
-    imports = go_imports(GENERATED / "go", module[1])
+    imports = go_imports(root, module[1])
+    nested = []
+    for other in sorted(root.rglob("go.mod")):
+        if other.parent == root:
+            continue
+        text = other.read_text()
+        name = re.search(r"^module (\S+)", text, re.M)
+        assert name is not None
+        nested.append(
+            {
+                "module": name[1],
+                "require": [r for r in go_requires(text) if r != module[1]],
+            }
+        )
     return {
         "manifest": "generated/go/go.mod",
-        "require": re.findall(r"^require\b.*$", mod, re.M),
+        "require": go_requires(mod),
         "go": version[1],
         "imports": len(imports),
         # A standard library path has no dot in its first element (`encoding/json`).
         "outside_standard_library": sorted(i for i in imports if "." in i.split("/")[0]),
+        "modules_apart": nested,
     }
 
 
