@@ -21,6 +21,12 @@ def define_generate(command: argparse.ArgumentParser) -> None:
     output_options(command)
     command.add_argument("--force", action="store_true", help="regenerate even if current")
     command.add_argument(
+        "--no-cache",
+        dest="use_cache",
+        action="store_false",
+        help="render afresh instead of from the render cache (which is then refreshed)",
+    )
+    command.add_argument(
         "--strict",
         action="store_true",
         help="fail (exit 2, nothing written) on a review finding: a behaviour rule resting on "
@@ -44,12 +50,6 @@ def output_options(command: argparse.ArgumentParser) -> None:
         "--package",
         help="the import name to write the Python package under, such as myapp._acp "
         "(with --out; imports inside it are relative)",
-    )
-    command.add_argument(
-        "--no-cache",
-        dest="use_cache",
-        action="store_false",
-        help="render afresh instead of from the render cache (which is then refreshed)",
     )
 
 
