@@ -82,7 +82,9 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
         out_dir,
         header="runtime_copy_header.go.jinja",
         command=options.command,
-        preambles={".go": prepend},
+        # go.mod and go.sum: the nested module runtime/postgres (acp-protocol-sdk/postgres, on
+        # pgx), so the acp module itself stays standard library only; go.sum takes no comment.
+        preambles={".go": prepend, ".mod": prepend, ".sum": lambda _header, text: text},
     )
     for edition in spec.editions:
         view = PackageView(edition)

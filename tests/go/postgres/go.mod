@@ -1,0 +1,22 @@
+module acp-codegen-tests/postgres
+
+go 1.24.0
+
+require (
+	acp-protocol-sdk v0.0.0
+	acp-protocol-sdk/postgres v0.0.0
+)
+
+require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/pgx/v5 v5.8.0 // indirect
+	github.com/jackc/puddle/v2 v2.2.2 // indirect
+	golang.org/x/sync v0.17.0 // indirect
+	golang.org/x/text v0.29.0 // indirect
+)
+
+replace (
+	acp-protocol-sdk => ../../../generated/go
+	acp-protocol-sdk/postgres => ../../../generated/go/postgres
+)
