@@ -55,3 +55,20 @@ def test_the_docs_client_passes_every_must_and_should_case(
     assert {trace["protocol"] for trace in run.traces.values()} == {block.client}
     answered = run.traces["client.answers.session/request_permission"]
     assert answered["outcome"] == "pass", f"{block.where}: {answered.get('reason')}"
+
+
+STACK_TRACES = ("Traceback (most recent call last)", "\n    at ")
+"""What a Python or a Node stack trace prints; a docs client's failure is one line instead."""
+
+
+@pytest.mark.parametrize("block", CLIENTS, ids=[block.id for block in CLIENTS])
+def test_the_docs_client_fails_with_one_line_never_a_stack_trace(
+    block: Block, runs: dict[str, Future[Run]]
+) -> None:
+    run = runs[block.id].result()
+    stacks = {
+        case_id: trace["stderr"]
+        for case_id, trace in run.traces.items()
+        if any(marker in (trace.get("stderr") or "") for marker in STACK_TRACES)
+    }
+    assert not stacks, f"{block.where}: {stacks}"
