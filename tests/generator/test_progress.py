@@ -5,6 +5,10 @@ when quiet or done within the delay."""
 from __future__ import annotations
 
 import io
+import os
+import pty
+import subprocess
+import sys
 import time
 
 import pytest
@@ -96,3 +100,38 @@ def test_the_mode_follows_the_stream_and_the_options(
 def test_steps_reported_without_a_progress_go_nowhere(capsys: pytest.CaptureFixture[str]) -> None:
     step("rendering python")  # no command set one: no error, no output
     assert capsys.readouterr() == ("", "")
+
+
+def mode_on(stderr_is_a_terminal: bool, term: str) -> str:
+    """The mode `Progress.of(sys.stderr)` picks in a fresh process whose stderr is a real
+    pseudo-terminal, or a pipe."""
+    probe = (
+        "import sys; from acp_codegen.progress import Progress; print(Progress.of(sys.stderr).mode)"
+    )
+    env = {**os.environ, "TERM": term}
+    if not stderr_is_a_terminal:
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, env=env
+        )
+        return done.stdout.strip()
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", probe],
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            text=True,
+            env=env,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    return done.stdout.strip()
+
+
+def test_a_real_terminal_on_stderr_gets_the_rewritten_line_a_pipe_or_a_dumb_terminal_nothing() -> (
+    None
+):
+    assert mode_on(True, "xterm-256color") == "terminal"
+    assert mode_on(True, "dumb") == "off"
+    assert mode_on(False, "xterm-256color") == "off"
