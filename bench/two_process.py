@@ -8,6 +8,10 @@ and coder/acp-go-sdk (bench/stdio/go, pinned in its go.mod, built here into .bui
 the raw NDJSON floor on both loops. Pairs run interleaved, `rounds` times; each client reports
 notify/s, round trips/s with 1 in flight and with 64 in flight (bench/stdio/schedule.py).
 `pending_memory` is memory per pending request for the Go pairs (bench/stdio/go/pending_memory).
+
+The recorder's cost (issue 49): `ours-uvloop-recorded` is the `ours-uvloop` pair with the agent
+started through `python -m acp_protocol.trace record --out FILE --`, as an editor would record
+it; its rates over the direct pair's, in the same rounds, are the recorder's overhead.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +31,8 @@ OURS_TS = STDIO.parents[1] / ".build" / "typescript" / "dist-test" / "test" / "b
 GO_BENCH = STDIO.parents[1] / ".build" / "go" / "bench"
 """The Go pairs' programs (bench/stdio/go, built by `make bench`): ours and coder/acp-go-sdk's."""
 KINDS = ("notify", "rt1", "rt64")
+RECORDING = Path(tempfile.gettempdir()) / "acp-bench-recording.jsonl"
+"""Where the recorded pair's recorder writes (each run overwrites it)."""
 
 
 def pairs(python: str, official: str) -> dict[str, tuple[list[str], list[str]]]:
@@ -50,6 +57,9 @@ def pairs(python: str, official: str) -> dict[str, tuple[list[str], list[str]]]:
             [python, str(STDIO / "ours_client.py")],
             [python, str(STDIO / "ours_agent.py"), loop],
         )
+    recorder = [python, "-m", "acp_protocol.trace", "record", "--out", str(RECORDING), "--"]
+    client, agent = table["ours-uvloop"]
+    table["ours-uvloop-recorded"] = (client, [*recorder, *agent])
     table["official-asyncio"] = (
         [official, str(STDIO / "official_client.py")],
         [official, str(STDIO / "official_agent.py")],
@@ -88,7 +98,7 @@ def versions() -> dict[str, str]:
 
 
 def loop_of(label: str) -> str:
-    return label.rsplit("-", 1)[1]
+    return label.removesuffix("-recorded").rsplit("-", 1)[1]
 
 
 ATTEMPTS = 3
@@ -201,6 +211,16 @@ def goals(rates: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             "value": ratio("ours-asyncio", "official-asyncio", "notify"),
         }
     )
+    # Issue 49: recording a conversation costs it at most a tenth of its pace.
+    rows += [
+        {
+            "workload": f"2p {kind}",
+            "measure": "through trace record / direct (ours, uvloop)",
+            "goal": 0.9,
+            "value": ratio("ours-uvloop-recorded", "ours-uvloop", kind),
+        }
+        for kind in KINDS
+    ]
     for loop in ("asyncio", "uvloop"):
         for kind, goal in (("notify", 0.5), ("rt1", 0.7), ("rt64", 0.7)):
             rows.append(

@@ -42,7 +42,7 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert results["imports"]["official_acp"]["cost"] is not None
     assert results["generation"]["noop"]["median"] > 0
     goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
-    assert len(goals) == 42
+    assert len(goals) == 45
     assert ("state", "apply updates / decode them (Python, v2)") in goals
     assert ("state", "apply updates / decode them (TypeScript, v2)") in goals
     assert ("state", "apply updates / decode them (Go, v2)") in goals
@@ -57,10 +57,13 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert field["survivors"] == 0
     assert ("field", "first chunk, our Python / TS SDK") in goals
     assert ("field", "turn's end, our Go / TS SDK") in goals
-    pairs = {"ts-node", "ours-ts-node", "official-asyncio", "ours-go", "coder-go"} | {
-        f"{name}-{loop}" for name in ("ours", "floor") for loop in ("asyncio", "uvloop")
-    }
+    pairs = (
+        {"ts-node", "ours-ts-node", "official-asyncio", "ours-go", "coder-go"}
+        | {f"{name}-{loop}" for name in ("ours", "floor") for loop in ("asyncio", "uvloop")}
+        | {"ours-uvloop-recorded"}
+    )
     assert set(results["two_process"]) == pairs
+    assert ("2p rt1", "through trace record / direct (ours, uvloop)") in goals
     for rates in results["two_process"].values():
         assert all(rates[kind]["median"] > 0 for kind in ("notify", "rt1", "rt64"))
     for transport in ("http", "ws"):
@@ -96,7 +99,7 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         "memory",
         "lines",
         "flood",
-        *["2p"] * 16,
+        *["2p"] * 19,
         *["http"] * 4,
         *["ws"] * 4,
         "state",

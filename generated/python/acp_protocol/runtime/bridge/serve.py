@@ -132,7 +132,7 @@ class AgentProcess:
         connection_id = getattr(self._transport, "id", None) or uuid.uuid4().hex
         path = folder / f"{stamp}-{connection_id}.jsonl"
         try:
-            return Recording(path.open("w", encoding="utf-8"), self._command)
+            return Recording(path.open("wb", buffering=0), self._command)
         except OSError as error:
             log.warning("cannot record into %s: %s; not recorded", path, error.strerror or error)
             return None
@@ -141,7 +141,7 @@ class AgentProcess:
         """The client's frames to the child's stdin, as they came; the client's end ends it."""
         transport = self._transport
         recording = self._recording
-        lines = None if recording is None else Lines(lambda line: recording.frame("sent", line))
+        lines = None if recording is None else Lines(lambda got: recording.frames("sent", got))
         try:
             while data := await transport.read():
                 child.write(data)
@@ -168,8 +168,7 @@ class AgentProcess:
                 if frames:
                     transport.write(b"\n".join(frames) + b"\n")
                     if self._recording is not None:
-                        for frame in frames:
-                            self._recording.frame("received", frame)
+                        self._recording.frames("received", frames)
                     if transport.writing_paused():
                         await transport.drain()
         except ConnectionClosed:  # the client stopped reading, or its connection ended
