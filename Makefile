@@ -73,9 +73,9 @@ check: $(STAMP)
 ## lint: black, ruff and mypy --strict (generated code included, also as Python 3.10 code;
 ## tests/surface.py leaves out the files written for a protocol surface the pinned schemas lack)
 lint: $(STAMP)
-	$(BIN)/black --check --quiet acp_codegen templates/python/runtime templates/python/conformance templates/python/trace tools/conformance_field tools/field_report tests bench examples
-	$(BIN)/ruff check acp_codegen templates/python/runtime templates/python/conformance templates/python/trace tools/conformance_field tools/field_report tests bench examples
-	$(BIN)/mypy acp_codegen generated/python/acp_protocol tools/conformance_field tools/field_report $$($(BIN)/python -m tests.surface)
+	$(BIN)/black --check --quiet acp_codegen templates/python/runtime templates/python/conformance templates/python/trace tools/conformance_field tools/field_report tools/design_evidence tests bench examples
+	$(BIN)/ruff check acp_codegen templates/python/runtime templates/python/conformance templates/python/trace tools/conformance_field tools/field_report tools/design_evidence tests bench examples
+	$(BIN)/mypy acp_codegen generated/python/acp_protocol tools/conformance_field tools/field_report tools/design_evidence $$($(BIN)/python -m tests.surface)
 	$(BIN)/mypy --python-version 3.10 generated/python/acp_protocol
 
 ## ts-build: build generated/typescript as a user would (npm ci from its lock, tsc with strict)
