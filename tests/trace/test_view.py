@@ -6,6 +6,7 @@ line naming FILE:LINE and the rest is still summarised."""
 from __future__ import annotations
 
 import json
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +185,86 @@ def test_a_turn_s_messages_are_the_client_state_s_text() -> None:
     turn = summary.turns[0]
     [(target, key)] = turn.messages
     assert summary.message_text("s", target, key) == "hihi"
+
+
+def plan(*statuses: str) -> dict[str, Any]:
+    entries = [
+        {"content": f"step {n}", "priority": "medium", "status": s} for n, s in enumerate(statuses)
+    ]
+    return {"sessionUpdate": "plan", "entries": entries}
+
+
+def test_a_v1_plan_is_shown_as_each_version_it_went_through() -> None:
+    versions = [plan("pending", "pending"), plan("completed", "in_progress")]
+    updates = [
+        (
+            "received",
+            {"jsonrpc": "2.0", "method": "session/update", "params": {**SESSION, "update": p}},
+        )
+        for p in versions
+    ]
+    answer = ("received", {"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}})
+    turn = Summariser().feed_all(frames(INIT, INITED, PROMPT, *updates, answer)).turns[0]
+    assert [(index, entries) for index, _, entries in turn.plans] == [
+        (3, versions[0]["entries"]),
+        (4, versions[1]["entries"]),
+    ]
+
+
+def test_a_v2_plan_is_shown_by_its_plan_id_items_or_markdown() -> None:
+    v2 = {"protocolVersion": 2}
+    init = ("sent", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": v2})
+    inited = ("received", {"jsonrpc": "2.0", "id": 0, "result": v2})
+    items = {"planId": "p", "type": "items", "entries": plan("pending")["entries"]}
+    markdown = {"planId": "p", "type": "markdown", "content": "# do it"}
+    updates = [
+        (
+            "received",
+            {
+                "jsonrpc": "2.0",
+                "method": "session/update",
+                "params": {**SESSION, "update": {"sessionUpdate": "plan_update", "plan": p}},
+            },
+        )
+        for p in (items, markdown)
+    ]
+    turn = Summariser().feed_all(frames(init, inited, PROMPT, *updates)).turns[0]
+    assert [entries for _, _, entries in turn.plans] == [
+        items["entries"],
+        [{"status": "markdown", "content": "# do it"}],
+    ]
+
+
+class Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+
+
+def test_the_page_escapes_what_the_programs_wrote(tmp_path: Path) -> None:
+    hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+    prompt = {**SESSION, "prompt": [{"type": "text", "text": hostile}]}
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": hostile}}
+    records = [
+        {"acpTrace": 1, "program": [hostile], "started": hostile},
+        {"t": 0, "dir": "sent", "json": INIT[1]},
+        {"t": 0.1, "dir": "received", "json": INITED[1]},
+        {"t": 0.2, "dir": "sent", "json": {**PROMPT[1], "params": prompt}},
+        {
+            "t": 0.3,
+            "dir": "received",
+            "json": {**UPDATE[1], "params": {**SESSION, "update": chunk}},
+        },
+        {"t": 0.4, "dir": "received", "raw": hostile},
+        {"t": 0.5, "stderr": hostile},
+    ]
+    recording, page = tmp_path / "hostile.jsonl", tmp_path / "hostile.html"
+    recording.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert main(["view", str(recording), "--html", str(page)]) == 0
+    parser = Tags()
+    parser.feed(page.read_text(encoding="utf-8"))
+    assert parser.tags.count("script") == 1  # the page's own
+    assert "img" not in parser.tags

@@ -195,6 +195,17 @@ def blocks_text(content: Any) -> str:
     return "".join(parts)
 
 
+def plan_entries(plan: Any) -> list[Any]:
+    """A plan's entries: v1's `entries`, v2's `items` plan's, a v2 Markdown plan as one entry;
+    none once removed."""
+    if not isinstance(plan, dict):
+        return []
+    if plan.get("type") == "markdown":
+        return [{"status": "markdown", "content": plan.get("content", "")}]
+    entries = plan.get("entries")
+    return list(entries) if isinstance(entries, list) else []
+
+
 def state_table(edition: int) -> StateTable:
     module = importlib.import_module(f"..v{edition}.state", __package__)
     table: StateTable = module.STATE_TABLE
@@ -207,6 +218,8 @@ class Summariser:
     def __init__(self) -> None:
         self.summary = Summary()
         self.open: dict[tuple[str, str], Request] = {}
+        self.prompts: dict[int, Turn] = {}
+        """The turns whose `session/prompt` is not answered yet, by the request's frame."""
 
     def feed_all(self, frames: Iterable[Frame]) -> Summary:
         for frame in frames:
@@ -281,7 +294,7 @@ class Summariser:
             request.error = error if type(error) is dict else {"code": None, "message": repr(error)}
             code, text = request.error.get("code"), request.error.get("message", "")
             self.problem("error answer", f"{request.method} answered error {code} {text}", frame)
-        else:
+        elif request.method in (PROMPT, PERMISSION):  # the rest is not kept: memory stays small
             request.result = message["result"]
         result = message.get("result")
         found = result.get("sessionId") if type(result) is dict else None
@@ -297,6 +310,7 @@ class Summariser:
             session = self.summary.sessions.get(session_id) if type(session_id) is str else None
             state = {"method": request.method, "params": request.params, "result": result}
             self.apply(frame, state, session)
+        request.params = None  # what the summary needs of them was read when it was sent
 
     def edition(self, version: Any) -> None:
         if type(version) is int and self.summary.state is None:
@@ -313,11 +327,11 @@ class Summariser:
         turn = Turn(len(session.turns) + 1, session.id, request, blocks_text(params.get("prompt")))
         session.turns.append(turn)
         session.current, session.answered = turn, None
+        self.prompts[request.index] = turn
 
     def prompt_answer(self, frame: Frame, request: Request) -> None:
-        params = request.params if type(request.params) is dict else {}
-        session = self.summary.sessions.get(str(params.get("sessionId")))
-        turn = next((t for t in session.turns if t.request is request), None) if session else None
+        turn = self.prompts.pop(request.index, None)
+        session = self.summary.sessions.get(turn.session) if turn is not None else None
         if turn is None or session is None:
             return
         result = request.result if type(request.result) is dict else {}
@@ -389,11 +403,10 @@ class Summariser:
                     kept[key] = frame.index
             elif change.target == "toolCall" and change.id is not None:
                 self.tool(frame, session, state, str(change.id))
-            elif change.target == "plan":
-                plan = state.session(session.id).get("plan")
-                entries = plan.get("entries") if isinstance(plan, dict) else plan
-                if turn is not None:
-                    turn.plans.append((frame.index, frame.t, list(entries or [])))
+            elif change.target == "plan" and turn is not None:
+                plans = state.session(session.id).get("plan")
+                plan = plans.get(change.id) if change.id is not None and plans else plans
+                turn.plans.append((frame.index, frame.t, plan_entries(plan)))
 
     def tool(self, frame: Frame, session: Session, state: ClientState, key: str) -> None:
         entries = state.session(session.id).get("toolCall")
