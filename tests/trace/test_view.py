@@ -6,6 +6,8 @@ line naming FILE:LINE and the rest is still summarised."""
 from __future__ import annotations
 
 import json
+import sys
+import types
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -268,3 +270,48 @@ def test_the_page_escapes_what_the_programs_wrote(tmp_path: Path) -> None:
     parser.feed(page.read_text(encoding="utf-8"))
     assert parser.tags.count("script") == 1  # the page's own
     assert "img" not in parser.tags
+
+
+def fake_check(monkeypatch: pytest.MonkeyPatch, judge: Any) -> None:
+    """`acp_protocol.trace.check` replaced by a module whose `check_recording` is `judge`."""
+    module = types.ModuleType("acp_protocol.trace.check")
+    module.check_recording = judge  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "acp_protocol.trace.check", module)
+
+
+def test_trace_check_s_violations_are_the_problems_with_case_level_and_quote(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    held = one(1, "session/cancel")
+    seen: list[int] = []
+
+    def judge(frames: list[Any], exit_status: int | None) -> list[Any]:
+        seen.append(len(frames))
+        quote = types.SimpleNamespace(text="The Agent MUST respond", source="schema.json")
+        return [
+            types.SimpleNamespace(
+                case="prompt.x", level="MUST", quote=quote, frame=3, message="late"
+            )
+        ]
+
+    fake_check(monkeypatch, judge)
+    assert main(["view", str(held.path)]) == 0
+    out = capsys.readouterr().out
+    assert seen == [len(held.frames)]
+    assert out.endswith("problems: 1\n  #3 MUST prompt.x: late\n")
+
+
+def test_a_check_that_fails_is_one_line_and_the_summary_s_own_problems_stand(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def judge(frames: list[Any], exit_status: int | None) -> list[Any]:
+        raise KeyError("boom")
+
+    fake_check(monkeypatch, judge)
+    held = one(1, "session/cancel")
+    assert main(["view", str(held.path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "trace: trace check failed (KeyError: 'boom'); the summary's own problems\n"
+    )
+    assert "\nproblems: " in captured.out

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .page_style import BASE_STYLE, frame_line
-from .view_model import Problem, Summary
+from .view_model import Problem, Request, Summary
 from .view_read import Recording
 from .view_turns import link, session_section
 
@@ -80,25 +80,33 @@ def problem_item(problem: Problem) -> str:
 
 
 def latency_table(summary: Summary) -> str:
+    """Each method's requests (→ the client's, ← the agent's): how many were answered, the
+    median and the slowest (linked), and those never answered (linked)."""
     by_method: dict[str, list[float]] = {}
-    unanswered: dict[str, int] = {}
+    slowest: dict[str, Request] = {}
+    unanswered: dict[str, list[Request]] = {}
     for request in summary.requests:
         name = ("→ " if request.dir == "sent" else "← ") + request.method
-        if request.latency is None:
-            unanswered[name] = unanswered.get(name, 0) + 1
-        else:
-            by_method.setdefault(name, []).append(request.latency)
+        latency = request.latency
+        if latency is None:
+            unanswered.setdefault(name, []).append(request)
+            continue
+        by_method.setdefault(name, []).append(latency)
+        if name not in slowest or latency > (slowest[name].latency or 0.0):
+            slowest[name] = request
     rows = [
-        "<tr><th>request</th><th>answered</th><th>median s</th><th>max s</th><th>never</th></tr>"
+        "<tr><th>request</th><th>answered</th><th>median s</th><th>max s</th>"
+        "<th>never answered</th></tr>"
     ]
     for name in sorted(set(by_method) | set(unanswered), key=lambda n: n[2:]):
         values = by_method.get(name, [])
         median = f"{statistics.median(values):.3f}" if values else "—"
-        most = f"{max(values):.3f}" if values else "—"
-        never = unanswered.get(name, 0)
+        most = f"{max(values):.3f} {link(slowest[name].index)}" if values else "—"
+        never = unanswered.get(name, [])
         rows.append(
             f"<tr><td><code>{escape(name)}</code></td><td>{len(values)}</td><td>{median}</td>"
-            f'<td>{most}</td><td class="{"bad" if never else ""}">{never}</td></tr>'
+            f'<td>{most}</td><td class="{"bad" if never else ""}">{len(never)} '
+            f'{" ".join(link(r.index) for r in never[:20])}</td></tr>'
         )
     return f'<table class="latency">{"".join(rows)}</table>'
 

@@ -40,20 +40,31 @@ def summarise(
     return recording, summary
 
 
-def problems(recording: Recording, summary: Summary) -> list[Problem]:
+def problems(
+    recording: Recording, summary: Summary, warn: Callable[[str], None] = lambda line: None
+) -> list[Problem]:
     """The seam with `trace check`: its violations (`check.check_recording(frames, exit)`,
     each with its case id, level, quote and frame) when that module is there, else the
-    summary's own problems; the lines that could not be read are problems either way."""
+    summary's own problems; the lines that could not be read are problems either way. A check
+    that fails is one warning, and the summary's own problems stand."""
     try:
         check: Any = importlib.import_module(".check", __package__)
     except ImportError:
         return summary.problems
     unreadable = [p for p in summary.problems if p.kind == "unreadable line"]
-    frames = [RecordedFrame(f.t, f.dir, f.value, f.raw) for f in recording.frames()]  # type: ignore[arg-type]
-    found = [
-        Problem("violation", v.message, v.frame, str(v.level), v.case, v.quote.text)
-        for v in check.check_recording(frames, recording.exit)
+    frames = [
+        RecordedFrame(f.t, "sent" if f.dir == "sent" else "received", f.value, f.raw)
+        for f in recording.frames()
     ]
+    try:
+        violations = check.check_recording(frames, recording.exit)
+        found = [
+            Problem("violation", v.message, v.frame, str(v.level), v.case, v.quote.text)
+            for v in violations
+        ]
+    except Exception as error:  # a bug of the check must not hide the summary
+        warn(f"trace check failed ({type(error).__name__}: {error}); the summary's own problems")
+        return summary.problems
     return unreadable + found
 
 
@@ -173,7 +184,7 @@ def view(path: Path, html: Path | None = None) -> int:
     except OSError as error:
         print(f"trace: {error.strerror or error}: {path}", file=sys.stderr)
         return 2
-    found = problems(recording, summary)
+    found = problems(recording, summary, warn)
     sys.stdout.write(text(recording, summary, found))
     if html is not None:
         from .page import write_page
