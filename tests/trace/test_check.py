@@ -6,6 +6,8 @@ level and quote the conformance suite gives the case; the correct conversations 
 from __future__ import annotations
 
 import copy
+import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -326,3 +328,31 @@ def test_an_unreadable_recording_is_one_line_and_status_2(
     assert capsys.readouterr().err.count("\n") == 1
     assert main(["check", str(tmp_path / "missing.jsonl")]) == 2
     assert "missing.jsonl" in capsys.readouterr().err
+
+
+def turns(count: int, chunks: int = 5) -> Iterator[RecordedFrame]:
+    """A long recording, made as it is read (never held): `count` turns of `chunks` updates."""
+    for direction, message in v1_opening():
+        yield RecordedFrame(0.0, "sent" if direction == "sent" else "received", message)
+    for n in range(count):
+        prompt = {"sessionId": SID, "prompt": [{"type": "text", "text": "x" * 200}]}
+        yield RecordedFrame(0.0, "sent", request(10 + n, "session/prompt", prompt))
+        for _ in range(chunks):
+            yield RecordedFrame(0.0, "received", chunk("word " * 40))
+        yield RecordedFrame(0.0, "received", result(10 + n, {"stopReason": "end_turn"}))
+
+
+def peak_bytes(count: int) -> int:
+    check_recording(turns(2), 0)  # rules loaded and cached before measuring
+    tracemalloc.start()
+    try:
+        assert check_recording(turns(count), 0) == []
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_long_recording_is_checked_without_holding_its_frames() -> None:
+    # ten times the frames (about 1 KB each: 6 MB more if they were held) take far less memory
+    # than holding them would: what is kept per request is its method and session
+    assert peak_bytes(1000) - peak_bytes(100) < 1_500_000

@@ -13,7 +13,7 @@ import pytest
 from acp_protocol.conformance.client_runner import all_client_cases
 from acp_protocol.conformance.levels import level_of, says_why_informative
 from acp_protocol.conformance.runner import all_cases, load_edition
-from acp_protocol.trace import check, check_turns
+from acp_protocol.trace import check, check_messages, check_turns
 from acp_protocol.trace.check_rules import passive_entries, rules_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +54,8 @@ def test_no_passive_rule_is_also_a_case_of_the_suite(key: str) -> None:
 def test_every_case_id_the_check_reports_is_a_rule_of_some_edition() -> None:
     known = set(rules_for("v1").by_id) | set(rules_for("v2").by_id)
     source = "".join(
-        Path(module.__file__ or "").read_text(encoding="utf-8") for module in (check, check_turns)
+        Path(module.__file__ or "").read_text(encoding="utf-8")
+        for module in (check, check_messages, check_turns)
     )
     reported = set(CASE_ID.findall(source))
     assert len(reported) > 20

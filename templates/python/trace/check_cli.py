@@ -3,6 +3,7 @@
 `check` prints one line per violation (level, case id, the side that broke it, the frame, what
 was seen) with the quote under it, then a summary; the exit status is the conformance suite's:
 1 when a MUST rule was broken, else 0; 2 when the file cannot be read (one line on stderr).
+Both read the file as a stream: a recording of any size is judged in bounded memory.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .check import check_recording
+from .check import Checker
 from .frames import TraceError
-from .imports import FORMATS, load, write_ours
+from .imports import FORMATS, Source, write_ours
 
 MUST_BROKEN = 1
 """The exit status when a MUST rule was broken (the suite's: docs/conformance.md)."""
@@ -56,8 +57,16 @@ def _source_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(options: argparse.Namespace) -> int:
+    source = Source(options.file, options.source, tuple(options.between))
     try:
-        loaded = load(options.file, options.source, tuple(options.between))
+        if options.command == "import":
+            origin = f"imported from {options.source}: {options.file}"
+            count = write_ours(source, options.out, [origin])
+            print(f"{count} frames written to {options.out}", file=sys.stderr)
+            return 0
+        checker = Checker()
+        for frame in source.frames():
+            checker.feed(frame)
     except (OSError, UnicodeDecodeError) as error:
         print(
             f"trace: {getattr(error, 'strerror', None) or error}: {options.file}", file=sys.stderr
@@ -66,11 +75,7 @@ def run(options: argparse.Namespace) -> int:
     except TraceError as error:
         print(f"trace: {error}", file=sys.stderr)
         return CANNOT_READ
-    if options.command == "import":
-        write_ours(loaded, options.out, [f"imported from {options.source}: {options.file}"])
-        print(f"{len(loaded.frames)} frames written to {options.out}", file=sys.stderr)
-        return 0
-    found = check_recording(loaded.frames, loaded.exit_status)
+    found = checker.finish(source.exit_status)
     for violation in found:
         print(
             f"{violation.level:<11}  {violation.case}  [{violation.side}] "
@@ -81,5 +86,5 @@ def run(options: argparse.Namespace) -> int:
     levels = Counter(v.level for v in found)
     counts = ", ".join(f"{levels[level]} {level}" for level in ("MUST", "SHOULD", "informative"))
     verdict = "MUST rule broken" if levels["MUST"] else "no MUST rule broken"
-    print(f"{len(loaded.frames)} frames, {len(found)} violations ({counts}): {verdict}")
+    print(f"{checker.count} frames, {len(found)} violations ({counts}): {verdict}")
     return MUST_BROKEN if levels["MUST"] else 0

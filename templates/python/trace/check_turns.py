@@ -68,7 +68,6 @@ class Turns:
         self.report = report
         self.v2 = data.prompt is not None and data.prompt.answer == "insertion"
         self.sessions: dict[str, Session] = {}
-        self.times: dict[int, float] = {}
 
     def session(self, params: Any) -> tuple[str, Session] | None:
         sid = params.get("sessionId") if type(params) is dict else None

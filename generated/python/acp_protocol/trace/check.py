@@ -21,103 +21,105 @@ and, through `check_turns`, the order of a turn (v1: updates before the answer; 
 `idle`, nothing after a close answer), cancels honoured and tool calls finished.
 
 `check_recording(frames, exit_status)` is the API (`trace view` shows its violations): each
-`Violation` names the frame (an index into `frames`) it was seen at.
+`Violation` names the frame (an index into `frames`) it was seen at. `Checker` judges as it
+reads (`feed` each frame, then `finish`): it keeps no frame past the `initialize` answer, only
+what the rules need (each request's method, session and, for a permission, its options).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable, Sequence
 
-from ..conformance.data import Level, Quote
 from ..conformance.output_gates import Gate, gates
-from ..conformance.output_schema import check_message, id_key
-from .check_rules import Rules, Side, rules_for
+from ..conformance.output_schema import id_key
+from .check_messages import (
+    Judge,
+    Violation,
+    answer,
+    batch_unanswered,
+    not_a_message,
+    request_or_notification,
+    show,
+)
+from .check_rules import Side, rules_for
 from .check_turns import Turns
 from .frames import RecordedFrame
 
-SHOWN = 120
-"""Characters of a frame a violation's message quotes."""
-SCHEMA_CASES = {
-    "initialize": "client.initialize.params_fit_the_schema",
-    "session/new": "client.prompt.params_fit_the_schema",
-    "session/prompt": "client.prompt.params_fit_the_schema",
-    "session/close": "client.close.params_fit_the_schema",
-}
-"""The client's messages the suite's own schema cases judge; the rest:
-client.output.messages_fit_the_schema."""
-BATCH_CASES = (
-    "envelope.empty_array_is_one_invalid_request_with_null_id",
-    "envelope.batch_of_notifications_is_one_invalid_request_with_null_id",
-    "envelope.batch_of_one_request_is_one_invalid_request_with_null_id",
-)
+__all__ = ["Checker", "Violation", "check_recording", "negotiated_edition"]
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
-    """One rule broken, seen at `frame` (an index into the recording's frames)."""
-
-    case: str
-    level: Level
-    quote: Quote
-    frame: int
-    message: str
-    side: Side = "agent"
-    """The program that broke it."""
+NEGOTIATION_WINDOW = 256
+"""Frames held, at most, until `initialize` is answered and the edition is known."""
 
 
-@dataclass(slots=True)
-class Request:
-    frame: int
-    method: str
-    params: Any
-    answers: int = 0
+class Checker:
+    """A recording judged frame by frame (`feed`), then at its end (`finish`): it holds the
+    frames only until `initialize` is answered (at most `NEGOTIATION_WINDOW`)."""
 
+    def __init__(self) -> None:
+        self.held: list[RecordedFrame] = []
+        self.judge: Judge | None = None
+        self.turns: Turns | None = None
+        self.update_gates: list[Gate] = []
+        self.count = 0
 
-@dataclass
-class Judge:
-    """The running judgement of one recording."""
-
-    rules: Rules
-    frames: Sequence[RecordedFrame]
-    found: list[Violation] = field(default_factory=list)
-    asked: dict[Side, dict[str, Request]] = field(
-        default_factory=lambda: {"agent": {}, "client": {}}
-    )
-    """The requests each side sent (`id_key` of the id → the request)."""
-    client_caps: dict[str, Any] = field(default_factory=dict)
-    agent_result: dict[str, Any] | None = None
-
-    def report(self, case: str, index: int, message: str) -> None:
-        rule = self.rules.get(case)
-        if rule is None:  # the edition has no such case (a v2-only family under v1)
+    def feed(self, frame: RecordedFrame) -> None:
+        if self.judge is None:
+            self.held.append(frame)
+            key = _settled(self.held)
+            if key is None and len(self.held) < NEGOTIATION_WINDOW:
+                return
+            self._start(key or negotiated_edition(self.held))
             return
-        self.found.append(Violation(case, rule.level, rule.quote, index, message, rule.side))
+        self._frame(frame)
 
+    def finish(self, exit_status: int | None = None) -> list[Violation]:
+        """Every violation, in the order of the frames they were seen at. `exit_status`: the
+        agent's, when the recording saw it end (a negative one: ended by that signal); a
+        request the agent never answered is judged only when it ended on its own."""
+        if self.judge is None:
+            self._start(negotiated_edition(self.held))
+        judge, turns = self.judge, self.turns
+        assert judge is not None and turns is not None
+        batch_unanswered(judge)
+        ended_alone = exit_status is not None and exit_status >= 0
+        for request in judge.asked["client"].values():
+            if request.answers == 0 and ended_alone:
+                judge.report(
+                    "eof.every_request_read_is_answered",
+                    request.frame,
+                    f"{request.method} was never answered (the agent exited {exit_status})",
+                )
+        turns.end(self.count)
+        judge.found.sort(key=lambda v: v.frame)
+        return judge.found
 
-def check_recording(
-    frames: Sequence[RecordedFrame], exit_status: int | None = None
-) -> list[Violation]:
-    """Every violation the recording shows, in the order of the frames they were seen at.
-    `exit_status`: the agent's, when the recording saw it end (a negative one: ended by that
-    signal); a request the agent never answered is judged only when it ended on its own."""
-    key = negotiated_edition(frames)
-    judge = Judge(rules_for(key), frames)
-    turns = Turns(judge.rules.data, judge.report)
-    update_gates = gates(judge.rules.data, judge.rules.edition.models)
-    for index, frame in enumerate(frames):
+    def _start(self, key: str) -> None:
+        self.judge = Judge(rules_for(key))
+        self.turns = Turns(self.judge.rules.data, self.judge.report)
+        self.update_gates = gates(self.judge.rules.data, self.judge.rules.edition.models)
+        held, self.held = self.held, []
+        for frame in held:
+            self._frame(frame)
+
+    def _frame(self, frame: RecordedFrame) -> None:
+        judge, turns = self.judge, self.turns
+        assert judge is not None and turns is not None
+        index = self.count
+        self.count += 1
         side: Side = "client" if frame.dir == "sent" else "agent"
         message = frame.message
+        if side == "client":
+            batch_unanswered(judge)
+        elif (message is not None and "method" not in message) or _is_list(frame):
+            judge.batch = None  # an answer came
         if message is None:
-            _not_a_message(judge, index, frame, side)
-            continue
-        if type(message.get("method")) is str:
-            _request_or_notification(judge, index, message, side, update_gates)
+            not_a_message(judge, index, frame, side)
+        elif type(message.get("method")) is str:
+            request_or_notification(judge, index, message, side, self.update_gates)
             turns.message(index, side, message)
         elif "result" in message or "error" in message:
-            request = _answer(judge, index, message, side)
+            request = answer(judge, index, message, side)
             if request is not None:
                 turns.answer(index, side, request.method, request.params, message)
         elif side == "agent":
@@ -126,31 +128,41 @@ def check_recording(
                 index,
                 f"a JSON object that is no JSON-RPC message: {show(message)}",
             )
-    ended_alone = exit_status is not None and exit_status >= 0
-    for request in judge.asked["client"].values():
-        if request.answers == 0 and ended_alone:
-            judge.report(
-                "eof.every_request_read_is_answered",
-                request.frame,
-                f"{request.method} was never answered (the agent exited {exit_status})",
-            )
-    turns.end(len(frames))
-    judge.found.sort(key=lambda v: v.frame)
-    return judge.found
+        judge.last[frame.dir] = (index, message)
+
+
+def check_recording(
+    frames: Iterable[RecordedFrame], exit_status: int | None = None
+) -> list[Violation]:
+    """Every violation the recording shows, in the order of the frames they were seen at (each
+    `Violation.frame` an index into `frames`). `exit_status`: the agent's, when the recording
+    saw it end (a negative one: ended by that signal); a request the agent never answered is
+    judged only when it ended on its own."""
+    checker = Checker()
+    for frame in frames:
+        checker.feed(frame)
+    return checker.finish(exit_status)
+
+
+def _is_list(frame: RecordedFrame) -> bool:
+    return frame.raw is None and type(frame.value) is list
 
 
 def negotiated_edition(frames: Sequence[RecordedFrame]) -> str:
     """The edition `initialize` settled on: the version the agent answered, else the one the
     client asked; v1 when the recording shows neither."""
-    asked: Any = None
+    return _settled(frames) or negotiated_asked(frames)
+
+
+def _settled(frames: Sequence[RecordedFrame]) -> str | None:
+    """The edition of the version `initialize` was answered with, once the answer is among
+    `frames` (None before; "v1" for an answer with no version this package has)."""
     request_id: str | None = None
     for frame in frames:
         message = frame.message
         if message is None:
             continue
         if frame.dir == "sent" and message.get("method") == "initialize" and request_id is None:
-            params = message.get("params")
-            asked = params.get("protocolVersion") if type(params) is dict else None
             request_id = id_key(message.get("id"))
         elif (
             frame.dir == "received"
@@ -160,241 +172,16 @@ def negotiated_edition(frames: Sequence[RecordedFrame]) -> str:
         ):
             result = message.get("result")
             answered = result.get("protocolVersion") if type(result) is dict else None
-            if answered in (1, 2):
-                return f"v{answered}"
-            break
-    return f"v{asked}" if asked in (1, 2) else "v1"
-
-
-def show(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text[:SHOWN] + ("…" if len(text) > SHOWN else "")
-
-
-def _not_a_message(judge: Judge, index: int, frame: RecordedFrame, side: Side) -> None:
-    value = frame.value if frame.raw is None else frame.raw
-    if side == "agent":
-        if frame.raw is None and _is_batch_of_messages(value):
-            return
-        judge.report(
-            "output.stdout_lines_are_json_rpc_messages",
-            index,
-            f"a line that is no JSON-RPC message: {show(value)}",
-        )
-        return
-    if frame.raw is None and type(value) is list:
-        _batch(judge, index, value)
-
-
-def _is_batch_of_messages(value: Any) -> bool:
-    return (
-        type(value) is list
-        and bool(value)
-        and all(type(v) is dict and v.get("jsonrpc") == "2.0" for v in value)
-    )
-
-
-def _batch(judge: Judge, index: int, batch: list[Any]) -> None:
-    """A batch the client sent: ACP has none, and the rule book expects one -32600 with a null
-    id (informative, envelope.json); an agent that answers nothing at all breaks it."""
-    if any(_answered_after(judge, index)):
-        return
-    requests = [m for m in batch if type(m) is dict and "id" in m]
-    case = BATCH_CASES[0] if not batch else BATCH_CASES[1] if not requests else BATCH_CASES[2]
-    judge.report(case, index, f"a batch of {len(batch)} was never answered: {show(batch)}")
-
-
-def _answered_after(judge: Judge, index: int) -> list[bool]:
-    """Whether any answer came from the agent before the client's next message."""
-    found = []
-    for frame in judge.frames[index + 1 :]:
-        if frame.dir == "sent":
-            break
-        message = frame.message
-        batch = frame.raw is None and type(frame.value) is list
-        if batch or (message is not None and "method" not in message):
-            found.append(True)
-    return found
-
-
-def _request_or_notification(
-    judge: Judge, index: int, message: dict[str, Any], side: Side, update_gates: list[Gate]
-) -> None:
-    method: str = message["method"]
-    data = judge.rules.data
-    if "id" in message:
-        only_notification = (
-            data.method(method, "request") is None
-            and data.method(method, "notification") is not None
-        )
-        if side == "agent" and only_notification:
-            judge.report(
-                "output.notifications_sent_without_an_id",
-                index,
-                f"the notification {method} was sent with an id: {show(message)}",
-            )
-        judge.asked[side][id_key(message["id"])] = Request(index, method, message.get("params"))
-    if method == data.negotiation.method and side == "client":
-        params = message.get("params")
-        if type(params) is dict:
-            caps = params.get("clientCapabilities", params.get("capabilities"))
-            judge.client_caps = caps if type(caps) is dict else {}
-    _schema(judge, index, message, side)
-    if side == "agent":
-        _gated(judge, index, message, update_gates)
-    else:
-        _unadvertised(judge, index, method)
-
-
-def _answer(judge: Judge, index: int, message: dict[str, Any], side: Side) -> Request | None:
-    """An answer from `side`: matched to the other side's request by its exact id."""
-    prefix = "" if side == "agent" else "client."
-    if "result" in message and "error" in message:
-        judge.report(
-            f"{prefix}output.never_result_and_error",
-            index,
-            f"an answer with both result and error: {show(message)}",
-        )
-    other: Side = "client" if side == "agent" else "agent"
-    request = judge.asked[other].get(id_key(message.get("id")))
-    if request is None:
-        _unmatched(judge, index, message, side)
-        return None
-    request.answers += 1
-    if request.answers > 1:
-        judge.report(
-            f"{prefix}output.one_answer_per_request",
-            index,
-            f"{request.method} (frame {request.frame}) answered a second time: {show(message)}",
-        )
-        return None
-    _schema(judge, index, message, side)
-    if request.method == data_method(judge, "initialize") and side == "agent":
-        result = message.get("result")
-        judge.agent_result = result if type(result) is dict else None
-    if request.method == "session/request_permission" and side == "client":
-        _permission(judge, index, request, message)
-    return request
-
-
-def data_method(judge: Judge, name: str) -> str:
-    return judge.rules.data.negotiation.method if name == "initialize" else name
-
-
-def _unmatched(judge: Judge, index: int, message: dict[str, Any], side: Side) -> None:
-    """An answer whose id no request of the other side had: to a notification (a null or
-    absent id right after one), to a line whose id could not be read (null: allowed), or a
-    wrong id."""
-    answer_id = message.get("id")
-    notification = _last_notification(judge, index, side)
-    prefix = "" if side == "agent" else "client."
-    if answer_id is None and notification is not None:
-        at, method = notification
-        own = f"{prefix}notifications.never_answered.{method}"
-        case = (
-            own
-            if judge.rules.get(own)
-            else (f"{prefix}notifications.never_answered._conformance/no_such_notification")
-        )
-        judge.report(case, index, f"the notification {method} (frame {at}) was answered")
-        return
-    if answer_id is None:
-        return  # JSON-RPC 2.0 §5: a null id where the request's id could not be read
-    judge.report(
-        f"{prefix}output.answer_ids_are_request_ids",
-        index,
-        f"an answer with id {json.dumps(answer_id)}, which no request had: {show(message)}",
-    )
-
-
-def _last_notification(judge: Judge, index: int, side: Side) -> tuple[int, str] | None:
-    """The other side's last frame before `index`, when it is a notification."""
-    other_dir = "sent" if side == "agent" else "received"
-    for at in range(index - 1, -1, -1):
-        frame = judge.frames[at]
-        if frame.dir != other_dir:
-            continue
-        message = frame.message
-        if message is not None and type(message.get("method")) is str and "id" not in message:
-            return at, message["method"]
-        return None
+            return f"v{answered}" if answered in (1, 2) else negotiated_asked(frames)
     return None
 
 
-def _schema(judge: Judge, index: int, message: dict[str, Any], side: Side) -> None:
-    other: Side = "client" if side == "agent" else "agent"
-    asked = {key: request.method for key, request in judge.asked[other].items()}
-    models = judge.rules.edition.models
-    problem = check_message(message, asked, judge.rules.data, models)
-    if problem is None:
-        return
-    if side == "agent":
-        case = "output.messages_fit_the_schema"
-    else:
-        method = message.get("method")
-        if type(method) is not str:
-            method = asked.get(id_key(message.get("id")), "")
-        case = SCHEMA_CASES.get(method, "client.output.messages_fit_the_schema")
-        if judge.rules.get(case) is None:
-            case = "client.output.messages_fit_the_schema"
-    judge.report(case, index, f"{problem.line()}")
-
-
-def _path_value(root: Any, path: Sequence[str]) -> Any:
-    for key in path:
-        if type(root) is not dict:
-            return None
-        root = root.get(key)
-    return root
-
-
-def _gated(judge: Judge, index: int, message: dict[str, Any], update_gates: list[Gate]) -> None:
-    """An agent's update or request behind a client capability the client did not offer."""
-    method = message["method"]
-    params = message.get("params")
-    update = params.get("update") if type(params) is dict else None
-    kind = update.get("sessionUpdate") if type(update) is dict else None
-    for gate in update_gates:
-        hit = (gate.update is not None and gate.update == kind) or method in gate.methods
-        if hit and not _path_value(judge.client_caps, gate.capability.split(".")):
-            what = f"a {kind} update" if gate.update else method
-            judge.report(
-                f"output.unadvertised.{gate.name}",
-                index,
-                f"{what} to a client that did not advertise {gate.capability}",
-            )
-
-
-def _unadvertised(judge: Judge, index: int, method: str) -> None:
-    """A client's request for an agent method its `initialize` answer did not advertise."""
-    capability = judge.rules.data.capability(method)
-    if capability is None or judge.agent_result is None:
-        return
-    value = _path_value(judge.agent_result, capability.path)
-    if value is None or value is False:
-        judge.report(
-            f"client.output.unadvertised.{method}",
-            index,
-            f"{method} to an agent that did not advertise {'.'.join(capability.path)}",
-        )
-
-
-def _permission(judge: Judge, index: int, request: Request, message: dict[str, Any]) -> None:
-    """The option a client selected must be one the request offered."""
-    result = message.get("result")
-    outcome = result.get("outcome") if type(result) is dict else None
-    if type(outcome) is not dict or outcome.get("outcome") != "selected":
-        return
-    options = request.params.get("options") if type(request.params) is dict else None
-    offered = [o.get("optionId") for o in options or [] if type(o) is dict]
-    chosen = outcome.get("optionId")
-    if chosen not in offered:
-        judge.report(
-            "client.answers.session/request_permission",
-            index,
-            f"selected option {json.dumps(chosen)}, not one offered "
-            f"({', '.join(json.dumps(o) for o in offered)}; request at frame {request.frame})",
-        )
-
-
-Report = Callable[[str, int, str], None]
+def negotiated_asked(frames: Sequence[RecordedFrame]) -> str:
+    """The edition of the version the client's `initialize` asked (v1 when none)."""
+    for frame in frames:
+        message = frame.message
+        if frame.dir == "sent" and message is not None and message.get("method") == "initialize":
+            params = message.get("params")
+            asked = params.get("protocolVersion") if type(params) is dict else None
+            return f"v{asked}" if asked in (1, 2) else "v1"
+    return "v1"

@@ -42,9 +42,14 @@ Direction = Literal["sent", "received"]
 SENT_MARKERS = frozenset({"-->", ">", "→"})
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    frames: list[RecordedFrame]
+@dataclass(slots=True)
+class Source:
+    """A log being read: `frames()` yields its frames one at a time (nothing is held); what
+    only its end tells (`exit_status`, `skipped`) is there once they are all read."""
+
+    path: Path
+    format: str = "acp"
+    between: tuple[str, str] = ("Client", "Agent")
     exit_status: int | None = None
     """The agent's exit status, where the recording saw it."""
     skipped: int = 0
@@ -52,14 +57,27 @@ class Loaded:
     started: str | None = None
     """When the conversation began (ISO-8601), where the source says."""
 
+    def frames(self) -> Iterator[RecordedFrame]:
+        if self.format == "rust-sdk":
+            return _rust_sdk(self)
+        if self.format == "lines":
+            return _lines(self)
+        return _ours(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    frames: list[RecordedFrame]
+    exit_status: int | None = None
+    skipped: int = 0
+    started: str | None = None
+
 
 def load(path: Path, source: str = "acp", between: tuple[str, str] = ("Client", "Agent")) -> Loaded:
-    """The conversation `path` holds, in the `source` format."""
-    if source == "rust-sdk":
-        return _rust_sdk(path, between)
-    if source == "lines":
-        return _lines(path)
-    return _ours(path)
+    """The conversation `path` holds, in the `source` format, read whole."""
+    reading = Source(path, source, between)
+    frames = list(reading.frames())
+    return Loaded(frames, reading.exit_status, reading.skipped, reading.started)
 
 
 def _records(path: Path) -> Iterator[tuple[int, Any]]:
@@ -73,14 +91,15 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
                 raise TraceError(f"{path}:{number}: not JSON ({error})") from None
 
 
-def _ours(path: Path) -> Loaded:
-    frames = []
-    status = None
+def _ours(source: Source) -> Iterator[RecordedFrame]:
+    path = source.path
     for number, record in _records(path):
         if not isinstance(record, dict):
             raise TraceError(f"{path}:{number}: not a JSON object")
         if "exit" in record and type(record["exit"]) is int:
-            status = record["exit"]
+            source.exit_status = record["exit"]
+        if "started" in record and isinstance(record["started"], str):
+            source.started = record["started"]
         if "dir" not in record:
             continue
         if record["dir"] not in ("sent", "received"):
@@ -88,16 +107,14 @@ def _ours(path: Path) -> Loaded:
         t = float(record.get("t", 0.0))
         direction: Direction = "sent" if record["dir"] == "sent" else "received"
         if "json" in record:
-            frames.append(RecordedFrame(t, direction, record["json"]))
+            yield RecordedFrame(t, direction, record["json"])
         else:
-            frames.append(RecordedFrame(t, direction, None, str(record.get("raw", ""))))
-    return Loaded(frames, status)
+            yield RecordedFrame(t, direction, None, str(record.get("raw", "")))
 
 
-def _rust_sdk(path: Path, between: tuple[str, str]) -> Loaded:
-    client, agent = between
-    frames = []
-    skipped = 0
+def _rust_sdk(source: Source) -> Iterator[RecordedFrame]:
+    path = source.path
+    client, agent = source.between
     mcp_ids: set[str] = set()
     """The ids of MCP-over-ACP requests left out (their responses carry no protocol)."""
     for number, event in _records(path):
@@ -116,7 +133,7 @@ def _rust_sdk(path: Path, between: tuple[str, str]) -> Loaded:
             mcp_ids.discard(key)
             mcp = True
         if ends not in ((client, agent), (agent, client)) or mcp:
-            skipped += 1
+            source.skipped += 1
             continue
         direction: Direction = "sent" if ends[1] == agent else "received"
         message: dict[str, Any] = {"jsonrpc": "2.0"}
@@ -128,36 +145,33 @@ def _rust_sdk(path: Path, between: tuple[str, str]) -> Loaded:
                 message["id"] = event.get("id")
             message["method"] = event.get("method")
             message["params"] = event.get("params")
-        frames.append(RecordedFrame(float(event.get("ts", 0.0)), direction, message))
-    return Loaded(frames, None, skipped)
+        yield RecordedFrame(float(event.get("ts", 0.0)), direction, message)
 
 
-def _lines(path: Path) -> Loaded:
-    frames = []
-    skipped = 0
+def _lines(source: Source) -> Iterator[RecordedFrame]:
     first: float | None = None
-    started: str | None = None
     at = 0.0
-    with path.open(encoding="utf-8") as lines:
+    with source.path.open(encoding="utf-8") as lines:
         for line in lines:
             match = LINE.match(line.rstrip("\r\n"))
             if match is None:
-                skipped += int(bool(line.strip()))
+                source.skipped += int(bool(line.strip()))
                 continue
             t = _seconds(match["time"])
             if t is not None and first is None:
                 first = t
                 if not _is_number(match["time"]):
-                    started = match["time"]
+                    source.started = match["time"]
             if t is not None and first is not None:
                 at = t - first  # a line without a time keeps the time of the line before
             direction: Direction = "sent" if match["marker"] in SENT_MARKERS else "received"
             rest = match["rest"]
             try:
-                frames.append(RecordedFrame(round(at, 4), direction, json.loads(rest)))
+                value = json.loads(rest)
             except ValueError:
-                frames.append(RecordedFrame(round(at, 4), direction, None, rest))
-    return Loaded(frames, None, skipped, started)
+                yield RecordedFrame(round(at, 4), direction, None, rest)
+            else:
+                yield RecordedFrame(round(at, 4), direction, value)
 
 
 def _is_number(text: str) -> bool:
@@ -182,20 +196,22 @@ def _seconds(text: str | None) -> float | None:
         return None
 
 
-def write_ours(loaded: Loaded, out: Path, program: list[str]) -> None:
-    """`loaded` as our recording format (acp_protocol.trace.frames)."""
+def write_ours(source: Source, out: Path, program: list[str]) -> int:
+    """`source` written as our recording format (acp_protocol.trace.frames), frame by frame;
+    the number of frames."""
+    count = 0
+    t = 0.0
     with out.open("w", encoding="utf-8") as file:
-        header: dict[str, Any] = {"acpTrace": 1, "program": program}
-        if loaded.started is not None:
-            header["started"] = loaded.started
-        file.write(json.dumps(header, ensure_ascii=False) + "\n")
-        for frame in loaded.frames:
+        file.write(json.dumps({"acpTrace": 1, "program": program}, ensure_ascii=False) + "\n")
+        for frame in source.frames():
             record: dict[str, Any] = {"t": frame.t, "dir": frame.dir}
             if frame.raw is None:
                 record["json"] = frame.value
             else:
                 record["raw"] = frame.raw
             file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-        if loaded.exit_status is not None:
-            end = loaded.frames[-1].t if loaded.frames else 0.0
-            file.write(json.dumps({"t": end, "exit": loaded.exit_status}) + "\n")
+            count += 1
+            t = frame.t
+        if source.exit_status is not None:
+            file.write(json.dumps({"t": t, "exit": source.exit_status}) + "\n")
+    return count
