@@ -60,13 +60,13 @@ async def test_processes_writing_the_same_session_lose_nothing_and_fail_nowhere(
     postgres: str,
 ) -> None:
     """Each change holds the session's row (`SELECT … FOR UPDATE`) from its read to its
-    commit: three processes merging 60 keys each into one session's `_meta` keep all 180."""
+    commit: three processes merging 40 keys each into one session's `_meta` keep all 120."""
     schema = f"shared_{uuid.uuid4().hex}"
-    writers = [writer(postgres, schema, name, 60) for name in ("a", "b", "c")]
+    writers = [writer(postgres, schema, name, 40) for name in ("a", "b", "c")]
     outcomes = [w.communicate(timeout=120) for w in writers]
     assert [w.returncode for w in writers] == [0, 0, 0], [err for _, err in outcomes]
     meta = await stored_meta(postgres, schema)
-    assert sorted(meta) == sorted(f"{n}-{i}" for n in "abc" for i in range(60))
+    assert sorted(meta) == sorted(f"{n}-{i}" for n in "abc" for i in range(40))
 
 
 async def test_a_writer_killed_mid_write_loses_nothing_it_acknowledged(postgres: str) -> None:
@@ -169,5 +169,20 @@ async def test_the_synchronous_methods_of_a_postgres_store_say_to_await_the_a_me
     try:
         with pytest.raises(TypeError, match=r"asynchronous \(PostgreSQL\): await its a… methods"):
             store.create("s", "/w")
+    finally:
+        await store.aclose()
+
+
+async def test_new_sessions_get_fresh_ids_and_are_listed_in_the_order_recorded(
+    postgres: str,
+) -> None:
+    store = await open_postgres_store(postgres, schema=f"new_{uuid.uuid4().hex}")
+    try:
+        made = [await store.anew_session("/w", title=f"t{n}") for n in range(3)]
+        assert len({record.session_id for record in made}) == 3
+        assert all(record.session_id.startswith("sess_") for record in made)
+        listed = (await store.alist_sessions("/w"))["sessions"]
+        assert [s["sessionId"] for s in listed] == [record.session_id for record in made]
+        assert [s["title"] for s in listed] == ["t0", "t1", "t2"]
     finally:
         await store.aclose()

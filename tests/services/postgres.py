@@ -6,7 +6,8 @@ apt-get; anywhere else it prints one line naming what to install. `start()` runs
 into a new temporary folder (its owner the `postgres` user when we are root: the server
 refuses to run as root) and `pg_ctl start` on a free loopback port, its unix socket in that
 folder, durability off (a test never survives a crash of the server, only of its clients);
-`Server.stop()` stops it and removes the folder. Every step is bounded in time.
+`Server.stop()` stops it (immediate: the data is thrown away) and removes the folder. Every
+step is bounded in time.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ class Server:
 
     def stop(self) -> None:
         with contextlib.suppress(subprocess.SubprocessError, OSError):
-            _run(self, "pg_ctl", "-D", str(self.folder / "data"), "-m", "fast", "-w", "stop")
+            _run(self, "pg_ctl", "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
