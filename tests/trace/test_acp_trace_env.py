@@ -4,13 +4,16 @@ recorder's format, with the recorder's directions (`sent`: toward the agent) fro
 One conversation per language: the starter client with ACP_TRACE, its agent started through
 `python -m acp_protocol.trace record` (the wire as it passed) with an ACP_TRACE of its own. The
 three recordings hold the same frames, in the same order each way. A FILE that cannot be opened
-is one warning line and the conversation goes on."""
+is one warning line and the conversation goes on. The six conversations run at once, four at a
+time, before the first test (`conversations`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +25,11 @@ LANGUAGES = ("python", "typescript", "go")
 PROMPT = "hello trace"
 
 
-def run_pair(starters: Any, lang: str, folder: Path, client_trace: str, agent_trace: str) -> str:
-    """The `lang` starter client against its agent behind the recorder; the client's stderr."""
+def run_pair(starters: Any, lang: str, folder: Path, client_trace: str) -> str:
+    """The `lang` starter client (ACP_TRACE=`client_trace`) against its agent behind the recorder
+    (ACP_TRACE=folder/agent.jsonl), in `folder`; the client's stderr."""
     folder.mkdir(parents=True, exist_ok=True)
+    agent_trace = folder / "agent.jsonl"
     agent = [
         "env",
         f"ACP_TRACE={agent_trace}",
@@ -51,6 +56,28 @@ def run_pair(starters: Any, lang: str, folder: Path, client_trace: str, agent_tr
     return done.stderr
 
 
+MISSING = "no-such-folder/client.jsonl"
+"""The unopenable ACP_TRACE of each language's second conversation (under its folder)."""
+
+
+@pytest.fixture(scope="module")
+def conversations(starters: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """`<lang>` and `<lang>-unopenable` → the folder of that conversation (its recordings)."""
+    root = tmp_path_factory.mktemp("acp_trace")
+    runs = {lang: root / lang / "client.jsonl" for lang in LANGUAGES}
+    runs |= {f"{lang}-unopenable": root / f"{lang}-unopenable" / MISSING for lang in LANGUAGES}
+
+    def converse(name: str) -> Path:
+        folder = root / name
+        (folder / "stderr.txt").parent.mkdir(parents=True, exist_ok=True)
+        stderr = run_pair(starters, name.split("-")[0], folder, str(runs[name]))
+        (folder / "stderr.txt").write_text(stderr)
+        return folder
+
+    with ThreadPoolExecutor(4) as pool:
+        return dict(zip(runs, pool.map(converse, runs), strict=True))
+
+
 def frames(path: Path) -> dict[str, list[Any]]:
     """A recording's frames by direction, each as its JSON value (or raw text)."""
     by_direction: dict[str, list[Any]] = {"sent": [], "received": []}
@@ -60,8 +87,6 @@ def frames(path: Path) -> dict[str, list[Any]]:
 
 
 def header(path: Path) -> dict[str, Any]:
-    import json
-
     with path.open(encoding="utf-8") as lines:
         first: dict[str, Any] = json.loads(next(lines))
     return first
@@ -69,11 +94,11 @@ def header(path: Path) -> dict[str, Any]:
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_client_and_agent_record_the_frames_of_the_wire_with_the_recorders_directions(
-    starters: Any, lang: str, tmp_path: Path
+    conversations: dict[str, Path], lang: str
 ) -> None:
-    client, agent = tmp_path / "client.jsonl", tmp_path / "agent.jsonl"
-    run_pair(starters, lang, tmp_path, str(client), str(agent))
-    wire = frames(tmp_path / "wire.jsonl")
+    folder = conversations[lang]
+    client, agent = folder / "client.jsonl", folder / "agent.jsonl"
+    wire = frames(folder / "wire.jsonl")
     assert wire["sent"][0]["method"] == "initialize"
     assert any(m.get("method") == "session/update" for m in wire["received"])
     assert frames(client) == wire
@@ -86,16 +111,17 @@ def test_client_and_agent_record_the_frames_of_the_wire_with_the_recorders_direc
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_a_trace_file_that_cannot_be_opened_is_one_warning_and_the_conversation_goes_on(
-    starters: Any, lang: str, tmp_path: Path
+    conversations: dict[str, Path], lang: str
 ) -> None:
-    missing = tmp_path / "no-such-folder" / "client.jsonl"
-    stderr = run_pair(starters, lang, tmp_path, str(missing), str(tmp_path / "agent.jsonl"))
+    folder = conversations[f"{lang}-unopenable"]
+    missing = folder / MISSING
+    stderr = (folder / "stderr.txt").read_text()
     warnings = [line for line in stderr.splitlines() if "ACP_TRACE" in line]
     assert warnings == [
         f"acp: ACP_TRACE: cannot write {missing}: No such file or directory; "
         "the connection goes on unrecorded"
     ]
-    assert frames(tmp_path / "agent.jsonl") == frames(tmp_path / "wire.jsonl")
+    assert frames(folder / "agent.jsonl") == frames(folder / "wire.jsonl")
 
 
 def test_pid_and_n_name_each_connection_of_a_process_and_a_plain_name_gets_its_number() -> None:
