@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import types
+from collections.abc import Iterable
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -285,8 +286,8 @@ def test_trace_check_s_violations_are_the_problems_with_case_level_and_quote(
     held = one(1, "session/cancel")
     seen: list[int] = []
 
-    def judge(frames: list[Any], exit_status: int | None) -> list[Any]:
-        seen.append(len(frames))
+    def judge(frames: Iterable[Any], exit_status: int | None) -> list[Any]:
+        seen.append(sum(1 for _ in frames))
         quote = types.SimpleNamespace(text="The Agent MUST respond", source="schema.json")
         return [
             types.SimpleNamespace(
@@ -304,7 +305,7 @@ def test_trace_check_s_violations_are_the_problems_with_case_level_and_quote(
 def test_a_check_that_fails_is_one_line_and_the_summary_s_own_problems_stand(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def judge(frames: list[Any], exit_status: int | None) -> list[Any]:
+    def judge(frames: Iterable[Any], exit_status: int | None) -> list[Any]:
         raise KeyError("boom")
 
     fake_check(monkeypatch, judge)
@@ -315,3 +316,20 @@ def test_a_check_that_fails_is_one_line_and_the_summary_s_own_problems_stand(
         "trace: trace check failed (KeyError: 'boom'); the summary's own problems\n"
     )
     assert "\nproblems: " in captured.out
+
+
+def test_error_answers_and_requests_never_answered_are_listed_with_their_frames(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    held = next(h for h in every() if any("error" in m for _, m in h.messages("sent")))
+    errors = [
+        n
+        for direction in ("sent", "received")
+        for n, m in held.messages(direction)
+        if "error" in m and "method" not in m
+    ]
+    assert main(["view", str(held.path)]) == 0
+    out = capsys.readouterr().out
+    assert f"\nerror answers: {len(errors)}\n" in out
+    for n in errors:
+        assert f"\n  #{n} " in out

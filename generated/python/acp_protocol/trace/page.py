@@ -111,6 +111,15 @@ def latency_table(summary: Summary) -> str:
     return f'<table class="latency">{"".join(rows)}</table>'
 
 
+def error_item(request: Request) -> str:
+    error = request.error or {}
+    return (
+        f"<li>{link(request.answer)} <code>{escape(request.method)}</code> "
+        f"{link(request.index)}: error {escape(str(error.get('code')))} "
+        f"{escape(str(error.get('message', '')))}</li>"
+    )
+
+
 def head(recording: Recording, summary: Summary, problems: list[Problem]) -> Iterable[str]:
     program = " ".join(recording.program) or "?"
     counts = {
@@ -151,6 +160,10 @@ def head(recording: Recording, summary: Summary, problems: list[Problem]) -> Ite
         yield session_section(summary, session, number)
     yield '<h2 id="latency">Request latencies</h2>'
     yield latency_table(summary)
+    errors = [r for r in summary.requests if r.error is not None]
+    yield f'<h2 id="errors">Error answers (<span id="count-errors">{len(errors)}</span>)</h2>'
+    if errors:
+        yield '<ul class="errors">' + "".join(error_item(r) for r in errors) + "</ul>"
     yield '<h2 id="frame-list">Frames</h2>'
     yield (
         '<p><input id="search" type="search" placeholder="search the frames" '

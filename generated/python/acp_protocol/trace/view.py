@@ -52,10 +52,10 @@ def problems(
     except ImportError:
         return summary.problems
     unreadable = [p for p in summary.problems if p.kind == "unreadable line"]
-    frames = [
+    frames = (  # streamed: check keeps no frame
         RecordedFrame(f.t, "sent" if f.dir == "sent" else "received", f.value, f.raw)
         for f in recording.frames()
-    ]
+    )
     try:
         violations = check.check_recording(frames, recording.exit)
         found = [
@@ -137,6 +137,22 @@ def latency_lines(summary: Summary) -> list[str]:
     return lines
 
 
+def request_lines(summary: Summary) -> list[str]:
+    """The error answers and the requests never answered, each at its frame."""
+    errors = [r for r in summary.requests if r.error is not None]
+    never = [r for r in summary.requests if r.answer is None]
+    lines = [f"error answers: {len(errors)}"]
+    for request in errors:
+        error = request.error or {}
+        lines.append(
+            f"  #{request.answer} {request.method} (#{request.index}): error {error.get('code')} "
+            f"{short(str(error.get('message', '')), 100)}"
+        )
+    lines.append(f"never answered: {len(never)}")
+    lines += [f"  #{r.index} {r.method} (id {r.id!r}, {r.dir})" for r in never]
+    return lines
+
+
 def problem_line(problem: Problem) -> str:
     where = "" if problem.frame is None else f"#{problem.frame} "
     label = f"{problem.level} {problem.case}: " if problem.case else f"{problem.kind}: "
@@ -165,6 +181,7 @@ def text(recording: Recording, summary: Summary, found: list[Problem]) -> str:
         for turn in session.turns:
             lines += turn_lines(turn)
     lines += latency_lines(summary)
+    lines += request_lines(summary)
     lines.append(f"problems: {len(found)}")
     lines += [problem_line(problem) for problem in found]
     return "\n".join(lines) + "\n"
