@@ -25,14 +25,15 @@ LANGUAGES = ("python", "typescript", "go")
 PROMPT = "hello trace"
 
 
-def run_pair(starters: Any, lang: str, folder: Path, client_trace: str) -> str:
+def run_pair(starters: Any, lang: str, folder: Path, client_trace: str, agent_trace: bool) -> str:
     """The `lang` starter client (ACP_TRACE=`client_trace`) against its agent behind the recorder
-    (ACP_TRACE=folder/agent.jsonl), in `folder`; the client's stderr."""
+    (with `agent_trace`, ACP_TRACE=folder/agent.jsonl; else what the client passes on), in
+    `folder`; the client's stderr."""
     folder.mkdir(parents=True, exist_ok=True)
-    agent_trace = folder / "agent.jsonl"
+    own = [f"ACP_TRACE={folder / 'agent.jsonl'}"] if agent_trace else []
     agent = [
         "env",
-        f"ACP_TRACE={agent_trace}",
+        *own,
         sys.executable,
         "-m",
         "acp_protocol.trace",
@@ -57,7 +58,8 @@ def run_pair(starters: Any, lang: str, folder: Path, client_trace: str) -> str:
 
 
 MISSING = "no-such-folder/client.jsonl"
-"""The unopenable ACP_TRACE of each language's second conversation (under its folder)."""
+"""The unopenable ACP_TRACE of each language's second conversation (under its folder); its
+agent gets no ACP_TRACE of its own."""
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +72,7 @@ def conversations(starters: Any, tmp_path_factory: pytest.TempPathFactory) -> di
     def converse(name: str) -> Path:
         folder = root / name
         (folder / "stderr.txt").parent.mkdir(parents=True, exist_ok=True)
-        stderr = run_pair(starters, name.split("-")[0], folder, str(runs[name]))
+        stderr = run_pair(starters, name.split("-")[0], folder, str(runs[name]), name in LANGUAGES)
         (folder / "stderr.txt").write_text(stderr)
         return folder
 
@@ -113,6 +115,7 @@ def test_client_and_agent_record_the_frames_of_the_wire_with_the_recorders_direc
 def test_a_trace_file_that_cannot_be_opened_is_one_warning_and_the_conversation_goes_on(
     conversations: dict[str, Path], lang: str
 ) -> None:
+    """One warning: the agent the client starts does not inherit ACP_TRACE (it would warn too)."""
     folder = conversations[f"{lang}-unopenable"]
     missing = folder / MISSING
     stderr = (folder / "stderr.txt").read_text()
@@ -121,7 +124,8 @@ def test_a_trace_file_that_cannot_be_opened_is_one_warning_and_the_conversation_
         f"acp: ACP_TRACE: cannot write {missing}: No such file or directory; "
         "the connection goes on unrecorded"
     ]
-    assert frames(folder / "agent.jsonl") == frames(folder / "wire.jsonl")
+    assert [path.name for path in folder.glob("*.jsonl")] == ["wire.jsonl"]
+    assert frames(folder / "wire.jsonl")["received"]
 
 
 def test_pid_and_n_name_each_connection_of_a_process_and_a_plain_name_gets_its_number() -> None:
