@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from acp_protocol.trace.__main__ import main
 from acp_protocol.trace.view import summarise
-from acp_protocol.trace.view_model import Summariser
 from acp_protocol.trace.view_read import Frame
+from acp_protocol.trace.view_summary import Summariser
 
 from tests.trace.recordings import every, one
 

@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from .frames import RecordedFrame, TraceError
-from .view_model import Cancel, Permission, Problem, Summariser, Summary, ToolCall, Turn
+from .view_model import Cancel, Permission, Problem, Summary, ToolCall, Turn
 from .view_read import Recording
+from .view_summary import Summariser
 
 PROMPT_CHARS = 60
 
