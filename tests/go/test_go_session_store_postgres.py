@@ -52,9 +52,12 @@ async def test_a_go_writer_killed_beside_a_python_one_loses_nothing_acknowledged
         stderr=subprocess.PIPE,
         text=True,
     )
-    survivor = writer(postgres, schema, "py", 60)
     assert victim.stdout is not None
-    acknowledged = [await asyncio.to_thread(victim.stdout.readline) for _ in range(40)]
+    # The Go store knows schema version 1, the Python one 2 (the updates session/load
+    # replays): the Go writer makes the schema first, the Python one then migrates it.
+    acknowledged = [await asyncio.to_thread(victim.stdout.readline)]
+    survivor = writer(postgres, schema, "py", 60)
+    acknowledged += [await asyncio.to_thread(victim.stdout.readline) for _ in range(39)]
     os.kill(victim.pid, signal.SIGKILL)
     rest, errors = victim.communicate(timeout=60)
     acknowledged += rest.splitlines()

@@ -278,7 +278,10 @@ async def test_an_agent_with_a_store_advertises_session_list() -> None:
         client = RawPeer(theirs)
         client.request(1, "initialize", {"protocolVersion": 1})
         answer = await client.receive()
-    assert answer["result"]["agentCapabilities"]["sessionCapabilities"] == {"list": {}}
+    # With it, session/load and session/resume from the store too (session_replay).
+    capabilities = answer["result"]["agentCapabilities"]
+    assert capabilities["sessionCapabilities"] == {"list": {}, "resume": {}}
+    assert capabilities["loadSession"] is True
     without = Plain()
     ours, theirs = memory_pair()
     async with connect_agent(without, ours):

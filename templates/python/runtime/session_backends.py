@@ -28,9 +28,18 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
+
+from .session_history import (
+    MemoryHistory,
+    Replay,
+    sqlite_append,
+    sqlite_migrate,
+    sqlite_read,
+    sqlite_version,
+)
 
 T = TypeVar("T")
 
@@ -40,6 +49,10 @@ exceptions): another connection holds the database; wait and try again."""
 
 FORMAT = "acp-codegen-session-store/1"
 """The format marker a SQLite store carries; any other database is refused."""
+
+SCHEMA_VERSION = 2
+"""The newest schema of a SQLite store (the `version` row; none: 1). Version 2 adds the updates
+`session/load` replays (`session_history`); a store of version 1 is migrated when opened."""
 
 
 class SessionStoreError(Exception):
@@ -125,6 +138,13 @@ class MemoryBackend:
 
     _records: dict[str, tuple[int, SessionRecord]] = field(default_factory=dict)
     _next: int = 1
+    _history: MemoryHistory = field(default_factory=MemoryHistory)
+
+    def append_updates(self, session_id: str, bodies: Sequence[str], keep: int) -> None:
+        self._history.append_updates(session_id, bodies, keep)
+
+    def read_updates(self, session_id: str) -> Replay:
+        return self._history.read_updates(session_id)
 
     def load(self, session_id: str) -> SessionRecord | None:
         found = self._records.get(session_id)
@@ -208,6 +228,20 @@ class SqliteBackend:
             raise SessionStoreError(f"{self.path}: unknown store format {row and row[0]!r}")
         if self._db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             self._db.execute("PRAGMA journal_mode=WAL")  # a store made before WAL was the default
+        if self._version() < SCHEMA_VERSION:
+            with self._transaction():
+                if self._version() < SCHEMA_VERSION:  # again, now alone: once per store
+                    sqlite_migrate(self._db, SCHEMA_VERSION)
+
+    def _version(self) -> int:
+        """The store's schema version; one newer than this runtime's is refused, untouched."""
+        version = sqlite_version(self._db)
+        if version is None or version > SCHEMA_VERSION:
+            raise SessionStoreError(
+                f"{self.path}: session store schema version {version} is newer than this"
+                f" runtime's ({SCHEMA_VERSION}): upgrade acp-protocol-sdk, or use another file"
+            )
+        return version
 
     def _retrying(self, attempt: Callable[[], T]) -> T:
         """`attempt()`, tried again every millisecond or so while the database is busy, for up
@@ -299,6 +333,20 @@ class SqliteBackend:
         except sqlite3.Error as error:
             raise SessionStoreError(f"{self.path}: {error}") from None
 
+    def append_updates(self, session_id: str, bodies: Sequence[str], keep: int) -> None:
+        try:
+            with self._transaction():
+                sqlite_append(self._db, session_id, bodies, keep)
+        except sqlite3.Error as error:
+            raise SessionStoreError(f"{self.path}: {error}") from None
+
+    def read_updates(self, session_id: str) -> Replay:
+        try:
+            with self._lock:
+                return self._retrying(lambda: sqlite_read(self._db, session_id))
+        except sqlite3.Error as error:
+            raise SessionStoreError(f"{self.path}: {error}") from None
+
     def page(self, cwd: str | None, after: int, limit: int) -> list[tuple[int, SessionRecord]]:
         try:
             with self._lock:
@@ -341,6 +389,7 @@ def _create(path: str) -> None:
             for statement in _SCHEMA:
                 db.execute(statement)
             db.execute("INSERT INTO acp_session_store VALUES ('format', ?)", (FORMAT,))
+            sqlite_migrate(db, SCHEMA_VERSION)
             db.execute("COMMIT")
         finally:
             db.close()  # checkpoints the WAL into the file and removes it

@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .session_backends import Change, SessionRecord, SessionStoreError
+from .session_history import TABLE, Replay, replay
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -39,7 +40,7 @@ T = TypeVar("T")
 FORMAT = "acp-codegen-session-store"
 """The `format` row of `acp_session_store`: the tables are this store's."""
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The newest schema this runtime knows; `MIGRATIONS[n - 1]` brings version n - 1 to n."""
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -49,6 +50,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " updated_at TEXT, meta TEXT)",
         "CREATE INDEX acp_sessions_cwd ON {schema}.acp_sessions (cwd, position)",
     ),
+    # 2: the updates `session/load` replays (session_history).
+    (TABLE.replace("{schema}", "{schema}."),),
 )
 
 LOCK_KEY = 0x41435053  # "ACPS": the advisory lock held while the schema is created or migrated
@@ -70,6 +73,7 @@ class PostgresBackend:
         self._where = where
         quoted = '"' + schema.replace('"', '""') + '"'
         self._table = f"{quoted}.acp_sessions"
+        self._updates = f"{quoted}.acp_session_updates"
 
     async def _run(self, work: Callable[[AsyncConnection[Any]], Awaitable[T]]) -> T:
         """`work` in one transaction; every database error becomes `SessionStoreError`."""
@@ -141,6 +145,40 @@ class PostgresBackend:
                 (after, cwd, cwd, limit),
             )
             return [(row[0], _record(row[1:])) for row in await cursor.fetchall()]
+
+        return await self._run(work)
+
+    async def aappend_updates(self, session_id: str, bodies: Sequence[str], keep: int) -> None:
+        async def work(connection: AsyncConnection[Any]) -> None:
+            # One appender per session at a time: the next number is read, then used.
+            await connection.execute(
+                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (LOCK_KEY, session_id)
+            )
+            cursor = await connection.execute(
+                f"SELECT coalesce(max(seq), 0) FROM {self._updates} WHERE session_id = %s",
+                (session_id,),
+            )
+            row = await cursor.fetchone()
+            last = int(row[0]) if row else 0
+            async with connection.cursor() as insert:
+                await insert.executemany(
+                    f"INSERT INTO {self._updates} (session_id, seq, body) VALUES (%s, %s, %s)",
+                    [(session_id, last + n, body) for n, body in enumerate(bodies, 1)],
+                )
+            await connection.execute(
+                f"DELETE FROM {self._updates} WHERE session_id = %s AND seq <= %s",
+                (session_id, last + len(bodies) - keep),
+            )
+
+        await self._run(work)
+
+    async def aread_updates(self, session_id: str) -> Replay:
+        async def work(connection: AsyncConnection[Any]) -> Replay:
+            cursor = await connection.execute(
+                f"SELECT seq, body FROM {self._updates} WHERE session_id = %s ORDER BY seq",
+                (session_id,),
+            )
+            return replay([(int(seq), body) for seq, body in await cursor.fetchall()])
 
         return await self._run(work)
 

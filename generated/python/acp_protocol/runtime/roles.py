@@ -39,6 +39,7 @@ from .frames import RequestId
 from .method_spec import MethodSpec
 from .peer import Peer
 from .request_state import CancelSource, RequestContext
+from .session_replay import SessionReplay
 from .session_view import SessionViews
 from .validators import validator_for
 
@@ -162,6 +163,7 @@ class Router(Generic[PeerT]):
         behaviour: Behaviour | None = None,
         advertised: Callable[[], Iterable[str]] = tuple,
         state_table: StateTable | None = None,
+        replay: SessionReplay | None = None,
     ) -> None:
         self.client_state = None if state_table is None else ClientState(state_table)
         """The client's state of its sessions and agent (`client_state`), fed here."""
@@ -192,10 +194,18 @@ class Router(Generic[PeerT]):
         )
         # The side's turn rule is an entry of the behaviour table: the one of a request it handles.
         turn_rule = None if behaviour is None else behaviour.turn_rule_for(self._requests)
+        # What an agent's session store answers when the agent does not (`session_replay`).
+        self._replay = replay
+        self._from_store = {} if replay is None else dict(replay.methods)
+        for name in list(self._from_store):
+            route = self._requests.get(name)
+            if route is None or route.handler is not None:
+                del self._from_store[name]
+        stored = frozenset(self._from_store)
         self._engine = BehaviourEngine(
             behaviour,
             turn_rule,
-            advertised=lambda: implemented.union(advertised()),
+            advertised=lambda: implemented.union(advertised(), stored),
             receives=self._notifications,
         )
         # The notifications a rule acts on before the handler (`session/cancel`).
@@ -222,6 +232,8 @@ class Router(Generic[PeerT]):
 
     def _sender_for(self, sender: Sender) -> Sender:
         sender = self._engine.sender(sender)
+        if self._replay is not None:
+            sender = self._replay.sender(sender)
         if self.client_state is not None:
             return StateSender(sender, self.client_state)
         return sender
@@ -233,7 +245,8 @@ class Router(Generic[PeerT]):
     async def handle_request(self, method: str, params: Any, context: RequestContext) -> Any:
         route = self._requests.get(method)
         engine = self._engine
-        if route is None or (route.handler is None and not engine.owns(method)):
+        from_store = self._from_store.get(method)
+        if route is None or (route.handler is None and not from_store and not engine.owns(method)):
             if route is None and method.startswith("_") and self._extension_request is not None:
                 return await self._extension_request(method, params, self._context(context))
             raise MethodNotFound(data={"method": method})
@@ -248,11 +261,16 @@ class Router(Generic[PeerT]):
             feed_state(params)
         handler = route.handler
         call = None if handler is None else partial(self._call, handler, typed)
+        if from_store is not None:
+            call = partial(from_store, typed)
         try:
             result = await engine.request(method, params, context, call)
         except NotServed:
             raise MethodNotFound(data={"method": method}) from None
-        return _checked_result(route.spec, result)
+        result = _checked_result(route.spec, result)
+        if self._replay is not None:
+            await self._replay.answered(method, typed, result)
+        return result
 
     def _call(
         self, handler: Callable[[Any, Any], Awaitable[Any]], typed: Any, request: RequestContext

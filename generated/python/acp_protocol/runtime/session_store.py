@@ -51,6 +51,7 @@ from .session_backends import (
     SessionRecord,
     SqliteBackend,
 )
+from .session_history import HISTORY_LIMIT, SessionHistory
 from .session_info import META_POLICIES, SessionInfo, apply_session_info_update
 
 log = logging.getLogger(__name__)
@@ -88,6 +89,7 @@ class SessionStore:
         clock: Callable[[], str] = utc_now,
         busy_timeout: float = 10.0,
         backend: SessionBackend | AsyncSessionBackend | None = None,
+        history_limit: int = HISTORY_LIMIT,
     ) -> None:
         if policy is not None and policy not in META_POLICIES:
             raise ValueError(f"unknown _meta policy {policy!r}: one of {', '.join(META_POLICIES)}")
@@ -105,6 +107,8 @@ class SessionStore:
         self.meta_limit = meta_limit
         self.page_size = page_size
         self._clock = clock
+        self.history = SessionHistory(self, history_limit)
+        """The updates sent in each session, for `session/load` (`session_history`)."""
 
     def adopt_policy(self, policy: MetaPolicy | None) -> None:
         """Take an edition's `_meta` policy, unless one was chosen when the store was made."""

@@ -28,6 +28,7 @@ from typing import Any
 from ..runtime.connection import Connection
 from ..runtime.errors import InvalidParams, MethodNotFound
 from ..runtime.roles import HandlerContext, RoleConnection, Router, provided
+from ..runtime.session_replay import SessionReplay
 from ..runtime.session_store import SessionStore
 from ..runtime.behaviour import TurnRule
 from ..runtime.transports.process import spawn_process
@@ -61,7 +62,7 @@ class Agent:
 
     session_store: SessionStore | None = None
     """Set it (`SessionStore()`, or `SessionStore("sessions.db")`) and `session/list` is answered
-    from it; record sessions with `session_store.create()` in `session_new`."""
+    from it; the sessions this agent opens are recorded in it."""
 
     async def auth_login(
         self, params: models.LoginAuthRequest, ctx: AgentContext
@@ -279,6 +280,12 @@ def _advertised(agent: Agent) -> tuple[str, ...]:
     return ("session/list",) if agent.session_store is not None else ()
 
 
+def _replay(agent: Agent) -> SessionReplay | None:
+    """None: this edition's `session/resume` replays from a point the client names, which the
+    store does not serve yet (docs/scale.md)."""
+    return None
+
+
 def agent_router(agent: Agent) -> Router[ClientPeer]:
     """The router serving `agent` (the `Handler` of a connection), with this edition's turn rule
     and behaviour."""
@@ -293,6 +300,7 @@ def agent_router(agent: Agent) -> Router[ClientPeer]:
         peer_type=ClientPeer,
         behaviour=BEHAVIOUR,
         advertised=partial(_advertised, agent),
+        replay=_replay(agent),
     )
 
 

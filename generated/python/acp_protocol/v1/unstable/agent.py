@@ -25,6 +25,7 @@ from typing import Any
 from ...runtime.connection import Connection
 from ...runtime.errors import InvalidParams, MethodNotFound
 from ...runtime.roles import HandlerContext, RoleConnection, Router, provided
+from ...runtime.session_replay import SessionReplay
 from ...runtime.session_store import SessionStore
 from ...runtime.behaviour import TurnRule
 from ...runtime.transports.process import spawn_process
@@ -58,7 +59,8 @@ class Agent:
 
     session_store: SessionStore | None = None
     """Set it (`SessionStore()`, or `SessionStore("sessions.db")`) and `session/list` is answered
-    from it; record sessions with `session_store.create()` in `session_new`."""
+    from it; the sessions this agent opens are recorded in it, with the updates it sends, and
+    `session/load` and `session/resume` are answered from it by any process sharing it."""
 
     async def auth_status(
         self, params: models.AuthStatusRequest, ctx: AgentContext
@@ -382,6 +384,12 @@ def _advertised(agent: Agent) -> tuple[str, ...]:
     return ("session/list",) if agent.session_store is not None else ()
 
 
+def _replay(agent: Agent) -> SessionReplay | None:
+    """`session/load` and `session/resume` answered from the agent's `session_store`, and the
+    updates it sends recorded there (`session_replay`), when it has one."""
+    return None if agent.session_store is None else SessionReplay(agent.session_store)
+
+
 def agent_router(agent: Agent) -> Router[ClientPeer]:
     """The router serving `agent` (the `Handler` of a connection), with this edition's turn rule
     and behaviour."""
@@ -396,6 +404,7 @@ def agent_router(agent: Agent) -> Router[ClientPeer]:
         peer_type=ClientPeer,
         behaviour=BEHAVIOUR,
         advertised=partial(_advertised, agent),
+        replay=_replay(agent),
     )
 
 
