@@ -149,6 +149,21 @@ def _rss_kib(pid: int) -> float:
     raise SystemExit(f"bench: no VmRSS for process {pid}")
 
 
+def summary(results: dict[str, Any]) -> list[str]:
+    """The remote rows as lines of text, each pair's median and its ratio to the official TS
+    SDK's in this run (`bench/run.py --only remote`)."""
+    lines = [f"{'transport':<9} {'pair':<13} " + " ".join(f"{k:>16}" for k in KINDS)]
+    for transport, by_label in results["rates"].items():
+        official = by_label["ts-node"]
+        for label, by_kind in by_label.items():
+            cells = []
+            for kind in KINDS:
+                median = by_kind[kind]["median"]
+                cells.append(f"{median:>8,.0f} ({median / official[kind]['median']:4.2f})")
+            lines.append(f"{transport:<9} {label:<13} " + " ".join(f"{c:>16}" for c in cells))
+    return lines
+
+
 def goals(results: dict[str, Any]) -> list[dict[str, Any]]:
     """Issue 26: ours (TypeScript and Python) at or above the official TS SDK on notify and rt64,
     over each transport."""

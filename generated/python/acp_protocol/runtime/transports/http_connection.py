@@ -87,12 +87,41 @@ class HttpConnection:
         self._client_routes: dict[str, Route] = {}  # our requests: the session of the answer
         self._initialize: tuple[str, asyncio.Future[bytes]] | None = None
         self._closed = False
-        self.last_active = asyncio.get_running_loop().time()
+        self._loop = asyncio.get_running_loop()
+        self.last_active = self._loop.time()
+        self._sink: Callable[[bytes], None] | None = None  # push (WebSocket): the receiver's
+        self._held: asyncio.Future[None] | None = None  # push: reading paused until done
 
     # -- the Transport protocol (the Connection's side) --------------------------------------
 
     async def read(self) -> bytes:
         return await self._inbox.read()
+
+    def deliver_to(self, sink: Callable[[bytes], None]) -> bool:
+        """Over a WebSocket, push (a `PushTransport`): each message the server's receive loop
+        takes goes to `sink` in that loop's turn, not through `read()` and a reading task (one
+        task switch less per message read). False for Streamable HTTP, whose POSTs each come
+        in a request of their own."""
+        if not self.websocket or self._sink is not None or self._inbox.taken:
+            return False
+        self._sink = sink
+        waiting = self._inbox.take_all()
+        if waiting:
+            sink(waiting)
+        if self._inbox.ended:
+            sink(b"")
+        return True
+
+    def pause_reading(self) -> None:
+        """Push flow control: the receive loop takes no message until `resume_reading()` (the
+        ASGI server then stops reading the socket: TCP makes the client wait)."""
+        if self._held is None:
+            self._held = self._loop.create_future()
+
+    def resume_reading(self) -> None:
+        held, self._held = self._held, None
+        if held is not None and not held.done():
+            held.set_result(None)
 
     def write(self, data: bytes, *, batch: int = 0) -> None:
         if self._closed:
@@ -139,7 +168,7 @@ class HttpConnection:
         return self._closed
 
     def touch(self) -> None:
-        self.last_active = asyncio.get_running_loop().time()
+        self.last_active = self._loop.time()
 
     def idle(self) -> bool:
         """Nobody reads any stream of this connection."""
@@ -150,7 +179,12 @@ class HttpConnection:
     def end_input(self) -> None:
         """The client is gone (DELETE, idle, a closed WebSocket): the Connection sees the end of
         its input and closes as after EOF on stdio (pending calls fail at once)."""
+        if self._inbox.ended:
+            return
         self._inbox.end()
+        if self._sink is not None:
+            self._sink(b"")
+        self.resume_reading()
 
     def expect_initialize(self, message_id: Any) -> asyncio.Future[bytes]:
         """The answer to `initialize` (id `message_id`), which goes in the POST's response."""
@@ -162,8 +196,22 @@ class HttpConnection:
 
     def put(self, line: bytes) -> bool:
         """A WebSocket message, as it came (newline added); False past the buffered bytes."""
-        self.touch()
-        return self._inbox.put(line)
+        self.last_active = self._loop.time()
+        sink = self._sink
+        if sink is None:
+            return self._inbox.put(line)
+        if not self._inbox.ended:
+            sink(line)
+        return True
+
+    @property
+    def reading_held(self) -> bool:
+        return self._held is not None
+
+    async def reading_allowed(self) -> None:
+        """Return once the connection takes messages (push flow control)."""
+        while (held := self._held) is not None:
+            await held
 
     def accept(self, message: dict[str, Any], line: bytes, header_session: str | None) -> None:
         """A POSTed message for the agent; `Refused` (400, 404, 429) when it cannot be taken."""

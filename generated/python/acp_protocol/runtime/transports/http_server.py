@@ -229,7 +229,11 @@ class AcpHttpServer:
         await send({"type": "websocket.accept", "headers": accept})
         writer = asyncio.get_running_loop().create_task(_send_frames(connection, send))
         try:
-            while (event := await receive())["type"] == "websocket.receive":
+            while True:
+                if connection.reading_held:
+                    await connection.reading_allowed()
+                if (event := await receive())["type"] != "websocket.receive":
+                    break
                 text = event.get("text")
                 if text is None:
                     continue  # "Binary frames are ignored"

@@ -25,7 +25,7 @@ from collections.abc import Callable
 class Inbox:
     """What the peer sent, for `read()`: the lines joined, up to `limit` bytes waiting."""
 
-    __slots__ = ("_ended", "_limit", "_lines", "_room", "_size", "_waiter")
+    __slots__ = ("_ended", "_limit", "_lines", "_room", "_size", "_waiter", "taken")
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
@@ -34,10 +34,24 @@ class Inbox:
         self._ended = False
         self._waiter: asyncio.Future[None] | None = None
         self._room: asyncio.Future[None] | None = None
+        self.taken = False
+        """`read()` has returned something."""
 
     @property
     def ended(self) -> bool:
         return self._ended
+
+    @property
+    def limit(self) -> int:
+        return self._limit
+
+    def take_all(self) -> bytes:
+        """What waits, at once (`b""` when nothing does); for a reader that stops using `read()`."""
+        data = b"".join(self._lines)
+        self._lines = []
+        self._size = 0
+        self._make_room()
+        return data
 
     def put(self, line: bytes) -> bool:
         """Queue one message (its line, newline included); False when it would pass the bound
@@ -88,6 +102,7 @@ class Inbox:
         data = b"".join(self._lines) if len(self._lines) > 1 else self._lines[0]
         self._lines = []
         self._size = 0
+        self.taken = True
         self._make_room()
         return data
 

@@ -20,7 +20,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import ssl
+import struct
+from collections.abc import Callable
 from typing import cast
 
 from websockets.client import ClientProtocol
@@ -29,9 +32,18 @@ from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
+try:  # the websockets library's C masking, as it uses itself; its Python one where not built
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover
+    from websockets.utils import apply_mask
+
 from ..errors import ConnectionClosed
+from ..event_loop import loop_name
 from .framing import ndjson_line
 from .queues import Inbox
+
+Sink = Callable[[bytes], None]
+"""Takes the NDJSON lines of each read as they come; `b""` once, at the end."""
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +51,46 @@ _HIGH_WATER = 1024 * 1024
 """Bytes buffered in the socket above which `writing_paused()` says so."""
 _CLOSE_TIMEOUT = 2.0
 """Seconds `close()` waits for the server's side of the closing handshake."""
+
+
+_MASK_POOL = 4096
+"""Random bytes drawn at a time for masking keys (one system call per 1,024 frames, not one
+per frame)."""
+
+
+class _MaskKeys:
+    """RFC 6455 5.3: "The masking key is a 32-bit value chosen at random by the client", "from a
+    strong source of entropy": `os.urandom`, drawn `_MASK_POOL` bytes at a time."""
+
+    def __init__(self) -> None:
+        self._pool = b""
+        self._at = 0
+
+    def next(self) -> bytes:
+        at = self._at
+        if at >= len(self._pool):
+            self._pool, at = os.urandom(_MASK_POOL), 0
+        self._at = at + 4
+        return self._pool[at : at + 4]
+
+
+_keys = _MaskKeys()
+
+
+def text_frame(payload: bytes) -> bytes:
+    """One whole message as a masked text frame (RFC 6455 5.2: FIN, opcode 1, the MASK bit, the
+    7, 16 or 64-bit length, the masking key, the masked payload), as the websockets library
+    writes it for a client without extensions; in one call rather than its per-frame
+    `Frame` object and stream."""
+    length = len(payload)
+    if length < 126:
+        head = bytes((0x81, 0x80 | length))
+    elif length < 65536:
+        head = struct.pack("!BBH", 0x81, 0x80 | 126, length)
+    else:
+        head = struct.pack("!BBQ", 0x81, 0x80 | 127, length)
+    key = _keys.next()
+    return head + key + apply_mask(payload, key)
 
 
 class _SocketProtocol(asyncio.Protocol):
@@ -55,6 +107,13 @@ class _SocketProtocol(asyncio.Protocol):
         self._resumed: asyncio.Future[None] | None = None
         self._fragments: list[bytes] | None = None
         self._binary = False
+        self.sink: Sink | None = None
+        """Push mode (`WebSocketTransport.deliver_to`): takes the messages of each read."""
+        self.held = False
+        self._kept: list[bytes] = []
+        self._kept_size = 0
+        self.ended = False
+        self._batch: list[bytes] = []
 
     # -- asyncio's side ----------------------------------------------------------------------
 
@@ -79,6 +138,9 @@ class _SocketProtocol(asyncio.Protocol):
         if not self.lost.done():
             self.lost.set_result(None)
         self.inbox.end()  # the agent is gone: pending calls fail at once
+        self.ended = True
+        if self.sink is not None and not self.held:
+            self.sink(b"")
         self.resume_writing()
 
     def pause_writing(self) -> None:
@@ -118,6 +180,8 @@ class _SocketProtocol(asyncio.Protocol):
                 self._handshake_done()
             elif isinstance(event, Frame):
                 self._frame(event)
+        if self._batch:
+            self._deliver()
         self.flush()  # pongs, our side of a close
         if self.websocket.state is State.CLOSED and self.transport is not None:
             self.transport.close()
@@ -149,11 +213,44 @@ class _SocketProtocol(asyncio.Protocol):
         line = ndjson_line(data)
         if line is None:
             log.error("the agent sent a message that is not JSON (%d bytes)", len(data))
+        elif self.sink is not None:
+            self._batch.append(line + b"\n")
         elif not self.inbox.push(line + b"\n") and self.transport is not None:
             # Over the inbox's bound: stop reading until the connection has taken some (TCP then
             # makes the agent wait).
             self.transport.pause_reading()
             asyncio.get_running_loop().create_task(self._resume_reading())
+
+    # -- push mode -----------------------------------------------------------------------------
+
+    def _deliver(self) -> None:
+        """The messages of one read to the sink, in one chunk; kept while held (past the bound
+        the socket stops being read: TCP then makes the agent wait)."""
+        sink = self.sink
+        assert sink is not None
+        batch, self._batch = self._batch, []
+        if not self.held:
+            sink(b"".join(batch) if len(batch) > 1 else batch[0])
+            return
+        self._kept += batch
+        self._kept_size += sum(map(len, batch))
+        transport = self.transport
+        if self._kept_size > self.inbox.limit and transport is not None and not self.ended:
+            transport.pause_reading()
+
+    def release(self) -> None:
+        """Deliver what was kept while held, then each read again as it comes."""
+        sink = self.sink
+        assert sink is not None
+        self.held = False
+        if self._kept:
+            kept, self._kept, self._kept_size = self._kept, [], 0
+            transport = self.transport
+            if transport is not None and not transport.is_closing():
+                transport.resume_reading()
+            sink(b"".join(kept))
+        if self.ended and not self.held:
+            sink(b"")
 
     async def _resume_reading(self) -> None:
         await self.inbox.room()
@@ -173,14 +270,38 @@ class WebSocketTransport:
     async def read(self) -> bytes:
         return await self._inbox.read()
 
+    def deliver_to(self, sink: Sink) -> bool:
+        """Push (a `PushTransport`): hand the messages of each read to `sink` in the callback
+        that read them, one event-loop turn earlier than `read()` (on uvloop; False on asyncio's
+        loop, as for pipes, or once `read()` has taken something)."""
+        protocol = self._protocol
+        if protocol.sink is not None:
+            raise RuntimeError("the WebSocket already delivers to a sink")
+        if loop_name() != "uvloop" or self._inbox.taken:
+            return False
+        protocol.sink = sink
+        waiting = self._inbox.take_all()
+        if waiting:
+            sink(waiting)
+        if protocol.ended:
+            protocol.release()  # delivers the end
+        return True
+
+    def pause_reading(self) -> None:
+        self._protocol.held = True
+
+    def resume_reading(self) -> None:
+        self._protocol.release()
+
     def write(self, data: bytes, *, batch: int = 0) -> None:
         if self._closed or self._inbox.ended or self._websocket.state is not State.OPEN:
             raise ConnectionClosed("the WebSocket is closed")
-        send_text = self._websocket.send_text
-        for line in data.split(b"\n"):
-            if line:
-                send_text(line)
-        self._protocol.flush()
+        frames = [text_frame(line) for line in data.split(b"\n") if line]
+        protocol = self._protocol
+        protocol.flush()  # what the protocol has to send first (a pong)
+        transport = protocol.transport
+        if frames and transport is not None and not transport.is_closing():
+            transport.write(b"".join(frames) if len(frames) > 1 else frames[0])
 
     def writing_paused(self) -> bool:
         return self._closed or self._protocol.paused
