@@ -118,7 +118,9 @@ class Tree:
         for relative in self.folders:
             (top / relative).mkdir(parents=True, exist_ok=True)
         for relative, content in self.files.items():
-            (top / relative).write_bytes(content)
+            path = top / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
 
 
 def hash_files(base: Path, files: list[Path]) -> str:

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from acp_codegen import resources
+from acp_codegen import fingerprint, resources
 from acp_codegen.exit_status import OK, STALE
 from acp_codegen.problems import GenerationError
 from acp_codegen.progress import Progress, reporting
@@ -87,6 +87,12 @@ def generate(args: argparse.Namespace) -> int:
 
 
 def check(args: argparse.Namespace) -> int:
+    """A tree the render cache has for these inputs is compared by its hashes, nothing rendered
+    (nor the generator's heavy modules imported); otherwise a fresh generation is rendered and
+    compared file by file."""
+    if args.package is None and fingerprint.matches_cached(args.root, _generated(args)):
+        print("acp-codegen: generated/ matches a fresh generation")
+        return OK
     from acp_codegen import drift
 
     with reporting(command_progress(args)):

@@ -11,7 +11,6 @@ is reported to the command's progress (`progress`).
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -19,7 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acp_codegen import cache, progress
+from acp_codegen import cache, fingerprint, progress
+from acp_codegen.fingerprint import FINGERPRINT as FINGERPRINT  # re-exported: drift, tests
+from acp_codegen.fingerprint import output_files as output_files
+from acp_codegen.fingerprint import tree_hash as tree_hash
 from acp_codegen.ir import Edition, Specification, Stability
 from acp_codegen.loader import load_schema
 from acp_codegen.lowering import lower_edition
@@ -32,7 +34,6 @@ from acp_codegen.validation import validate_schema
 
 ROOT = DATA_ROOT
 """The default project root: `schema/` (and, in a source checkout, `generated/`)."""
-FINGERPRINT = ".fingerprint.json"
 
 
 def load_specification(root: Path = ROOT, *, strict: bool = False) -> Specification:
@@ -168,7 +169,7 @@ def generate(
     out_root = out_root or root / "generated"
     verify_lock(root, read_lock(root))  # a missing or edited schema is named before anything
     inputs = cache.inputs(root)
-    recorded = _recorded_fingerprint(out_root)
+    recorded = fingerprint.recorded(out_root)
     if (
         not force
         and not strict
@@ -183,10 +184,8 @@ def generate(
     staging = Path(tempfile.mkdtemp(dir=out_root.parent, prefix=".generated-staging-"))
     try:
         tree = _rendered(root, inputs, "tree", staging, Options(), TARGETS, use_cache)
-        fingerprint: dict[str, Any] = {"inputs": inputs.fingerprint, "outputs": tree_hash(staging)}
-        if tree.review:
-            fingerprint["review"] = list(tree.review)
-        (staging / FINGERPRINT).write_text(json.dumps(fingerprint, indent=2) + "\n")
+        written = fingerprint.text(inputs.fingerprint, tree_hash(staging), tree.review)
+        (staging / FINGERPRINT).write_text(written)
         _swap(staging, out_root)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -267,29 +266,6 @@ def package_parts(package: str) -> list[str]:
     if not all(part.isidentifier() for part in parts):
         raise GenerationError(f"--package {package!r} is not a dotted Python import name")
     return parts
-
-
-def output_files(out_root: Path) -> list[Path]:
-    """The files of a generated tree, sorted, without caches and the fingerprint itself."""
-    if not out_root.is_dir():
-        return []
-    return sorted(
-        p
-        for p in out_root.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and p.name != FINGERPRINT
-    )
-
-
-def tree_hash(out_root: Path) -> str:
-    return cache.hash_files(out_root, output_files(out_root))
-
-
-def _recorded_fingerprint(out_root: Path) -> dict[str, Any] | None:
-    try:
-        recorded = json.loads((out_root / FINGERPRINT).read_text())
-    except (OSError, ValueError):
-        return None
-    return recorded if isinstance(recorded, dict) else None
 
 
 def _swap(staging: Path, out_root: Path) -> None:

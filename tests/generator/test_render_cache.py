@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_codegen import cache, pipeline, progress
+from acp_codegen import cache, fingerprint, pipeline, progress
 from acp_codegen.cli import main
 from acp_codegen.resources import PACKAGE_DIR, TEMPLATES
 from tests.generator.conftest import PINNED
@@ -224,3 +224,27 @@ def test_progress_is_plain_lines_on_stderr_with_the_progress_option_else_nothing
         "--quiet": "",
         None: "",
     }
+
+
+def test_check_compares_a_tree_to_the_cached_one_by_its_hashes(
+    cache_home: Path, tmp_path: Path
+) -> None:
+    """A tree written as the cache holds it, with the fingerprint a run writes, matches; one
+    changed byte, a file more, or no cache entry, and the full check (rendering) decides."""
+    inputs = cache.inputs(ROOT)
+    tree = cache.Tree({"python/a.py": b"x = 1\n", "python/a-b/c.py": b"y\n"}, ("python",))
+    committed = tmp_path / "generated"
+    tree.write(committed)
+    outputs = fingerprint.cached_tree_hash(tree)
+    (committed / fingerprint.FINGERPRINT).write_text(
+        fingerprint.text(inputs.fingerprint, outputs, ())
+    )
+    assert outputs == fingerprint.tree_hash(committed)  # the same order as the files on disk
+    assert not fingerprint.matches_cached(ROOT, committed)  # nothing cached yet
+    cache.store(inputs.render_key, "tree", tree)
+    assert fingerprint.matches_cached(ROOT, committed)
+    flip_one_byte(committed / "python" / "a.py")
+    assert not fingerprint.matches_cached(ROOT, committed)
+    flip_one_byte(committed / "python" / "a.py")
+    (committed / "python" / "extra.py").write_text("")
+    assert not fingerprint.matches_cached(ROOT, committed)
