@@ -159,3 +159,33 @@ def test_check_from_lines_reports_each_fault_with_its_case(
     assert main(["check", "--quiet", "--from", "lines", str(path)]) == 1
     found = [line.split()[1] for line in capsys.readouterr().out.splitlines()[:-1]]
     assert found == ["output.stdout_lines_are_json_rpc_messages", "output.one_answer_per_request"]
+
+
+REAL_TRACE = Path(__file__).with_name("data") / "rust_sdk_conductor_v1.jsons"
+"""A trace the official Rust SDK's conductor wrote (agent-client-protocol-conductor 5.0.0 from
+crates.io, `--trace FILE agent "python agent_v1.py"`), around our Python v1 starter pair asked
+for a permission (`client_v1.py --approve-all --prompt "ask to write out.txt"`). The conductor
+names its links' requests with ids of its own (UUIDs)."""
+
+
+def test_a_real_conductor_trace_of_our_starters_reads_whole_and_breaks_no_rule(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    loaded = load(REAL_TRACE, "rust-sdk")
+    methods = [f.value.get("method") for f in loaded.frames]
+    assert methods == [
+        "initialize",
+        None,
+        "session/new",
+        None,
+        "session/prompt",
+        "session/request_permission",
+        None,
+        "session/update",
+        None,
+    ]
+    assert loaded.skipped == 0
+    assert main(["check", "--from", "rust-sdk", str(REAL_TRACE)]) == 0
+    assert capsys.readouterr().out.endswith(
+        "9 frames, 0 violations (0 MUST, 0 SHOULD, 0 informative): no MUST rule broken\n"
+    )
