@@ -30,8 +30,9 @@ export interface SplitterSinks {
   readonly onFrame: (frame: string) => void;
   /** Each payload over the limit (dropped). */
   readonly onOversized?: ((frame: OversizedFrame) => void) | undefined;
-  /** The size of each payload that is not UTF-8 text (dropped). */
-  readonly onUnreadable?: ((size: number) => void) | undefined;
+  /** The size of each payload that is not UTF-8 text (dropped), and its bytes (a view, valid
+   * only during the call: ACP_TRACE records them). */
+  readonly onUnreadable?: ((size: number, bytes: Buffer) => void) | undefined;
   /** Bytes dropped because they are not a message the framing can read (a header without a usable
    * `Content-Length`, a stream ended inside a message), with why. */
   readonly onMalformed?: ((reason: string) => void) | undefined;
@@ -59,7 +60,7 @@ function decodeText(bytes: Buffer, length: number, sinks: SplitterSinks): string
   // Bad bytes decode to U+FFFD: only a payload that has one is checked (the check costs more than
   // the search, and a one-byte string cannot hold U+FFFD at all).
   if (text.includes("\ufffd") && !isUtf8(bytes.subarray(0, length))) {
-    sinks.onUnreadable?.(length);
+    sinks.onUnreadable?.(length, bytes.subarray(0, length));
     return null;
   }
   return text;
@@ -80,7 +81,7 @@ export class LineSplitter implements Splitter {
     onLine: (line: string) => void,
     onOversized: (frame: OversizedFrame) => void = () => undefined,
     private readonly limit = DEFAULT_FRAME_LIMIT,
-    onUnreadable: (size: number) => void = () => undefined,
+    onUnreadable: (size: number, bytes: Buffer) => void = () => undefined,
   ) {
     this.sinks = { onFrame: onLine, onOversized, onUnreadable };
   }

@@ -20,14 +20,15 @@ export { DEFAULT_FRAME_LIMIT, LineSplitter, type OversizedFrame } from "./framin
 export interface Transport {
   /**
    * Starts reading; `onFrame` gets each line (without its newline), `onOversized` each frame over
-   * the limit (dropped), `onUnreadable` the size of each line that is not UTF-8 text (dropped),
+   * the limit (dropped), `onUnreadable` the size of each line that is not UTF-8 text (dropped)
+   * and its bytes (a view valid during the call),
    * `onMalformed` why bytes the framing cannot read were dropped, `onClose` the end.
    */
   start(
     onFrame: (frame: string) => void,
     onClose: (reason: string) => void,
     onOversized?: (frame: OversizedFrame) => void,
-    onUnreadable?: (size: number) => void,
+    onUnreadable?: (size: number, bytes: Buffer) => void,
     onMalformed?: (reason: string) => void,
   ): void;
   /** Queues one frame; resolves at once unless the outgoing buffer is full (then on drain). */
@@ -62,7 +63,7 @@ export class StreamTransport implements Transport {
     onFrame: (frame: string) => void,
     onClose: (reason: string) => void,
     onOversized?: (frame: OversizedFrame) => void,
-    onUnreadable?: (size: number) => void,
+    onUnreadable?: (size: number, bytes: Buffer) => void,
     onMalformed?: (reason: string) => void,
   ): void {
     const splitter = this.framing.splitter({ onFrame, onOversized, onUnreadable, onMalformed }, DEFAULT_FRAME_LIMIT);

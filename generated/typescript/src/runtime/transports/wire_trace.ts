@@ -81,7 +81,7 @@ class TracedTransport implements Transport {
     onFrame: (frame: string) => void,
     onClose: (reason: string) => void,
     onOversized?: (frame: OversizedFrame) => void,
-    onUnreadable?: (size: number) => void,
+    onUnreadable?: (size: number, bytes: Buffer) => void,
     onMalformed?: (reason: string) => void,
   ): void {
     this.inner.start(
@@ -94,7 +94,11 @@ class TracedTransport implements Transport {
         this.record(frame.head, false, frame.size);
         onOversized?.(frame);
       },
-      onUnreadable,
+      (size, bytes) => {
+        // A line that is not UTF-8 is recorded as "hex:" and its bytes (Python's `raw_text`).
+        this.record(`hex:${bytes.toString("hex")}`, false, 0, true);
+        onUnreadable?.(size, bytes);
+      },
       onMalformed,
     );
   }
@@ -130,13 +134,13 @@ class TracedTransport implements Transport {
   }
 
   /** One frame: written by this side (`outgoing`) or read; `dropped`: a frame over the limit,
-   * `text` its head. */
-  private record(text: string, outgoing: boolean, dropped = 0): void {
+   * `text` its head; `raw`: `text` is the raw form of a line that is not UTF-8. */
+  private record(text: string, outgoing: boolean, dropped = 0, raw = false): void {
     if (this.ended !== null) return;
     if (this.side === null) this.header(outgoing ? "client" : "agent");
     const direction = outgoing === (this.side === "client") ? "sent" : "received";
     const t = ((performance.now() - this.started) / 1000).toFixed(4);
-    let value = dropped === 0 && !text.includes("\r") ? text : null;
+    let value = dropped === 0 && !raw && !text.includes("\r") ? text : null;
     if (value !== null && !outgoing) {
       try {
         JSON.parse(value);
