@@ -98,10 +98,11 @@ test-go: $(STAMP) $(NODE_STAMP)
 	@command -v go >/dev/null || { echo "make test-go: go not found on PATH: install Go 1.24 or newer (https://go.dev/dl/)" >&2; exit 1; }
 	@sh tests/tier.sh test-go $(BIN)/pytest -q tests/go
 
-## services: install the services tests start themselves where missing (Debian's postgresql, as root;
+## services: install the services tests start themselves where missing (Debian's postgresql and nginx, as root;
 ## elsewhere one line naming it); each test run starts its own on loopback (tests/services/)
 services: $(STAMP)
 	@$(BIN)/python -m tests.services.postgres install
+	@$(BIN)/python -m tests.services.nginx install
 
 ## test: everything CI runs (tests/go once, through test-go), in two lanes at once for the two cores:
 ## the main pytest run in one; lint, check, TypeScript, Go and the Python matrix one after another in

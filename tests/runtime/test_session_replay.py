@@ -81,7 +81,7 @@ async def turn(peer: RawPeer, session_id: str, text: str, request_id: int) -> li
         "session/prompt",
         {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
     )
-    frames = []
+    frames: list[dict[str, Any]] = []
     while not frames or frames[-1].get("id") != request_id:
         frames.append(await peer.receive())
     return frames
@@ -138,7 +138,7 @@ async def test_another_process_lists_loads_and_resumes_a_session_it_did_not_star
         second.request(
             2, "session/load", {"sessionId": session_id, "cwd": "/work", "mcpServers": []}
         )
-        frames = []
+        frames: list[dict[str, Any]] = []
         while not frames or frames[-1].get("id") != 2:
             frames.append(await second.receive())
         assert said(frames) == ["a:1", "a:2", "b:1", "b:2"]  # in order, before the answer
@@ -173,7 +173,7 @@ async def test_a_history_past_the_cap_replays_the_last_updates_and_says_how_many
         for n, text in enumerate("abc", 2):
             await turn(peer, session_id, text, n)
         peer.request(9, "session/load", {"sessionId": session_id, "cwd": "/w", "mcpServers": []})
-        frames = []
+        frames: list[dict[str, Any]] = []
         while not frames or frames[-1].get("id") != 9:
             frames.append(await peer.receive())
     assert said(frames) == ["b:2", "c:1", "c:2"]

@@ -31,6 +31,7 @@ from ..runtime.session_view import SessionView
 from ..runtime.transports.process import spawn_process
 from ..runtime.transports.pipes import open_stdio
 from ..runtime.transports.transport import Transport
+from ..runtime.reconnect import Reconnect, Reconnection
 from ..runtime.transports.remote import open_remote
 
 from . import models
@@ -132,6 +133,16 @@ class ClientConnection(RoleConnection[AgentPeer]):
     def agent(self) -> AgentPeer:
         return self.peer
 
+    reconnection: Reconnection | None = None
+    """Set by `connect_remote(..., reconnect=Reconnect())`: what keeps this connection up."""
+
+    async def reconnected(self) -> None:
+        """After a lost remote connection, return once `connect_remote`'s `reconnect` has
+        connected again and taken the sessions over (at once when nothing was lost or there is
+        no `reconnect`); `ConnectionClosed` when its attempts are spent."""
+        if self.reconnection is not None:
+            await self.reconnection.reconnected()
+
     @property
     def client_state(self) -> ClientState:
         """What the agent's messages left: each session's state (`session_state(id)`) and the
@@ -215,6 +226,7 @@ async def connect_remote(
     token: str | None = None,
     headers: Mapping[str, str] | None = None,
     verify: bool | ssl.SSLContext = True,
+    reconnect: Reconnect | None = None,
     **options: Any,
 ) -> AsyncIterator[ClientConnection]:
     """Serve `client` to the ACP agent at `url`: `http(s)://…/acp` (Streamable HTTP) or
@@ -223,9 +235,25 @@ async def connect_remote(
     `token`: sent as `Authorization: Bearer <token>`; `headers`: sent with every request;
     `verify`: how the server's TLS certificate is checked (`True`: against the system's
     authorities; an `ssl.SSLContext`: against its own, e.g. `ssl.create_default_context(
-    cafile="ca.pem")`); `options` go to `Connection`. Needs the `http` extra (`pip install 'acp-protocol-sdk[http]'`:
+    cafile="ca.pem")`); `reconnect`: when the connection is lost, connect again and resume or
+    load its sessions (`Reconnect()`: 5 attempts with backoff; `connection.reconnected()`;
+    runtime/reconnect.py); `options` go to `Connection`. Needs the `http` extra (`pip install 'acp-protocol-sdk[http]'`:
     `MissingExtra` otherwise). Leaving the block ends the connection on the server.
     """
-    transport = await open_remote(url, token=token, headers=headers, verify=verify)
-    async with connect_client(client, transport, **options) as connection:
-        yield connection
+
+    def opened() -> Any:
+        return open_remote(url, token=token, headers=headers, verify=verify)
+
+    async with connect_client(client, await opened(), **options) as connection:
+        if reconnect is None:
+            yield connection
+            return
+        reconnection = Reconnection(
+            url, reconnect, opened, partial(connect_client, client, **options)
+        )
+        connection.reconnection = reconnection
+        reconnection.start(connection)
+        try:
+            yield connection
+        finally:
+            await reconnection.close()

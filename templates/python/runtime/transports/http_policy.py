@@ -52,6 +52,10 @@ class HttpServerOptions:
     """Seconds the agent has to answer `initialize` (504 after)."""
     keepalive: float = 15.0
     """Seconds of silence after which an SSE stream gets a comment, so proxies keep it open."""
+    route: str | None = None
+    """This process's name behind a load balancer (lowercase letters and digits): put before a
+    dot in every `Acp-Connection-Id` it hands out (`a.<random>`), so a proxy sends the requests
+    of a connection to the process that holds it (deploy/nginx/acp.conf, docs/scale.md)."""
 
     def __post_init__(self) -> None:
         for name in ("frame_limit", "max_buffered_bytes", "max_connections", "max_sessions"):
@@ -61,6 +65,10 @@ class HttpServerOptions:
         if isinstance(origins, str) or not isinstance(origins, Iterable):
             raise TypeError("HttpServerOptions.allowed_origins is a set of origins")
         object.__setattr__(self, "allowed_origins", frozenset(o.rstrip("/") for o in origins))
+        if self.route is not None and not (self.route.isascii() and self.route.isalnum()):
+            raise ValueError("HttpServerOptions.route is lowercase letters and digits")
+        if self.route is not None and self.route != self.route.lower():
+            raise ValueError("HttpServerOptions.route is lowercase letters and digits")
 
     def origin_allowed(self, origin: str | None) -> bool:
         """No `Origin` (not a browser), or one of `allowed_origins`."""
@@ -78,6 +86,8 @@ class HttpServerOptions:
         return hmac.compare_digest(credentials.strip().encode(), self.token.encode())
 
 
-def new_connection_id() -> str:
-    """256 bits from the CSPRNG, URL-safe: an `Acp-Connection-Id` nobody can guess."""
-    return secrets.token_urlsafe(32)
+def new_connection_id(route: str | None = None) -> str:
+    """256 bits from the CSPRNG, URL-safe: an `Acp-Connection-Id` nobody can guess; after
+    `route` and a dot when the server has one."""
+    token = secrets.token_urlsafe(32)
+    return token if route is None else f"{route}.{token}"

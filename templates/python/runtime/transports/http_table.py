@@ -53,7 +53,7 @@ class ConnectionTable:
         if len(self._connections) >= self._options.max_connections:
             raise Refused(429, "Too many connections")
         connection = HttpConnection(
-            new_connection_id(),
+            new_connection_id(self._options.route),
             self._options,
             self._owners,
             websocket=websocket,

@@ -133,6 +133,12 @@ def parser(prog: str) -> argparse.ArgumentParser:
         help="record each connection into DIR (created if missing), one file per connection "
         "named by its time and connection id, in acp_protocol.trace's format",
     )
+    serve.add_argument(
+        "--route",
+        metavar="NAME",
+        help="this process's name behind a load balancer (letters, digits): every connection id"
+        " starts NAME. so the proxy keeps a connection on it (docs/scale.md)",
+    )
     serve.add_argument("--log-level", default="warning", choices=["debug", "info", "warning"])
     connect = commands.add_parser(
         "connect", help="a stdio agent forwarding to a remote one", description=CONNECT_HELP
@@ -238,6 +244,7 @@ def _serve(name: str, options: argparse.Namespace, command: list[str]) -> int:
             max_connections=options.max_connections,
             max_sessions=options.max_sessions,
             idle_timeout=options.idle_timeout,
+            route=options.route,
         )
     except ValueError as error:
         raise _Failure(str(error)) from None
