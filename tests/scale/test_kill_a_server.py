@@ -2,13 +2,15 @@
 client's connection is killed during a turn; the client reconnects through nginx to another
 process, resumes the session and the conversation goes on. Nothing acknowledged is lost (a load
 by a new client replays every answered turn, in order, once); the turn in flight is reported to
-its caller as `ConnectionClosed`, never dropped. One run per transport (make test), on one
-cluster of three processes: each run kills one, the last is left for nothing. Ten runs in a row:
+its caller as `ConnectionClosed`, never dropped. Our Python client over each transport, and our
+TypeScript client (tests/typescript/reconnect_client.ts, built by `make ts-build`), once each in
+make test, on one cluster of four processes: each test kills one. Ten runs in a row:
 docs/scale.md."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import signal
@@ -28,7 +30,8 @@ from tests.paths import ROOT
 from tests.runtime.support import eventually
 from tests.services import nginx
 
-ROUTES = ("a", "b", "c")
+ROUTES = ("a", "b", "c", "d")
+TYPESCRIPT = ROOT / ".build" / "typescript" / "dist-test" / "test" / "reconnect_client.js"
 
 
 @dataclass
@@ -136,3 +139,55 @@ async def test_a_killed_server_s_client_reconnects_through_nginx_and_the_convers
         await eventually(lambda: "c:2" in replay.said)
     answered = [s for s in replay.said if not s.startswith("hang@")]
     assert answered == ["a:1", "a:2", "b:1", "b:2", "c:1", "c:2"]
+
+
+async def replayed(url: str, session_id: str) -> list[str]:
+    """The answered turns' updates a new client's `session/load` replays, through nginx."""
+    replay = Listener()
+    async with connect_remote(replay, url) as connection:
+        await connection.agent.initialize(INIT)
+        load = models.LoadSessionRequest(session_id=session_id, cwd="/work", mcp_servers=[])
+        await connection.agent.session_load(load)
+        await eventually(lambda: "c:2" in replay.said)
+    return [s for s in replay.said if not s.startswith("hang@")]
+
+
+@pytest.mark.skipif(
+    not TYPESCRIPT.exists(), reason="the TypeScript tests are not built: make ts-build"
+)
+async def test_our_typescript_client_reconnects_too(cluster: Cluster) -> None:
+    url = cluster.proxy.url("http")
+    client = subprocess.Popen(
+        ["node", str(TYPESCRIPT), url],
+        cwd=TYPESCRIPT.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert client.stdout is not None
+        first = await asyncio.to_thread(client.stdout.readline)
+        assert first.startswith("HOLDER "), first + client.stderr.read() if client.stderr else ""
+        os.kill(int(first.split()[1]), signal.SIGKILL)
+        rest, errors = await asyncio.to_thread(client.communicate, timeout=120)
+    finally:
+        if client.poll() is None:
+            client.kill()
+    assert client.returncode == 0, errors
+    lines = rest.splitlines()
+    assert lines[0] == "INFLIGHT ConnectionClosed"  # reported, never dropped
+    logged = [line for line in lines if line.startswith("LOG ")]
+    assert len(logged) == 1 and logged[0].startswith(f"LOG reconnect 1/5 to {url}: connected")
+    assert logged[0].endswith("1 session(s) resumed")
+    assert "ANSWER end_turn" in lines
+    said = json.loads(next(line for line in lines if line.startswith("SAID "))[5:])
+    assert [s for s in said if not s.startswith("hang@")] == [
+        "a:1",
+        "a:2",
+        "b:1",
+        "b:2",
+        "c:1",
+        "c:2",
+    ]
+    session_id = next(line for line in lines if line.startswith("SESSION ")).split()[1]
+    assert await replayed(url, session_id) == ["a:1", "a:2", "b:1", "b:2", "c:1", "c:2"]

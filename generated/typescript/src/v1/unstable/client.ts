@@ -26,6 +26,7 @@ import type * as d from "../../runtime/decoding.js";
 import { RoleConnection, type HandlerContext, type PeerLink, type RoleWiring } from "../../runtime/roles.js";
 import { spawnTransport, type SpawnedOptions } from "../../runtime/transports/process.js";
 import { openRemote, type RemoteOptions } from "../../runtime/transports/remote.js";
+import { Reconnection, type ReconnectOptions } from "../../runtime/reconnect.js";
 import type { SessionState } from "../../runtime/session_state.js";
 import type { Switchboard } from "../../runtime/switchboard.js";
 import { stdioTransport, type Transport } from "../../runtime/transports/transport.js";
@@ -146,6 +147,22 @@ export class ClientConnection extends RoleConnection<AgentPeer> {
     return this.peer;
   }
 
+  /** Set by `connectRemoteAgent(…, { reconnect })`: what keeps this connection up. */
+  reconnection: Reconnection | null = null;
+
+  /** After a lost remote connection, resolves once `reconnect` has connected again and taken the
+   * sessions over (at once when nothing was lost, or without `reconnect`); rejects with
+   * `ConnectionClosed` when its attempts are spent. */
+  async reconnected(): Promise<void> {
+    await this.reconnection?.reconnected();
+  }
+
+  /** Ends the connection (and its reconnecting: a loss from now on is not retried). */
+  override close(): Promise<void> {
+    this.reconnection?.close();
+    return super.close();
+  }
+
   /** What the agent's messages left: each session's state (`sessionState(id)`) and the agent's
    * (`clientState.agent`: `authStatus`), fed by this connection as they arrive. */
   get clientState(): ClientState {
@@ -206,7 +223,13 @@ export function spawnAgent(
 export async function connectRemoteAgent(
   client: Client,
   url: string,
-  options: RemoteOptions & ConnectionOptions = {},
+  options: RemoteOptions & ConnectionOptions & { readonly reconnect?: ReconnectOptions } = {},
 ): Promise<ClientConnection> {
-  return connectClient(client, await openRemote(url, options), options);
+  const connection = connectClient(client, await openRemote(url, options), options);
+  if (options.reconnect !== undefined) {
+    const reconnect = (transport: Transport) => connectClient(client, transport, options);
+    const reconnection = new Reconnection(url, options.reconnect, () => openRemote(url, options), reconnect, connection);
+    connection.reconnection = reconnection;
+  }
+  return connection;
 }
