@@ -53,8 +53,8 @@ async def test_a_go_writer_killed_beside_a_python_one_loses_nothing_acknowledged
         text=True,
     )
     assert victim.stdout is not None
-    # The Go store knows schema version 1, the Python one 2 (the updates session/load
-    # replays): the Go writer makes the schema first, the Python one then migrates it.
+    # The Go writer makes the schema first (version 2, with the updates table session/load
+    # replays, as the Python store's): the Python writer then finds it current.
     acknowledged = [await asyncio.to_thread(victim.stdout.readline)]
     survivor = writer(postgres, schema, "py", 60)
     acknowledged += [await asyncio.to_thread(victim.stdout.readline) for _ in range(39)]

@@ -57,8 +57,8 @@ async def test_a_typescript_writer_killed_beside_a_python_one_loses_nothing_ackn
         text=True,
     )
     assert victim.stdout is not None
-    # The TypeScript store knows schema version 1, the Python one 2 (the updates session/load
-    # replays): the TypeScript writer makes the schema first, the Python one then migrates it.
+    # The TypeScript writer makes the schema first (version 2, with the updates table
+    # session/load replays, as the Python store's): the Python writer then finds it current.
     acknowledged = [await asyncio.to_thread(victim.stdout.readline)]
     survivor = writer(postgres, schema, "py", 60)
     acknowledged += [await asyncio.to_thread(victim.stdout.readline) for _ in range(39)]
@@ -71,3 +71,21 @@ async def test_a_typescript_writer_killed_beside_a_python_one_loses_nothing_ackn
     meta = await stored_meta(postgres, schema)
     assert {line.strip() for line in acknowledged} - set(meta) == set()
     assert {f"py-{i}" for i in range(60)} <= set(meta)
+
+
+def test_a_schema_the_python_store_made_is_one_the_typescript_store_writes_to(
+    postgres: str,
+) -> None:
+    """Every runtime knows the same newest schema version: none refuses another's as newer."""
+    schema = f"runtimes_{uuid.uuid4().hex}"
+    first = writer(postgres, schema, "py", 1)
+    _, errors = first.communicate(timeout=120)
+    assert first.returncode == 0, errors
+    done = subprocess.run(
+        ["node", str(TESTS / "postgres_writer.js"), postgres, schema, "ts", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ts-0"

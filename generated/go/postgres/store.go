@@ -38,11 +38,15 @@ import (
 const Format = "acp-codegen-session-store"
 
 // SchemaVersion is the newest schema this package knows; migrations[n-1] brings n-1 to n.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 var migrations = [][]string{{
 	"CREATE TABLE {schema}.acp_sessions (position BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, cwd TEXT NOT NULL, title TEXT, updated_at TEXT, meta TEXT)",
 	"CREATE INDEX acp_sessions_cwd ON {schema}.acp_sessions (cwd, position)",
+}, {
+	// 2: the updates session/load replays, as the Python runtime's store writes them
+	// (session_history.py); this store keeps the table so every runtime shares one schema.
+	"CREATE TABLE {schema}.acp_session_updates (session_id TEXT NOT NULL, seq BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (session_id, seq))",
 }}
 
 const lockKey = 0x41435053 // "ACPS": held while the schema is created or migrated

@@ -36,12 +36,15 @@ import {
 /** The `format` row of `acp_session_store`: the tables are this store's. */
 export const POSTGRES_STORE_FORMAT = "acp-codegen-session-store";
 /** The newest schema this runtime knows; `MIGRATIONS[n - 1]` brings version n - 1 to n. */
-export const POSTGRES_SCHEMA_VERSION = 1;
+export const POSTGRES_SCHEMA_VERSION = 2;
 const MIGRATIONS: ReadonlyArray<readonly string[]> = [
   [
     "CREATE TABLE {schema}.acp_sessions (position BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, cwd TEXT NOT NULL, title TEXT, updated_at TEXT, meta TEXT)",
     "CREATE INDEX acp_sessions_cwd ON {schema}.acp_sessions (cwd, position)",
   ],
+  // 2: the updates `session/load` replays, as the Python runtime's store writes them
+  // (session_history.py); this store keeps the table so every runtime shares one schema.
+  ["CREATE TABLE {schema}.acp_session_updates (session_id TEXT NOT NULL, seq BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (session_id, seq))"],
 ];
 /** "ACPS": the advisory lock held while the schema is created or migrated. */
 const LOCK_KEY = 0x41435053;
