@@ -41,15 +41,10 @@ from typing import Any, ParamSpec, TypeVar
 
 from .behaviour import MetaPolicy
 from .errors import InvalidParams
-from .session_backends import (
-    AsyncSessionBackend,
-    MemoryBackend,
-    SessionBackend,
-    SessionRecord,
-    SqliteBackend,
-)
+from .session_backends import AsyncSessionBackend, MemoryBackend, SessionBackend, SessionRecord
 from .session_history import HISTORY_LIMIT, SessionHistory
 from .session_info import META_POLICIES, SessionInfo, apply_session_info_update
+from .session_sqlite import SqliteBackend
 
 log = logging.getLogger(__name__)
 
