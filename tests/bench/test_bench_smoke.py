@@ -42,7 +42,8 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert results["imports"]["official_acp"]["cost"] is not None
     assert results["generation"]["noop"]["median"] > 0
     goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
-    assert len(goals) == 45
+    assert len(goals) == 51
+    assert ("ws rt1", "ours (uvloop) / TS SDK (node), remote") in goals
     assert ("state", "apply updates / decode them (Python, v2)") in goals
     assert ("state", "apply updates / decode them (TypeScript, v2)") in goals
     assert ("state", "apply updates / decode them (Go, v2)") in goals
@@ -100,10 +101,11 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         "lines",
         "flood",
         *["2p"] * 19,
-        *["http"] * 4,
-        *["ws"] * 4,
+        *["http"] * 6,
+        *["ws"] * 6,
         "state",
         "state",
         "state",
         *["field"] * 6,
+        *["generator"] * 2,  # warm scaffold and check; the smoke run measures no baseline
     ]
