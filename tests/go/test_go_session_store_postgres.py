@@ -7,15 +7,12 @@ stays standard library only (its go.mod requires nothing)."""
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
 import uuid
 from pathlib import Path
 
 from tests.go.support import BIN, TESTS, assert_ok, run_go
 from tests.paths import ROOT
-from tests.runtime.test_session_store_postgres import stored_meta, writer
+from tests.runtime.test_session_store_postgres import killed_beside_python
 
 MODULE = TESTS / "postgres"
 
@@ -44,26 +41,7 @@ def built_writer() -> Path:
 async def test_a_go_writer_killed_beside_a_python_one_loses_nothing_acknowledged(
     postgres: str,
 ) -> None:
-    schema = f"go_{uuid.uuid4().hex}"
+    # The Go writer makes the schema (version 2, with the updates table session/load replays,
+    # as the Python store's): the Python writer then finds it current.
     program = await asyncio.to_thread(built_writer)
-    victim = subprocess.Popen(
-        [str(program), postgres, schema, "go", "100000"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert victim.stdout is not None
-    # The Go writer makes the schema first (version 2, with the updates table session/load
-    # replays, as the Python store's): the Python writer then finds it current.
-    acknowledged = [await asyncio.to_thread(victim.stdout.readline)]
-    survivor = writer(postgres, schema, "py", 60)
-    acknowledged += [await asyncio.to_thread(victim.stdout.readline) for _ in range(39)]
-    os.kill(victim.pid, signal.SIGKILL)
-    rest, errors = victim.communicate(timeout=60)
-    acknowledged += rest.splitlines()
-    _, survivor_errors = survivor.communicate(timeout=120)
-    assert victim.returncode == -signal.SIGKILL, errors
-    assert survivor.returncode == 0, survivor_errors
-    meta = await stored_meta(postgres, schema)
-    assert {line.strip() for line in acknowledged} - set(meta) == set()
-    assert {f"py-{i}" for i in range(60)} <= set(meta)
+    await killed_beside_python([str(program)], postgres, f"go_{uuid.uuid4().hex}", "go")

@@ -56,6 +56,31 @@ async def stored_meta(dsn: str, schema: str) -> dict[str, int]:
     return record.meta
 
 
+async def killed_beside_python(command: list[str], dsn: str, schema: str, name: str) -> None:
+    """Another runtime's writer (`command` DSN SCHEMA NAME COUNT, one acknowledged key a line)
+    makes the schema, a Python writer joins it, the first is SIGKILLed after 40 acknowledged
+    changes: nothing either acknowledged is lost (one database, two runtimes)."""
+    victim = subprocess.Popen(
+        [*command, dsn, schema, name, "100000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert victim.stdout is not None
+    acknowledged = [await asyncio.to_thread(victim.stdout.readline)]
+    survivor = writer(dsn, schema, "py", 60)
+    acknowledged += [await asyncio.to_thread(victim.stdout.readline) for _ in range(39)]
+    os.kill(victim.pid, signal.SIGKILL)
+    rest, errors = victim.communicate(timeout=60)
+    acknowledged += rest.splitlines()
+    _, survivor_errors = survivor.communicate(timeout=120)
+    assert victim.returncode == -signal.SIGKILL, errors
+    assert survivor.returncode == 0, survivor_errors
+    meta = await stored_meta(dsn, schema)
+    assert {line.strip() for line in acknowledged} - set(meta) == set()
+    assert {f"py-{i}" for i in range(60)} <= set(meta)
+
+
 async def test_processes_writing_the_same_session_lose_nothing_and_fail_nowhere(
     postgres: str,
 ) -> None:

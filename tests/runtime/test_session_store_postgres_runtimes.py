@@ -5,17 +5,15 @@ runtimes, nothing acknowledged lost. Needs `make ts-build` (run before pytest by
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import signal
 import subprocess
 import uuid
 
 import pytest
 
 from tests.paths import ROOT
-from tests.runtime.test_session_store_postgres import stored_meta, writer
+from tests.runtime.test_session_store_postgres import killed_beside_python, writer
 
 BUILD = ROOT / ".build" / "typescript"
 TESTS = BUILD / "dist-test" / "test"
@@ -49,28 +47,10 @@ def test_the_typescript_store_corpus_passes_on_postgres(postgres: str) -> None:
 async def test_a_typescript_writer_killed_beside_a_python_one_loses_nothing_acknowledged(
     postgres: str,
 ) -> None:
+    # The TypeScript writer makes the schema (version 2, with the updates table session/load
+    # replays, as the Python store's): the Python writer then finds it current.
     schema = f"runtimes_{uuid.uuid4().hex}"
-    victim = subprocess.Popen(
-        ["node", str(TESTS / "postgres_writer.js"), postgres, schema, "ts", "100000"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert victim.stdout is not None
-    # The TypeScript writer makes the schema first (version 2, with the updates table
-    # session/load replays, as the Python store's): the Python writer then finds it current.
-    acknowledged = [await asyncio.to_thread(victim.stdout.readline)]
-    survivor = writer(postgres, schema, "py", 60)
-    acknowledged += [await asyncio.to_thread(victim.stdout.readline) for _ in range(39)]
-    os.kill(victim.pid, signal.SIGKILL)
-    rest, errors = victim.communicate(timeout=60)
-    acknowledged += rest.splitlines()
-    _, survivor_errors = survivor.communicate(timeout=120)
-    assert victim.returncode == -signal.SIGKILL, errors
-    assert survivor.returncode == 0, survivor_errors
-    meta = await stored_meta(postgres, schema)
-    assert {line.strip() for line in acknowledged} - set(meta) == set()
-    assert {f"py-{i}" for i in range(60)} <= set(meta)
+    await killed_beside_python(["node", str(TESTS / "postgres_writer.js")], postgres, schema, "ts")
 
 
 def test_a_schema_the_python_store_made_is_one_the_typescript_store_writes_to(
