@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
+import sys
 import time
 from typing import Any
 
 import pytest
-from acp_protocol.runtime import RequestContext
+from acp_protocol.runtime import RequestContext, block_watch
 
 from tests.runtime.support import connected, handlers
 
@@ -84,3 +86,47 @@ async def test_a_higher_threshold_lets_a_shorter_block_pass(
         async with watched(blocking_threshold=2.0) as (_, peer):
             await ask(peer, "session/prompt")
     assert warnings_of(caplog) == []
+
+
+async def test_time_the_loop_waited_for_a_cpu_is_not_blamed_on_a_handler(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a machine too busy to run the process, the loop's tick comes late with no handler to
+    blame: the time its thread waited, ready, for a CPU (Linux's schedstat) is taken off. Here
+    the thread is said to have waited all along, so even the sleeping handler holds it for 0 s."""
+    monkeypatch.setattr(block_watch, "runqueue_wait", time.monotonic)
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        async with watched() as (_, peer):
+            assert (await ask(peer, "session/prompt"))["result"] == {"stopReason": "end_turn"}
+    assert warnings_of(caplog) == []
+
+
+def test_the_program_that_started_the_loop_is_not_a_handler() -> None:
+    """A loop waiting for I/O has only the program that started it outside asyncio and this
+    package (asyncio.run or uvloop.run called from a script): no function is named."""
+    started: dict[str, Any] = {}
+    loop_code = compile(
+        "import sys\nframe = sys._getframe()",
+        f"{os.path.dirname(asyncio.__file__)}/runners.py",
+        "exec",
+    )
+    uvloop_code = compile("import sys\nframe = sys._getframe()", "/site/uvloop/__init__.py", "exec")
+    for code in (loop_code, uvloop_code):
+        exec(code, started)  # called from this test: the "script" that started the loop
+        assert block_watch.describe(started["frame"]) is None
+
+
+def test_the_handler_is_named_even_inside_a_helper_of_its_own() -> None:
+    def helper() -> Any:
+        return sys._getframe()
+
+    def handler() -> Any:
+        return helper()
+
+    runtime_code = compile(
+        "frame = handler()", f"{os.path.dirname(block_watch.__file__)}/dispatch.py", "exec"
+    )
+    scope: dict[str, Any] = {"handler": handler}
+    exec(runtime_code, scope)  # the runtime calls the handler, which calls its helper
+    described = block_watch.describe(scope["frame"])
+    assert described is not None and described.startswith("test_the_handler_is_named_even_inside")

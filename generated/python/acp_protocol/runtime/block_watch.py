@@ -15,8 +15,10 @@ loop ticks again, one warning names it and how long the loop was blocked:
     the event loop was blocked for 0.81 s by Slow.session_prompt (agent.py:42)
 
 The time is how late the loop's tick came: the block's length, less up to one tick
-(`threshold / 4`). Nothing runs on a message's path: the cost is one timer callback per tick
-and a thread that sleeps.
+(`threshold / 4`), less the time the loop's thread was ready to run but waited for a CPU (Linux:
+`/proc/thread-self/schedstat`), so a machine too busy to run the process is not blamed on a
+handler. Nothing runs on a message's path: the cost is one timer callback per tick (and one
+small read of that file) and a thread that sleeps.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ _ASYNCIO = os.path.dirname(os.path.abspath(asyncio.__file__))
 _SELECTORS = os.path.abspath(selectors.__file__)
 _LOOP = (_PACKAGE, _ASYNCIO, _SELECTORS)
 """Where a frame of the loop itself lives: a loop found there is waiting for I/O, not blocked."""
+_UVLOOP = f"{os.sep}uvloop{os.sep}"
+"""uvloop's loop runs in C under `uvloop.run`: a loop found there is waiting for I/O too."""
+_SCHEDSTAT = "/proc/thread-self/schedstat"
+"""Linux: the calling thread's time on a CPU, time ready to run but waiting for one (ns), …."""
 _WATCHES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, BlockWatch] = (
     weakref.WeakKeyDictionary()
 )
@@ -57,6 +63,7 @@ class BlockWatch:
         self.interval = threshold / 4
         self.users = 0
         self.last_tick = time.monotonic()
+        self.last_wait = runqueue_wait()
         # What the thread saw running during a block: (the tick the block began after, culprit).
         self.seen: tuple[float, str | None] | None = None
         self.loop_thread = threading.get_ident()
@@ -75,7 +82,9 @@ class BlockWatch:
 
     def _tick(self) -> None:
         now = time.monotonic()
-        blocked = now - self.last_tick - self.interval
+        wait = runqueue_wait()  # on the loop's thread: its own wait for a CPU since the last tick
+        blocked = now - self.last_tick - self.interval - (wait - self.last_wait)
+        self.last_wait = wait
         seen = self.seen
         if blocked > self.threshold and seen is not None and seen[0] == self.last_tick:
             # Late, and the watch saw code running (not the loop waiting for I/O while this
@@ -97,23 +106,36 @@ class BlockWatch:
 
 
 def describe(frame: FrameType | None) -> str | None:
-    """The outermost function on the stack that is neither asyncio's nor this package's, as
-    `Class.method (file.py:line)`; None when there is none (the loop waits for I/O)."""
-    found: FrameType | None = None
+    """The function the loop (asyncio or this package) called that is running now, as
+    `Class.method (file.py:line)`: the innermost frame outside the loop whose caller is the loop's
+    (a handler, even when it is inside a helper of its own); None when there is none (the loop
+    waits for I/O: only the program that started the loop is outside it)."""
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not (path.startswith(_LOOP)):
-            found = frame
-        frame = frame.f_back
-        if found is not None and frame is not None:
-            outer = os.path.abspath(frame.f_code.co_filename)
-            if outer.startswith(_LOOP):
-                break  # `found` is called by the runtime: the handler
-    if found is None:
-        return None
-    code = found.f_code
-    name = getattr(code, "co_qualname", code.co_name)
-    return f"{name} ({os.path.basename(code.co_filename)}:{found.f_lineno})"
+        caller = frame.f_back
+        if (
+            caller is not None
+            and not _in_loop(os.path.abspath(frame.f_code.co_filename))
+            and _in_loop(os.path.abspath(caller.f_code.co_filename))
+        ):
+            code = frame.f_code
+            name = getattr(code, "co_qualname", code.co_name)
+            return f"{name} ({os.path.basename(code.co_filename)}:{frame.f_lineno})"
+        frame = caller
+    return None
+
+
+def _in_loop(path: str) -> bool:
+    return path.startswith(_LOOP) or _UVLOOP in path
+
+
+def runqueue_wait() -> float:
+    """Seconds the calling thread has waited, ready to run, for a CPU (Linux's schedstat);
+    0.0 where the system does not say."""
+    try:
+        with open(_SCHEDSTAT, "rb") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def watch(threshold: float | None) -> BlockWatch | None:
