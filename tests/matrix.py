@@ -35,6 +35,8 @@ PACKAGES = (
     "uvloop",
     "agent-client-protocol",
     "pygls",
+    "psycopg[binary]",  # the `postgres` extra: its store and replay tests run under every Python
+    "psycopg-pool",
 )
 CONSTRAINTS = ROOT / "constraints" / "matrix.txt"
 VENVS = ROOT / ".venv-matrix"

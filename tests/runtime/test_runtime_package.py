@@ -16,10 +16,12 @@ HTTP_EXTRA = {
     "http_client.py": {"httpx", "httpx_sse", "httpcore"},
     "ws_client.py": {"websockets"},
     "serve.py": {"uvicorn"},
+    "session_postgres.py": {"psycopg", "psycopg_pool"},
 }
-"""The modules of the `http` extra and what each imports: only `transports.remote` imports the
-client's, when a remote agent is opened (the server needs no library); `bridge/serve.py` imports
-uvicorn when `bridge serve` starts."""
+"""The modules of the `http` and `postgres` extras and what each imports: only
+`transports.remote` imports the client's, when a remote agent is opened (the server needs no
+library); `bridge/serve.py` imports uvicorn when `bridge serve` starts; `session_postgres.py`
+imports psycopg when a PostgreSQL store is opened."""
 
 
 def test_runtime_imports_only_the_standard_library_pydantic_and_the_speed_extra() -> None:
@@ -78,3 +80,15 @@ def test_round_trip_without_orjson() -> None:
         "{'text': 'héllo', 'n': [1, 2.5, None]}",
         "decode error is a ValueError",
     ]
+
+
+def test_importing_the_runtime_imports_no_extra() -> None:
+    """The extras' libraries are imported where they are used (a remote agent opened, `bridge
+    serve` started, a PostgreSQL store opened), never by importing the runtime or an edition."""
+    extras = sorted(set().union(*HTTP_EXTRA.values()))
+    code = (
+        "import sys, acp_protocol.runtime, acp_protocol.v1.agent, acp_protocol.v1.client\n"
+        f"print(sorted(m for m in {extras!r} if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
