@@ -3,6 +3,9 @@
 # parallel run's log (make -j2 -O) names each tier's time. Usage: tests/tier.sh NAME COMMAND…
 name=$1
 shift
+# The tier is not one of make's jobs: a `make` the tests start must not look for the jobserver of
+# the `make -j2` that started this tier (it warns "jobserver unavailable" on its first line).
+unset MAKEFLAGS MFLAGS MAKELEVEL
 start=$(date +%s)
 "$@"
 status=$?
