@@ -131,14 +131,7 @@ async def test_a_killed_server_s_client_reconnects_through_nginx_and_the_convers
     assert lines[0].endswith("1 session(s) resumed")
 
     # Any process now replays the conversation: every answered turn, in order, once.
-    replay = Listener()
-    async with connect_remote(replay, url) as connection:
-        await connection.agent.initialize(INIT)
-        load = models.LoadSessionRequest(session_id=session_id, cwd="/work", mcp_servers=[])
-        await connection.agent.session_load(load)
-        await eventually(lambda: "c:2" in replay.said)
-    answered = [s for s in replay.said if not s.startswith("hang@")]
-    assert answered == ["a:1", "a:2", "b:1", "b:2", "c:1", "c:2"]
+    assert await replayed(url, session_id) == ["a:1", "a:2", "b:1", "b:2", "c:1", "c:2"]
 
 
 async def replayed(url: str, session_id: str) -> list[str]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.paths import ROOT
+from tests.services import free_port
 
 TEMPLATE = ROOT / "deploy" / "nginx" / "acp.conf"
 INSTALL = "nginx is not installed: install Debian's `nginx` package (apt-get install nginx)"
@@ -112,7 +113,7 @@ def start(backends: Mapping[str, int]) -> Proxy:
     if program is None:
         raise Unavailable(INSTALL)
     folder = Path(tempfile.mkdtemp(prefix="acp-nginx-"))
-    port = _free_port()
+    port = free_port()
     config = folder / "nginx.conf"
     config.write_text(render(str(folder), f"127.0.0.1:{port}", backends))
     command = [program, "-p", str(folder), "-c", str(config), "-g", "daemon off;"]
@@ -130,13 +131,6 @@ def start(backends: Mapping[str, int]) -> Proxy:
     errors = (folder / "error.log").read_text(errors="replace") if process.poll() else ""
     proxy.stop()
     raise Unavailable(f"nginx did not start: {errors.strip()[-300:]}")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 if __name__ == "__main__":

@@ -16,12 +16,13 @@ import contextlib
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.services import free_port
 
 INSTALL = (
     "PostgreSQL's server is not installed: install Debian's `postgresql` package"
@@ -111,7 +112,7 @@ def start() -> Server:
     if user is not None:
         record = pwd.getpwnam(user)
         os.chown(folder, record.pw_uid, record.pw_gid)
-    server = Server(folder, folder_of_binaries, _free_port(), user)
+    server = Server(folder, folder_of_binaries, free_port(), user)
     try:
         _run(server, "initdb", "-D", str(folder / "data"), "-U", USER, "-A", "trust",
              "-E", "UTF8", "--locale=C", "--no-sync")  # fmt: skip
@@ -140,13 +141,6 @@ def _run(server: Server, tool: str, *arguments: str) -> None:
         user=server.user,
         cwd=server.folder,
     )
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 if __name__ == "__main__":
