@@ -148,8 +148,9 @@ async def replayed(url: str, session_id: str) -> list[str]:
 @pytest.mark.skipif(
     not TYPESCRIPT.exists(), reason="the TypeScript tests are not built: make ts-build"
 )
-async def test_our_typescript_client_reconnects_too(cluster: Cluster) -> None:
-    url = cluster.proxy.url("http")
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+async def test_our_typescript_client_reconnects_too(cluster: Cluster, scheme: str) -> None:
+    url = cluster.proxy.url(scheme)
     client = subprocess.Popen(
         ["node", str(TYPESCRIPT), url],
         cwd=TYPESCRIPT.parent,
