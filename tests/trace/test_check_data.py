@@ -1,10 +1,11 @@
-"""One rule, one place: every case id `trace check` reports is a case of the conformance suite or
-an entry of its passive.json, and each passive entry obeys the suite's level rule (its level from
-its quote's words, or informative with the reason in its source) and quotes the schema word for
-word where it names the schema."""
+"""One rule, one place: every case id `trace check` reports is a case of the conformance suite
+that passive.json's `suiteCases` names, or an entry of its `rules`, and each passive entry obeys
+the suite's level rule (its level from its quote's words, or informative with the reason in its
+source) and quotes the schema word for word where it names the schema."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 from pathlib import Path
@@ -14,7 +15,12 @@ from acp_protocol.conformance.client_runner import all_client_cases
 from acp_protocol.conformance.levels import level_of, says_why_informative
 from acp_protocol.conformance.runner import all_cases, load_edition
 from acp_protocol.trace import check, check_messages, check_turns
-from acp_protocol.trace.check_rules import passive_entries, rules_for
+from acp_protocol.trace.check_rules import (
+    judged_by_a_recording,
+    passive_entries,
+    rules_for,
+    suite_case_globs,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_TEXT = re.compile(r"^schema\.json#/\$defs/(\w+)")
@@ -68,3 +74,21 @@ def test_every_case_id_the_check_reports_is_a_rule_of_some_edition() -> None:
         )
         missing += [v for v in variants if v not in known and not v.endswith(".")]
     assert missing == []
+
+
+def test_every_suite_case_glob_names_cases_of_the_suite() -> None:
+    ids = suite_ids("v1") | suite_ids("v2")
+    unmatched = [g for g in suite_case_globs() if not fnmatch.filter(ids, g)]
+    assert unmatched == []
+
+
+@pytest.mark.parametrize("key", ["v1", "v2"])
+def test_the_suite_cases_a_recording_judges_are_the_rules_of_the_check(key: str) -> None:
+    judged = {case for case in suite_ids(key) if judged_by_a_recording(case)}
+    assert {"output.messages_fit_the_schema", "eof.every_request_read_is_answered"} <= judged
+    assert not judged_by_a_recording("params.invalid.session/new")  # the suite sends those
+    rules = rules_for(key).by_id
+    assert judged <= set(rules)
+    passive = {e["id"] for e in passive_entries() if key in e.get("editions", [key])}
+    unadvertised = {r for r in rules if r.startswith("client.output.unadvertised.")}
+    assert set(rules) == judged | passive | unadvertised

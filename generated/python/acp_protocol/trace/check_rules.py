@@ -5,12 +5,14 @@
 and the passive rules no active case checks (`acp_protocol.conformance`'s `passive.json`).
 
 One rule, one place: a violation carries the case id, level and quote the suite gives that
-case (`python -m acp_protocol.conformance agent|client --list` lists them); a rule only a
-recording can judge has its entry in passive.json, its level from its quote's words.
+case (`python -m acp_protocol.conformance agent|client --list` lists them); which of the suite's
+cases a recording can judge is passive.json's `suiteCases` (globs of case ids), and a rule only
+a recording can judge has its entry there under `rules`, its level from its quote's words.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -35,24 +37,42 @@ class Rule:
 
 
 @cache
-def passive_entries() -> tuple[dict[str, Any], ...]:
-    """The entries of the suite's passive.json."""
+def _passive() -> dict[str, Any]:
     path = Path(__file__).parent.parent / "conformance" / "passive.json"
     loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return tuple(loaded["rules"])
+    return loaded
+
+
+def passive_entries() -> tuple[dict[str, Any], ...]:
+    """The entries of the suite's passive.json: the rules no case of the suite checks."""
+    return tuple(_passive()["rules"])
+
+
+def suite_case_globs() -> tuple[str, ...]:
+    """passive.json's `suiteCases`: globs of the suite's case ids a recording can judge."""
+    return tuple(_passive()["suiteCases"])
+
+
+def judged_by_a_recording(case_id: str) -> bool:
+    """Whether `trace check` judges the suite's case `case_id` (passive.json's `suiteCases`)."""
+    return any(fnmatch.fnmatchcase(case_id, glob) for glob in suite_case_globs())
 
 
 class Rules:
-    """Every rule of one edition, by case id."""
+    """Every rule of one edition a recording can judge, by case id: the suite's cases that
+    passive.json's `suiteCases` names, its passive rules, and a client's call of an agent
+    method the agent did not advertise."""
 
     def __init__(self, key: str) -> None:
         self.edition: Edition = load_edition(key)
         self.key = key
         found: dict[str, Rule] = {}
         for case in all_cases(self.edition.data):
-            found[case.id] = Rule(case.id, case.level, case.quote, case.title, "agent")
+            if judged_by_a_recording(case.id):
+                found[case.id] = Rule(case.id, case.level, case.quote, case.title, "agent")
         for case in all_client_cases(self.edition):
-            found[case.id] = Rule(case.id, case.level, case.quote, case.title, "client")
+            if judged_by_a_recording(case.id):
+                found[case.id] = Rule(case.id, case.level, case.quote, case.title, "client")
         for entry in passive_entries():
             if key in entry.get("editions", [key]):
                 quote = Quote(entry["quote"], entry["source"])
