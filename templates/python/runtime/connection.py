@@ -27,14 +27,10 @@ from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import Any
 
+from . import malformed
 from .block_watch import DEFAULT_BLOCKING_THRESHOLD, BlockWatch, unwatch, watch
 from .cancellation import ACP, CancelDialect, CancelSignal
-from .errors import (
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    ConnectionClosed,
-    InvalidResponse,
-)
+from .errors import ConnectionClosed
 from .flow_control import Receiver
 from .frames import (
     Invalid,
@@ -44,9 +40,7 @@ from .frames import (
     Response,
     classify,
     error_frame,
-    invalid_request_error,
     notification_frame,
-    oversized_frame_id,
 )
 from .handler import Handler
 from .incoming import IncomingRequests
@@ -351,9 +345,7 @@ class Connection:
                 return  # blank lines between frames are tolerated
             if self._trace is not None:
                 self._trace.incoming(line, False)
-            log.warning("unparsable frame (%d bytes): %s", len(line), error)
-            parse_error = {"code": PARSE_ERROR, "message": "Parse error", "data": str(error)}
-            self.write_answer(error_frame(None, parse_error))
+            self.write_answer(malformed.parse_error_answer(line, error))
             return
         if self._trace is not None:
             self._trace.incoming(line, True)
@@ -367,27 +359,19 @@ class Connection:
             self._incoming.on_request(frame)  # type: ignore[arg-type]
         else:
             assert isinstance(frame, Invalid)
-            log.warning("invalid frame: %s", frame.reason)
-            if frame.answer:
-                self.write_answer(error_frame(frame.id, invalid_request_error(frame.reason)))
+            answer = malformed.invalid_answer(frame)
+            if answer is not None:
+                self.write_answer(answer)
 
     def receive_oversized(self, frame: OversizedFrame) -> None:
-        """A frame over the limit was dropped unread (`FrameSink`). When its start shows an id, no
-        one waits forever: a request is answered -32600 with the limit, a response fails our
-        caller."""
+        """A frame over the limit was dropped unread (`FrameSink`); see `malformed.oversized`."""
         if self._trace is not None:
             self._trace.dropped(frame.head, frame.size)
-        request_id = oversized_frame_id(frame.head)
-        if request_id is None:
-            return
-        data = {"limit": self._receiver.limit, "size": frame.size}
-        if b'"method"' in frame.head:
-            error = {"code": INVALID_REQUEST, "message": "Frame too large", "data": data}
-            self.write_answer(error_frame(request_id, error))
-            return
-        self._outgoing.fail(
-            request_id, InvalidResponse("the response exceeds the frame size limit", data)
-        )
+        outcome = malformed.oversized(frame, self._receiver.limit)
+        if isinstance(outcome, dict):
+            self.write_answer(outcome)
+        elif outcome is not None:
+            self._outgoing.fail(*outcome)
 
     def _on_notification(self, frame: Notification) -> None:
         if frame.method == self.dialect.method:

@@ -31,11 +31,7 @@ received update is dropped and the rest applies.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import datetime
-import json
-import logging
 import os
 import uuid
 from collections.abc import Callable, Mapping
@@ -43,24 +39,23 @@ from dataclasses import replace
 from typing import Any, ParamSpec, TypeVar
 
 from .behaviour import MetaPolicy
-from .errors import InvalidParams
 from .session_backends import AsyncSessionBackend, MemoryBackend, SessionBackend, SessionRecord
 from .session_history import HISTORY_LIMIT, SessionHistory
 from .session_info import META_POLICIES, SessionInfo, apply_session_info_update
+from .session_limits import (
+    META_LIMIT,
+    TITLE_LIMIT,
+    decode_cursor,
+    encode_cursor,
+    meta_fits,
+)
 from .session_sqlite import SqliteBackend
-
-log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()
 """A field `change()` leaves as it is (None would clear it)."""
-
-TITLE_LIMIT = 500
-META_LIMIT = 64 * 1024
-META_DEPTH = 64
-"""Deepest `_meta` nesting accepted: deeper would exhaust the recursion of JSON encoders."""
 
 
 def utc_now() -> str:
@@ -205,7 +200,7 @@ class SessionStore:
         if title is not UNSET and self._title(title) != stored.title:
             update["title"] = self._title(title)
         if meta is not UNSET:
-            if meta is not None and not self._meta_fits(stored.session_id, meta):
+            if meta is not None and not meta_fits(stored.session_id, meta, self.meta_limit):
                 return None
             patch = {"_meta": None if meta is None else dict(meta)}
             info = SessionInfo(meta=stored.meta)
@@ -220,7 +215,7 @@ class SessionStore:
 
     def list_sessions(self, cwd: str | None = None, cursor: str | None = None) -> dict[str, Any]:
         """A `ListSessionsResponse` (wire form): one page, and `nextCursor` when more follow."""
-        after = _decode_cursor(cursor)
+        after = decode_cursor(cursor)
         return self._page(self.backend.page(cwd, after, self.page_size + 1))
 
     def _page(self, page: list[tuple[int, SessionRecord]]) -> dict[str, Any]:
@@ -229,7 +224,7 @@ class SessionStore:
             "sessions": [record.to_wire() for _, record in page[: self.page_size]]
         }
         if len(page) > self.page_size:
-            response["nextCursor"] = _encode_cursor(page[self.page_size - 1][0])
+            response["nextCursor"] = encode_cursor(page[self.page_size - 1][0])
         return response
 
     # -- client side --------------------------------------------------------------------------
@@ -251,8 +246,8 @@ class SessionStore:
     ) -> tuple[Callable[[SessionRecord | None], SessionRecord | None], list[SessionRecord]] | None:
         """The backend's `change` for `apply_update()` and the list it leaves the result in;
         None when the update is rejected before any read."""
-        if isinstance(update.get("_meta"), Mapping) and not self._meta_fits(
-            session_id, update["_meta"]
+        if isinstance(update.get("_meta"), Mapping) and not meta_fits(
+            session_id, update["_meta"], self.meta_limit
         ):
             return None
         if isinstance(update.get("title"), str):  # the agent side's guard, kept here too
@@ -323,7 +318,7 @@ class SessionStore:
     ) -> dict[str, Any]:
         """`list_sessions`, off the event loop on a SQLite store."""
         if self._async is not None:
-            after = _decode_cursor(cursor)
+            after = decode_cursor(cursor)
             return self._page(await self._async.apage(cwd, after, self.page_size + 1))
         return await self._off_loop(self.list_sessions, cwd, cursor)
 
@@ -345,67 +340,10 @@ class SessionStore:
         # "Agents should validate title length (recommend 500 chars max)" (session-info RFD).
         return title if title is None else title[: self.title_limit]
 
-    def _meta_fits(self, session_id: str, meta: Mapping[str, Any]) -> bool:
-        depth = _depth(meta)
-        if depth > META_DEPTH:
-            log.error(
-                "session %s: _meta nested %d deep rejected (limit %d); state unchanged",
-                session_id,
-                depth,
-                META_DEPTH,
-            )
-            return False
-        size = len(json.dumps(meta, separators=(",", ":")).encode())
-        if size > self.meta_limit:
-            log.error(
-                "session %s: _meta of %d bytes rejected (limit %d); state unchanged",
-                session_id,
-                size,
-                self.meta_limit,
-            )
-            return False
-        return True
-
     def _applied(self, stored: SessionRecord, update: Mapping[str, Any]) -> SessionRecord | None:
         """`stored` with `update` applied; None when the result breaks a guard."""
         info = SessionInfo(stored.title, stored.updated_at, stored.meta)
         after = apply_session_info_update(info, update, self.policy)
-        if after.meta is not None and not self._meta_fits(stored.session_id, after.meta):
+        if after.meta is not None and not meta_fits(stored.session_id, after.meta, self.meta_limit):
             return None
         return replace(stored, title=after.title, updated_at=after.updated_at, meta=after.meta)
-
-
-def _encode_cursor(position: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"after": position}).encode()).decode()
-
-
-def _decode_cursor(cursor: str | None) -> int:
-    """The position a cursor continues after; `-32602` for a cursor this store did not make."""
-    if cursor is None:
-        return 0
-    try:
-        after = json.loads(base64.urlsafe_b64decode(cursor.encode()))["after"]
-    except (ValueError, KeyError, TypeError, binascii.Error):
-        after = None
-    if type(after) is not int or after < 0:
-        raise InvalidParams("Invalid cursor", {"cursor": cursor})
-    return after
-
-
-def _depth(value: Any) -> int:
-    """How deeply objects and arrays nest in `value`, without recursion."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, Mapping):
-            children: Any = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        deepest = max(deepest, depth)
-        if depth > META_DEPTH:
-            return depth
-        stack.extend((child, depth + 1) for child in children)
-    return deepest
