@@ -30,6 +30,8 @@ import generation
 import remote
 import report
 import robustness
+import scale
+import scale_report
 import two_process
 
 BENCH = Path(__file__).resolve().parent
@@ -263,6 +265,20 @@ def only_remote(args: argparse.Namespace) -> None:
         print(f"{row['workload']:<9} {row['measure']:<44} {row['value']:7.2f}  {verdict}")
 
 
+def only_scale(args: argparse.Namespace) -> None:
+    """`--only scale`: the (m) rows, printed; results-scale.json in `--out-dir` if given, else
+    bench/results-scale.json and docs/scale.md's figures."""
+    rounds = 1 if args.smoke else min(args.runs, 2)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    results = scale.measure(str(sys.executable), env, args.smoke, rounds)
+    scale_report.save(results, args.out_dir)
+    print("\n".join(scale.summary(results)))
+    for row in scale.goals(results):
+        met = row["value"] <= row["goal"] if row.get("at_most") else row["value"] >= row["goal"]
+        verdict = "met" if met else "NOT met"
+        print(f"{row['workload']:<9} {row['measure']:<44} {row['value']:7.2f}  {verdict}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20_000, help="messages per throughput run")
@@ -276,12 +292,15 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="tiny sizes: it runs, nothing more")
     parser.add_argument(
         "--only",
-        choices=("remote",),
+        choices=("remote", "scale"),
         help="run only these rows and print them (docs/benchmarks.md is left as it is)",
     )
     args = parser.parse_args()
     if args.only == "remote":
         only_remote(args)
+        return
+    if args.only == "scale":
+        only_scale(args)
         return
     if args.smoke:
         args.n, args.runs, args.cancels, args.pending = 640, 1, 20, 100
@@ -343,6 +362,9 @@ def main() -> None:
     results["field"] = field.measure(
         str(sys.executable), **(field.SMOKE if args.smoke else field.FULL)
     )
+    out = args.out_dir
+    results["scale"] = scale.measure(str(sys.executable), runner.env, args.smoke, min(rounds, 2))
+    scale_report.save(results["scale"], out)
     results["goals"] = (
         goals(results)
         + two_process.goals(results["two_process"])
@@ -351,6 +373,7 @@ def main() -> None:
         + client_state_ts.goals(results["client_state_ts"])
         + client_state_go.goals(results["client_state_go"])
         + field.goals(results["field"])
+        + scale.goals(results["scale"])
         + generation.goals(results["generation"], results["machine"])
     )
     for row in results["goals"]:
@@ -358,12 +381,12 @@ def main() -> None:
         row["met"] = row["value"] <= row["goal"] if at_most else row["value"] >= row["goal"]
     shutil.rmtree(bytecode_dir, ignore_errors=True)
 
-    out = args.out_dir
     results_path = (out or BENCH) / "results.json"
     results_path.write_text(json.dumps(results, indent=2) + "\n")
     report.write(
         results, (out or ROOT / "docs") / "benchmarks.md", (out or ROOT / "docs") / "benchmarks.png"
     )
+    print("\n".join(scale.summary(results["scale"])))
     for row in results["goals"]:
         verdict = "met" if row["met"] else "NOT met"
         sign = "<=" if row["at_most"] else ">="

@@ -5,6 +5,7 @@ The official SDK comes from this environment (the dev extra pins the same 0.12.1
 `make bench` installs into .venv-official), so the test needs no second environment.
 Row (l) starts claude-agent-acp (tests/interop/production, installed by `make test`) once per
 client, four in all, for one short turn each against the loopback mock: the smoke's largest share.
+Rows (m) start PostgreSQL, nginx and a small cluster four times, K = 4 editors each, 1 s of turns.
 """
 
 from __future__ import annotations
@@ -42,7 +43,19 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert results["imports"]["official_acp"]["cost"] is not None
     assert results["generation"]["noop"]["median"] > 0
     goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
-    assert len(goals) == 51
+    scale = results["scale"]  # K = 4 editors; left out, one line each, where nginx is missing
+    scale_goals = 2 if scale["rows"] else 0
+    assert len(goals) == 51 + scale_goals
+    for row in scale["rows"]:
+        assert row["held"] == 4 and row["turns_per_s"] > 0
+        assert row["first_p50_ms"] <= row["first_p99_ms"]
+    assert {row["config"] for row in scale["rows"]} | set(scale["skipped"]) == {
+        "ts-sdk none x1",
+        "ours none x1",
+        "ours sqlite x1",
+        "ours postgres x2",
+    }
+    assert (tmp_path / "results-scale.json").exists()
     assert ("ws rt1", "ours (uvloop) / TS SDK (node), remote") in goals
     assert ("state", "apply updates / decode them (Python, v2)") in goals
     assert ("state", "apply updates / decode them (TypeScript, v2)") in goals
@@ -90,7 +103,9 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     assert "## (l) A production agent's turn: claude-agent-acp 0.101.0" in report
     assert (tmp_path / "benchmarks.png").read_bytes().startswith(PNG_SIGNATURE)
     summary = completed.stdout.splitlines()
+    scale_lines = 1 + len(scale["rows"]) + len(scale["skipped"])  # a header, then the rows
     assert [line.split()[0] for line in summary] == [
+        *["scale"] * scale_lines,
         "notify",
         "rt1",
         "rt64",
@@ -107,5 +122,6 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         "state",
         "state",
         *["field"] * 6,
+        *["scale"] * scale_goals,
         *["generator"] * 2,  # warm scaffold and check; the smoke run measures no baseline
     ]

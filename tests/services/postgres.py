@@ -5,9 +5,9 @@
 apt-get; anywhere else it prints one line naming what to install. `start()` runs `initdb`
 into a new temporary folder (its owner the `postgres` user when we are root: the server
 refuses to run as root) and `pg_ctl start` on a free loopback port, its unix socket in that
-folder, durability off (a test never survives a crash of the server, only of its clients);
-`Server.stop()` stops it (immediate: the data is thrown away) and removes the folder. Every
-step is bounded in time.
+folder, durability off unless `durable` (a test never survives a crash of the server, only of
+its clients); `Server.stop()` stops it (immediate: the data is thrown away) and removes the
+folder. Every step is bounded in time.
 """
 
 from __future__ import annotations
@@ -92,8 +92,10 @@ class Server:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def start() -> Server:
-    """A new server on a free loopback port; `Unavailable` (one line) when none can start."""
+def start(*, durable: bool = False) -> Server:
+    """A new server on a free loopback port; `Unavailable` (one line) when none can start.
+    `durable`: fsync, synchronous_commit and full_page_writes left on, as in production (the
+    scale rows of `make bench`); off otherwise."""
     folder_of_binaries = binaries()
     if folder_of_binaries is None:
         raise Unavailable(INSTALL)
@@ -118,9 +120,10 @@ def start() -> Server:
              "-E", "UTF8", "--locale=C", "--no-sync")  # fmt: skip
         options = (
             f"-c listen_addresses=127.0.0.1 -p {server.port} -k {folder}"
-            " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
             " -c max_connections=200"
         )
+        if not durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         _run(server, "pg_ctl", "-D", str(folder / "data"), "-l", str(folder / "server.log"),
              "-o", options, "-w", "-t", "60", "start")  # fmt: skip
     except (subprocess.SubprocessError, OSError) as error:
