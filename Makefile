@@ -20,7 +20,7 @@ OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
 VERSION ?=
 CRATE ?=
 
-.PHONY: generate services test test-main test-matrix test-typescript test-go ts-build check lint bench conformance field update-schema release-notes clean
+.PHONY: generate services test test-main test-side test-matrix test-typescript test-go ts-build check lint bench conformance field update-schema release-notes clean
 
 $(STAMP): pyproject.toml constraints/dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -105,15 +105,23 @@ services: $(STAMP)
 	@$(BIN)/python -m tests.services.nginx install
 
 ## test: everything CI runs (tests/go once, through test-go), in two lanes at once for the two cores:
-## the main pytest run in one; lint, check, TypeScript, Go and the Python matrix one after another in
-## the other. Every tier runs even when another fails (-k); each tier's output is printed whole when
-## it ends (-O), with the seconds it took (tests/tier.sh)
+## the main pytest run in one; lint, check, TypeScript, Go, the side pytest run and the Python matrix
+## one after another in the other. Every tier runs even when another fails (-k); each tier's output is
+## printed whole when it ends (-O), with the seconds it took (tests/tier.sh)
 test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) services
-	@$(MAKE) --no-print-directory -k -j2 -O test-main lint check test-typescript test-go test-matrix
+	@$(MAKE) --no-print-directory -k -j2 -O test-main lint check test-typescript test-go test-side test-matrix
 
-## test-main: the main pytest run (everything but tests/go, which test-go runs)
+# The folders of tests the second lane runs (test-side), to even the lanes: none of them uses the
+# session's built starters (tests/conftest.py), which a second pytest run would build again.
+SIDE_TESTS := tests/distribution tests/interop
+
+## test-main: the main pytest run (everything but tests/go, which test-go runs, and SIDE_TESTS)
 test-main: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) services ts-build
-	@sh tests/tier.sh test-main $(BIN)/pytest -q --ignore=tests/go
+	@sh tests/tier.sh test-main $(BIN)/pytest -q --ignore=tests/go $(addprefix --ignore=,$(SIDE_TESTS))
+
+## test-side: the rest of the pytest run (SIDE_TESTS: the distribution and interop tests), in the second lane
+test-side: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) ts-build
+	@sh tests/tier.sh test-side $(BIN)/pytest -q $(SIDE_TESTS)
 
 ## test-matrix: the runtime, typed-layer and interop tests under Python 3.10 (with the lowest
 ## supported pydantic), 3.12 and 3.13, each in a venv of its own (tests/matrix.py)
