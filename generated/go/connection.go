@@ -73,6 +73,9 @@ type Connection struct {
 	closed   chan struct{}
 	// trace records every frame when ACP_TRACE is set (wire_trace.go); nil otherwise.
 	trace *wireTrace
+	// observe is told each of our requests answered with a result (Remote's reconnect notes
+	// what a new connection must ask again); nil otherwise.
+	observe func(method string, params any, result json.RawMessage)
 }
 
 // closeGrace is how long Close lets cancelled handlers write their answers (-32800: internal

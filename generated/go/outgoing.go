@@ -60,6 +60,9 @@ func (c *Connection) Request(ctx context.Context, method string, params any) (js
 	}
 	select {
 	case got := <-answer:
+		if c.observe != nil && got.err == nil {
+			c.observe(method, params, got.result)
+		}
 		return got.result, got.err
 	case <-ctx.Done():
 		return c.withdraw(ctx, method, key, id, answer)

@@ -2,10 +2,10 @@
 client's connection is killed during a turn; the client reconnects through nginx to another
 process, resumes the session and the conversation goes on. Nothing acknowledged is lost (a load
 by a new client replays every answered turn, in order, once); the turn in flight is reported to
-its caller as `ConnectionClosed`, never dropped. Our Python client over each transport, and our
-TypeScript client (tests/typescript/reconnect_client.ts, built by `make ts-build`), once each in
-make test, on one cluster of four processes: each test kills one. Ten runs in a row:
-docs/scale.md."""
+its caller as `ConnectionClosed`, never dropped. Our Python and TypeScript clients over each
+transport, and our Go client over WebSocket (tests/typescript/reconnect_client.ts, built by
+`make ts-build`; tests/go/interop/reconnect_client), once each in make test, on one cluster of
+six processes: each test kills one (five tests). Ten runs in a row: docs/scale.md."""
 
 from __future__ import annotations
 
@@ -26,11 +26,12 @@ from acp_protocol.runtime.reconnect import Reconnect
 from acp_protocol.v1 import models
 from acp_protocol.v1.client import Client, ClientContext, connect_remote
 
+from tests.go.support import go_program
 from tests.paths import ROOT
 from tests.runtime.support import eventually
 from tests.services import nginx
 
-ROUTES = ("a", "b", "c", "d")
+ROUTES = ("a", "b", "c", "d", "e", "f")
 TYPESCRIPT = ROOT / ".build" / "typescript" / "dist-test" / "test" / "reconnect_client.js"
 
 
@@ -150,10 +151,20 @@ async def replayed(url: str, session_id: str) -> list[str]:
 )
 @pytest.mark.parametrize("scheme", ["ws", "http"])
 async def test_our_typescript_client_reconnects_too(cluster: Cluster, scheme: str) -> None:
-    url = cluster.proxy.url(scheme)
+    await drive(["node", str(TYPESCRIPT)], cluster.proxy.url(scheme))
+
+
+async def test_our_go_client_reconnects_too(cluster: Cluster) -> None:
+    # The Go runtime's remote client speaks WebSocket (docs/go-target.md).
+    await drive([go_program("reconnect_client")], cluster.proxy.url("ws"))
+
+
+async def drive(command: list[str], url: str) -> None:
+    """Runs a client of another language (tests/typescript/reconnect_client.ts, tests/go/interop/
+    reconnect_client): kills the process it names as holding its turn, then checks its report."""
     client = subprocess.Popen(
-        ["node", str(TYPESCRIPT), url],
-        cwd=TYPESCRIPT.parent,
+        [*command, url],
+        cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

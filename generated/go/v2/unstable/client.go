@@ -188,3 +188,25 @@ func ConnectClient(t acp.Transport, handler Client, options ...acp.Option) (*acp
 	conn := acp.NewConnection(t, ClientHandler(handler), options...)
 	return conn, AgentPeer{Conn: conn}
 }
+
+// ConnectRemoteAgent serves handler as the client of the remote agent at url (ws:// or
+// wss://: acp.DialRemote); with options.Reconnect set, a lost connection is opened again and
+// its sessions resumed or loaded (acp.Reconnect). Read Agent() each time: after a reconnect it
+// is the agent on the new connection. Close ends it.
+func ConnectRemoteAgent(ctx context.Context, url string, handler Client, options acp.RemoteOptions) (*RemoteAgent, error) {
+	remote, err := acp.ConnectRemote(ctx, url, ClientHandler(handler), options)
+	if err != nil {
+		return nil, err
+	}
+	return &RemoteAgent{remote}, nil
+}
+
+// RemoteAgent is the connection to a remote agent (acp.Remote: Conn, Reconnected, Close).
+type RemoteAgent struct {
+	*acp.Remote
+}
+
+// Agent is the agent on the connection now.
+func (r *RemoteAgent) Agent() AgentPeer {
+	return AgentPeer{Conn: r.Conn()}
+}
