@@ -58,6 +58,9 @@ type SessionStore struct {
 	Clock func() string
 	// OnProblem is told about a rejected _meta (nil: nobody).
 	OnProblem func(message string)
+	// HistoryLimit is the updates kept per session for session/load (DefaultHistoryLimit when
+	// 0; session_backend.go).
+	HistoryLimit int
 
 	mu      sync.Mutex
 	adopted MetaPolicy
@@ -65,6 +68,7 @@ type SessionStore struct {
 	records map[string]*SessionRecord
 	commit  func(storeFile) error // keeps each change for good (OpenSessionFile's); nil: memory only
 	failed  error                 // the commit that failed: every later change is refused (Err)
+	history map[string]*sessionHistory
 }
 
 // UTCNow is now as RFC 3339 UTC with whole seconds (2026-11-21T12:00:00Z).

@@ -129,13 +129,13 @@ func (a listingAgent) Initialize(context.Context, v1.InitializeRequest) (v1.Init
 
 func TestAnAgentWithSessionsAnswersSessionListAndAdvertisesItInInitialize(t *testing.T) {
 	// InitializeResponse: agentCapabilities.sessionCapabilities.list, as the Python and
-	// TypeScript SDKs advertise a store they answer from.
+	// TypeScript SDKs advertise a store they answer from (and resume: the store answers it too).
 	store := &acp.SessionStore{Clock: clockAt("2026-11-26T10:00:00Z")}
 	store.Create("s-1", "/work", wire.Some("Fix the build"))
 	loads := v1.AgentCapabilities{LoadSession: wire.Some(true)}
 	_, peer := connect(t, v1.AgentHandler(listingAgent{v1.UnimplementedAgent{Sessions: store}, loads}))
 	peer.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
-	if answer := nextMsg(peer); string(answer["result"]) != `{"agentCapabilities":{"loadSession":true,"sessionCapabilities":{"list":{}}},"protocolVersion":1}` {
+	if answer := nextMsg(peer); string(answer["result"]) != `{"agentCapabilities":{"loadSession":true,"sessionCapabilities":{"list":{},"resume":{}}},"protocolVersion":1}` {
 		t.Fatalf("%s", answer["result"])
 	}
 	peer.send(`{"jsonrpc":"2.0","id":1,"method":"session/list","params":{}}`)

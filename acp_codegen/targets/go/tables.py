@@ -80,20 +80,31 @@ PROVIDED: Mapping[tuple[str, str], str] = {
     ("client", "fs/read_text_file"): "read_file",
     ("client", "fs/write_text_file"): "write_file",
     ("agent", "session/list"): "list_sessions",
+    ("agent", "session/load"): "load_session",
+    ("agent", "session/resume"): "resume_session",
 }
 """(role, method) → what the SDK answers it from when the user sets it on the role's
 `Unimplemented` struct: `read_file` / `write_file` from its `Files *acp.FileService` (only under
-its roots), `list_sessions` from its `Sessions *acp.SessionStore` (and advertised in the
-`initialize` answer, from the edition's `Behaviour.Capabilities`). Keyed by meaning: the names
-are the protocol's, the same in every edition that has them."""
+its roots), `list_sessions` from its `Sessions *acp.SessionStore` or `SessionBackend` (and
+advertised in the `initialize` answer, from the edition's `Behaviour.Capabilities`),
+`load_session` / `resume_session` from the same store (the updates it recorded:
+session_replay.go). Keyed by meaning: the names are the protocol's, the same in every edition
+that has them."""
+
+REPLAYED = frozenset({"load_session", "resume_session"})
+"""What the store answers only in an edition whose prompt is answered at the turn's end (v1):
+v2's `session/resume` replays from a point the client names, which the store does not serve."""
 
 
-def provided(role: ir.Role) -> dict[str, str]:
+def provided(role: ir.Role, behaviour: ir.Behaviour) -> dict[str, str]:
     """The requests of `role` the SDK can answer (`PROVIDED`), by method name."""
+    life = behaviour.lifecycle
+    replays = life is None or life.answer is not ir.PromptAnswer.INSERTION
     return {
         m.name: PROVIDED[(role.name, m.name)]
         for m in role.requests
         if (role.name, m.name) in PROVIDED
+        and (replays or PROVIDED[(role.name, m.name)] not in REPLAYED)
     }
 
 
@@ -219,7 +230,7 @@ class TablesView:
                 ),
                 behaviour_rules(role, edition.behaviour),
                 awaiting_user(role, edition.behaviour),
-                provided(role),
+                provided(role, edition.behaviour),
                 optional=optional_requests(role, edition.behaviour),
                 rule=(rule := edition.behaviour.turn_rule_for(m.name for m in role.requests)),
                 rule_ref=rule_ref(edition.behaviour, rule),

@@ -127,7 +127,7 @@ type AgentWithSessionDelete interface {
 	SessionDelete(ctx context.Context, params DeleteSessionRequest) (DeleteSessionResponse, error)
 }
 
-// AgentWithSessionList is an Agent that serves session/list (without it, the SDK answers from UnimplementedAgent.Sessions when set).
+// AgentWithSessionList is an Agent that serves session/list (without it, the SDK answers from UnimplementedAgent's session store when set).
 type AgentWithSessionList interface {
 	// SessionList answers session/list. Request parameters for listing existing sessions.
 	SessionList(ctx context.Context, params ListSessionsRequest) (ListSessionsResponse, error)
@@ -168,15 +168,23 @@ type UnimplementedAgent struct {
 	// record sessions in it (NewSession or Create) when you answer session/new, and send what
 	// Change returns as an update.
 	Sessions *acp.SessionStore
+	// SessionBackend, when set (a store every server process shares, such as acppostgres's
+	// postgres.Open), is the session store in place of Sessions.
+	SessionBackend acp.SessionBackend
 }
 
 // sessionStore is the store the SDK answers session/list from (promoted to the types that embed
-// UnimplementedAgent).
-func (u UnimplementedAgent) sessionStore() *acp.SessionStore { return u.Sessions }
+// UnimplementedAgent): SessionBackend, else Sessions.
+func (u UnimplementedAgent) sessionStore() acp.SessionBackend {
+	if u.SessionBackend != nil {
+		return u.SessionBackend
+	}
+	return acp.BackendOf(u.Sessions)
+}
 
 // sessionsOf is the store set on the UnimplementedAgent that handler embeds (nil: none).
-func sessionsOf(handler any) *acp.SessionStore {
-	if provider, ok := handler.(interface{ sessionStore() *acp.SessionStore }); ok {
+func sessionsOf(handler any) acp.SessionBackend {
+	if provider, ok := handler.(interface{ sessionStore() acp.SessionBackend }); ok {
 		return provider.sessionStore()
 	}
 	return nil
@@ -216,11 +224,11 @@ func (UnimplementedAgent) ToolCallCancel(_ context.Context, params CancelToolCal
 func (UnimplementedAgent) SessionCancel(context.Context, CancelSessionNotification) {}
 
 // answerSessionListFrom answers session/list from store (cursor pagination).
-func answerSessionListFrom(store *acp.SessionStore) func(context.Context, ListSessionsRequest) (ListSessionsResponse, error) {
-	return func(_ context.Context, params ListSessionsRequest) (ListSessionsResponse, error) {
+func answerSessionListFrom(store acp.SessionBackend) func(context.Context, ListSessionsRequest) (ListSessionsResponse, error) {
+	return func(ctx context.Context, params ListSessionsRequest) (ListSessionsResponse, error) {
 		cwd, _ := params.Cwd.Get()
 		cursor, _ := params.Cursor.Get()
-		page, err := store.ListSessions(string(cwd), string(cursor))
+		page, err := store.ListSessions(ctx, string(cwd), string(cursor))
 		if err != nil {
 			return ListSessionsResponse{}, err
 		}

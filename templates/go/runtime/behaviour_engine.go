@@ -39,8 +39,9 @@ type BehaviourEngine struct {
 	noted     map[string]struct{} // the notifications a rule acts on (of those it receives)
 
 	turns      turnTable
-	foreground *foreground   // the sessions of the side answering an inserted prompt
-	views      *sessionViews // the sessions of the side receiving the state updates
+	foreground *foreground    // the sessions of the side answering an inserted prompt
+	views      *sessionViews  // the sessions of the side receiving the state updates
+	replay     *sessionReplay // the agent's session store (KeepSessions, session_replay.go), or nil
 
 	mu     sync.Mutex
 	states map[*StateTable]*ClientState
@@ -113,6 +114,14 @@ type ruled struct {
 // exists, initialization fails with error code -32022" (a client of another version sends its
 // version's params, and should learn which versions meet, not which of our fields it lacks).
 func (e *BehaviourEngine) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	result, err := e.handleRequest(ctx, method, params)
+	if err == nil && e.replay != nil {
+		err = e.replay.answered(ctx, method, params, result)
+	}
+	return result, err
+}
+
+func (e *BehaviourEngine) handleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	if _, owned := e.owned[method]; !owned {
 		return e.handler.HandleRequest(ctx, method, params)
 	}
@@ -226,12 +235,16 @@ func (e *BehaviourEngine) cancelled(method string, params json.RawMessage) {
 // Send sends a notification on conn; where this side sends its turn rule's cancel, the side's
 // pending turns of the session are answered first with the rule's result ("the Client MUST
 // respond to all pending `session/request_permission` requests with the `cancelled` outcome").
-// Each edition's generated peers send their notifications with it.
+// Each edition's generated peers send their notifications with it; a session/update of an agent
+// whose engine keeps its sessions (KeepSessions) is recorded in the store first.
 func Send(conn *Connection, method string, params any) error {
 	if e := engineOf(conn); e != nil && e.rule != nil && !e.rule.Received && method == e.rule.Cancel {
 		if raw, err := paramsJSON(params); err == nil {
 			e.turns.cancel(turnKey{e.rule.Method, sessionOf(raw)})
 		}
+	}
+	if e := engineOf(conn); e != nil && e.replay != nil && method == methodUpdate {
+		e.replay.record(params)
 	}
 	return conn.Notify(method, params)
 }

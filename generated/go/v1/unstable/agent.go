@@ -210,7 +210,7 @@ type AgentWithSessionDelete interface {
 	SessionDelete(ctx context.Context, params DeleteSessionRequest) (DeleteSessionResponse, error)
 }
 
-// AgentWithSessionList is an Agent that serves session/list (without it, the SDK answers from UnimplementedAgent.Sessions when set).
+// AgentWithSessionList is an Agent that serves session/list (without it, the SDK answers from UnimplementedAgent's session store when set).
 type AgentWithSessionList interface {
 	// SessionList answers session/list. Request parameters for listing existing sessions.
 	//
@@ -218,7 +218,7 @@ type AgentWithSessionList interface {
 	SessionList(ctx context.Context, params ListSessionsRequest) (ListSessionsResponse, error)
 }
 
-// AgentWithSessionLoad is an Agent that serves session/load.
+// AgentWithSessionLoad is an Agent that serves session/load (without it, the SDK answers from UnimplementedAgent's session store when set).
 type AgentWithSessionLoad interface {
 	// SessionLoad answers session/load. Request parameters for loading an existing session.
 	//
@@ -228,7 +228,7 @@ type AgentWithSessionLoad interface {
 	SessionLoad(ctx context.Context, params LoadSessionRequest) (LoadSessionResponse, error)
 }
 
-// AgentWithSessionResume is an Agent that serves session/resume.
+// AgentWithSessionResume is an Agent that serves session/resume (without it, the SDK answers from UnimplementedAgent's session store when set).
 type AgentWithSessionResume interface {
 	// SessionResume answers session/resume. Request parameters for resuming an existing session.
 	//
@@ -247,15 +247,27 @@ type UnimplementedAgent struct {
 	// record sessions in it (NewSession or Create) when you answer session/new, and send what
 	// Change returns as an update.
 	Sessions *acp.SessionStore
+	// SessionBackend, when set (a store every server process shares, such as acppostgres's
+	// postgres.Open), is the session store in place of Sessions.
+	SessionBackend acp.SessionBackend
+	// With either store, each session/new answered and each session/update sent is recorded in
+	// it (the updates before the turn's answer), and session/load (replaying them) and
+	// session/resume are answered from it unless the handler implements them, for a session any
+	// process sharing the store started (docs/scale.md).
 }
 
 // sessionStore is the store the SDK answers session/list from (promoted to the types that embed
-// UnimplementedAgent).
-func (u UnimplementedAgent) sessionStore() *acp.SessionStore { return u.Sessions }
+// UnimplementedAgent): SessionBackend, else Sessions.
+func (u UnimplementedAgent) sessionStore() acp.SessionBackend {
+	if u.SessionBackend != nil {
+		return u.SessionBackend
+	}
+	return acp.BackendOf(u.Sessions)
+}
 
 // sessionsOf is the store set on the UnimplementedAgent that handler embeds (nil: none).
-func sessionsOf(handler any) *acp.SessionStore {
-	if provider, ok := handler.(interface{ sessionStore() *acp.SessionStore }); ok {
+func sessionsOf(handler any) acp.SessionBackend {
+	if provider, ok := handler.(interface{ sessionStore() acp.SessionBackend }); ok {
 		return provider.sessionStore()
 	}
 	return nil
@@ -353,11 +365,11 @@ func (UnimplementedAgent) MCPMessageNotification(context.Context, MessageMCPNoti
 func (UnimplementedAgent) SessionCancel(context.Context, CancelNotification) {}
 
 // answerSessionListFrom answers session/list from store (cursor pagination).
-func answerSessionListFrom(store *acp.SessionStore) func(context.Context, ListSessionsRequest) (ListSessionsResponse, error) {
-	return func(_ context.Context, params ListSessionsRequest) (ListSessionsResponse, error) {
+func answerSessionListFrom(store acp.SessionBackend) func(context.Context, ListSessionsRequest) (ListSessionsResponse, error) {
+	return func(ctx context.Context, params ListSessionsRequest) (ListSessionsResponse, error) {
 		cwd, _ := params.Cwd.Get()
 		cursor, _ := params.Cursor.Get()
-		page, err := store.ListSessions(string(cwd), string(cursor))
+		page, err := store.ListSessions(ctx, string(cwd), string(cursor))
 		if err != nil {
 			return ListSessionsResponse{}, err
 		}
@@ -367,6 +379,24 @@ func answerSessionListFrom(store *acp.SessionStore) func(context.Context, ListSe
 		}
 		return wire.Decode(encoded, wire.Unmarshal[ListSessionsResponse])
 	}
+}
+
+// answerSessionLoadFromStore answers session/load from the session store the connection keeps.
+func answerSessionLoadFromStore(ctx context.Context, params LoadSessionRequest) (LoadSessionResponse, error) {
+	encoded, err := acp.AnswerFromStore(ctx, MethodSessionLoad, string(params.SessionID))
+	if err != nil {
+		return LoadSessionResponse{}, err
+	}
+	return wire.Decode(encoded, wire.Unmarshal[LoadSessionResponse])
+}
+
+// answerSessionResumeFromStore answers session/resume from the session store the connection keeps.
+func answerSessionResumeFromStore(ctx context.Context, params ResumeSessionRequest) (ResumeSessionResponse, error) {
+	encoded, err := acp.AnswerFromStore(ctx, MethodSessionResume, string(params.SessionID))
+	if err != nil {
+		return ResumeSessionResponse{}, err
+	}
+	return wire.Decode(encoded, wire.Unmarshal[ResumeSessionResponse])
 }
 
 // AgentHandler is the acp.Handler of agent: params decoded with the schema's checks
@@ -383,7 +413,11 @@ type handlerOfAgent struct {
 // Bind is the Handler a connection serves (acp.NewConnection calls it): this router under the
 // connection's own behaviour engine, which owns the rules of Behaviour around its methods.
 func (h handlerOfAgent) Bind(conn *acp.Connection) acp.Handler {
-	return acp.NewBehaviourEngine(conn, h, &Behaviour, &Roles[0], h.serves)
+	engine := acp.NewBehaviourEngine(conn, h, &Behaviour, &Roles[0], h.serves)
+	if store := sessionsOf(h.handler); store != nil {
+		engine.KeepSessions(store)
+	}
+	return engine
 }
 
 func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -428,6 +462,9 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 		if served, ok := h.handler.(AgentWithSessionLoad); ok {
 			return acp.Answer(ctx, params, wire.Unmarshal[LoadSessionRequest], served.SessionLoad)
 		}
+		if sessionsOf(h.handler) != nil {
+			return acp.Answer(ctx, params, wire.Unmarshal[LoadSessionRequest], answerSessionLoadFromStore)
+		}
 		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionNew:
 		return acp.Answer(ctx, params, wire.Unmarshal[NewSessionRequest], h.handler.SessionNew)
@@ -438,6 +475,9 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 	case MethodSessionResume:
 		if served, ok := h.handler.(AgentWithSessionResume); ok {
 			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], served.SessionResume)
+		}
+		if sessionsOf(h.handler) != nil {
+			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], answerSessionResumeFromStore)
 		}
 		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionSetConfigOption:
@@ -469,10 +509,10 @@ func (h handlerOfAgent) serves(method string) bool {
 		return ok || sessionsOf(h.handler) != nil
 	case MethodSessionLoad:
 		_, ok := h.handler.(AgentWithSessionLoad)
-		return ok
+		return ok || sessionsOf(h.handler) != nil
 	case MethodSessionResume:
 		_, ok := h.handler.(AgentWithSessionResume)
-		return ok
+		return ok || sessionsOf(h.handler) != nil
 	case MethodMCPMessageNotification, MethodSessionCancel:
 		return true
 	}

@@ -9,45 +9,28 @@
 // other and none loses another's acknowledged change; a call returns only after its COMMIT, so a
 // process killed at any moment loses nothing acknowledged. Open creates the tables (in Schema,
 // public unless given) or migrates an older version under an advisory lock; a version newer than
-// this package knows is refused in one line, untouched. The tables are the Python runtime's
-// (session_postgres.py) and the TypeScript one's (session_postgres.ts): the three share one
-// database.
+// this package knows is refused in one line, untouched (schema.go). The tables are the Python
+// runtime's (session_postgres.py) and the TypeScript one's (session_postgres.ts): the three
+// share one database. A Store is an acp.SessionBackend: set it on a v1 UnimplementedAgent's
+// SessionBackend and the agent records the updates it sends (updates.go) and answers
+// session/list, session/load and session/resume from the database, for a session any process
+// started.
 package postgres
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 	"sync"
 
 	acp "acp-protocol-sdk"
 	"acp-protocol-sdk/wire"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
-
-// Format is the format row of acp_session_store: the tables are this store's.
-const Format = "acp-codegen-session-store"
-
-// SchemaVersion is the newest schema this package knows; migrations[n-1] brings n-1 to n.
-const SchemaVersion = 2
-
-var migrations = [][]string{{
-	"CREATE TABLE {schema}.acp_sessions (position BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, cwd TEXT NOT NULL, title TEXT, updated_at TEXT, meta TEXT)",
-	"CREATE INDEX acp_sessions_cwd ON {schema}.acp_sessions (cwd, position)",
-}, {
-	// 2: the updates session/load replays, as the Python runtime's store writes them
-	// (session_history.py); this store keeps the table so every runtime shares one schema.
-	"CREATE TABLE {schema}.acp_session_updates (session_id TEXT NOT NULL, seq BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (session_id, seq))",
-}}
-
-const lockKey = 0x41435053 // "ACPS": held while the schema is created or migrated
 
 // Options are the store's: where its tables are, and acp.SessionStore's rules.
 type Options struct {
@@ -58,12 +41,16 @@ type Options struct {
 	TitleLimit, MetaLimit, PageSize int
 	Clock                           func() string
 	OnProblem                       func(message string)
+	// HistoryLimit is the updates kept per session for session/load (acp.DefaultHistoryLimit,
+	// 1,000, when 0): the oldest are deleted as new ones come (updates.go).
+	HistoryLimit int
 }
 
 // Store is a session store in a PostgreSQL database. Safe for concurrent use.
 type Store struct {
 	pool    *pgxpool.Pool
 	table   string
+	updates string
 	where   string
 	options Options
 	mu      sync.Mutex
@@ -91,7 +78,7 @@ func Open(ctx context.Context, dsn string, options Options) (*Store, error) {
 	if schema == "" {
 		schema = "public"
 	}
-	store := &Store{pool: pool, table: quote(schema) + ".acp_sessions", where: where, options: options}
+	store := &Store{pool: pool, table: quote(schema) + ".acp_sessions", updates: quote(schema) + ".acp_session_updates", where: where, options: options}
 	if err := store.transaction(ctx, func(tx pgx.Tx) error { return migrate(ctx, tx, schema, where) }); err != nil {
 		pool.Close()
 		return nil, err
@@ -264,196 +251,4 @@ func (s *Store) holding(stored acp.SessionRecord) *acp.SessionStore {
 	o := s.options
 	rules.Policy, rules.TitleLimit, rules.MetaLimit = o.Policy, o.TitleLimit, o.MetaLimit
 	return rules
-}
-
-// update reads id with its row held, applies change, writes its result (the same pointer:
-// nothing); again when another process recorded the session between the read and the insert.
-func (s *Store) update(ctx context.Context, id string, change func(*acp.SessionRecord) (*acp.SessionRecord, error)) error {
-	for {
-		raced := false
-		err := s.transaction(ctx, func(tx pgx.Tx) error {
-			stored, err := s.selectRecord(ctx, tx, id, true)
-			if err != nil {
-				return err
-			}
-			after, err := change(stored)
-			if err != nil || after == nil || after == stored {
-				return err
-			}
-			if stored == nil {
-				inserted, err := s.insert(ctx, tx, *after)
-				raced = err == nil && !inserted
-				return err
-			}
-			title, updatedAt, meta := columns(*after)
-			_, err = tx.Exec(ctx, "UPDATE "+s.table+" SET cwd = $1, title = $2, updated_at = $3, meta = $4 WHERE session_id = $5", after.Cwd, title, updatedAt, meta, id)
-			return err
-		})
-		if err != nil || !raced {
-			return err
-		}
-	}
-}
-
-func (s *Store) selectRecord(ctx context.Context, tx pgx.Tx, id string, lock bool) (*acp.SessionRecord, error) {
-	query := "SELECT 0, session_id, cwd, title, updated_at, meta FROM " + s.table + " WHERE session_id = $1"
-	if lock {
-		query += " FOR UPDATE"
-	}
-	rows, err := tx.Query(ctx, query, id)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		return nil, rows.Err()
-	}
-	var position int64
-	record, err := scan(rows, &position)
-	return &record, err
-}
-
-func (s *Store) insert(ctx context.Context, tx pgx.Tx, record acp.SessionRecord) (bool, error) {
-	title, updatedAt, meta := columns(record)
-	tag, err := tx.Exec(ctx, "INSERT INTO "+s.table+" (session_id, cwd, title, updated_at, meta) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (session_id) DO NOTHING",
-		record.SessionID, record.Cwd, title, updatedAt, meta)
-	return err == nil && tag.RowsAffected() == 1, err
-}
-
-// transaction runs work in one transaction (COMMIT, or ROLLBACK on an error); a database or
-// connection error becomes a one-line *Error, others pass as they are.
-func (s *Store) transaction(ctx context.Context, work func(pgx.Tx) error) error {
-	err := pgx.BeginFunc(ctx, s.pool, work)
-	var own *Error
-	var database *pgconn.PgError
-	switch {
-	case err == nil || errors.As(err, &own):
-		return err
-	case errors.As(err, &database):
-		return &Error{s.where + ": " + firstLine(database)}
-	case strings.HasPrefix(err.Error(), "acp:"):
-		return err
-	}
-	var connect *pgconn.ConnectError
-	if errors.As(err, &connect) {
-		return &Error{s.where + ": cannot connect: " + firstLine(err)}
-	}
-	return &Error{s.where + ": " + firstLine(err)}
-}
-
-func migrate(ctx context.Context, tx pgx.Tx, schema, where string) error {
-	quoted := quote(schema)
-	for _, statement := range []string{
-		"SELECT pg_advisory_xact_lock(" + strconv.Itoa(lockKey) + ")",
-		"CREATE SCHEMA IF NOT EXISTS " + quoted,
-		"CREATE TABLE IF NOT EXISTS " + quoted + ".acp_session_store (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-	} {
-		if _, err := tx.Exec(ctx, statement); err != nil {
-			return err
-		}
-	}
-	rows, err := tx.Query(ctx, "SELECT key, value FROM "+quoted+".acp_session_store")
-	if err != nil {
-		return err
-	}
-	found := map[string]string{}
-	for rows.Next() {
-		var key, value string
-		if err := rows.Scan(&key, &value); err != nil {
-			return err
-		}
-		found[key] = value
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if format, ok := found["format"]; len(found) > 0 && (!ok || format != Format) {
-		return &Error{where + ": " + schema + ".acp_session_store belongs to another program (format " + strconv.Quote(format) + ")"}
-	}
-	text := found["version"]
-	if text == "" {
-		text = "0"
-	}
-	version, err := strconv.Atoi(text)
-	if err != nil || version < 0 {
-		return &Error{where + ": session store schema version " + strconv.Quote(text) + " is not a number"}
-	}
-	if version > SchemaVersion {
-		return &Error{where + ": session store schema version " + text + " is newer than this runtime's (" + strconv.Itoa(SchemaVersion) + "): upgrade acp-protocol-sdk, or use another schema"}
-	}
-	for number := version + 1; number <= SchemaVersion; number++ {
-		for _, statement := range migrations[number-1] {
-			if _, err := tx.Exec(ctx, strings.ReplaceAll(statement, "{schema}", quoted)); err != nil {
-				return err
-			}
-		}
-	}
-	if version < SchemaVersion {
-		_, err = tx.Exec(ctx, "INSERT INTO "+quoted+".acp_session_store VALUES ('format', $1), ('version', $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", Format, strconv.Itoa(SchemaVersion))
-	}
-	return err
-}
-
-func scan(rows pgx.Rows, position *int64) (acp.SessionRecord, error) {
-	var record acp.SessionRecord
-	var meta *string
-	if err := rows.Scan(position, &record.SessionID, &record.Cwd, &record.Title, &record.UpdatedAt, &meta); err != nil {
-		return record, err
-	}
-	if meta != nil {
-		if err := json.Unmarshal([]byte(*meta), &record.Meta); err != nil {
-			return record, err
-		}
-	}
-	return record, nil
-}
-
-func columns(record acp.SessionRecord) (title, updatedAt, meta *string) {
-	if record.Meta != nil {
-		encoded, _ := json.Marshal(record.Meta)
-		text := string(encoded)
-		meta = &text
-	}
-	return record.Title, record.UpdatedAt, meta
-}
-
-func nullable(text string) *string {
-	if text == "" {
-		return nil
-	}
-	return &text
-}
-
-func quote(identifier string) string {
-	return `"` + strings.ReplaceAll(identifier, `"`, `""`) + `"`
-}
-
-func encodeCursor(position int64) string {
-	text, _ := json.Marshal(map[string]int64{"after": position})
-	return base64.RawURLEncoding.EncodeToString(text)
-}
-
-// decodeCursor is the position a cursor continues after; -32602 for a cursor this store did not
-// make (the acp store's answer).
-func decodeCursor(text string) (int64, error) {
-	if text == "" {
-		return 0, nil
-	}
-	var parsed struct {
-		After *int64 `json:"after"`
-	}
-	decoded, err := base64.RawURLEncoding.DecodeString(text)
-	if err != nil || json.Unmarshal(decoded, &parsed) != nil || parsed.After == nil || *parsed.After < 0 {
-		data, _ := json.Marshal(map[string]string{"cursor": text})
-		return 0, &acp.Error{Code: acp.InvalidParams, Message: "Invalid cursor", Data: data}
-	}
-	return *parsed.After, nil
-}
-
-func firstLine(err error) string {
-	text := strings.TrimSpace(err.Error())
-	if line, _, found := strings.Cut(text, "\n"); found {
-		return line
-	}
-	return text
 }

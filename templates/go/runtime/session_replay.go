@@ -1,0 +1,204 @@
+package acp
+
+// Layer: typed layer (what the generated v1 agent adds, on each connection, for an agent with a
+// session store: UnimplementedAgent's Sessions or SessionBackend). The same rules as the Python
+// runtime's session_replay.py and the TypeScript one's session_replay.ts:
+//   - each session/new it answers is recorded in the store (under the params' cwd);
+//   - each session/update it sends (through its peer, acp.Send) is appended to the session's
+//     history in the store, in the order sent, and written before the turn's answer: "the Agent
+//     MUST respond to the original `session/prompt` request" only once this process has kept what
+//     the turn sent, so an answered turn is never missing from a later replay, whichever process
+//     replays it. A write that fails makes the answer -32603 (one log line), never a turn a
+//     replay would not show;
+//   - session/load answered from the store: "The Agent MUST replay the entire conversation to the
+//     Client in the form of `session/update` notifications" (v1 session-setup.mdx), then the
+//     result. A history past the store's cap replays its last updates and says how many it
+//     dropped in the result's _meta (ReplayMeta) and in one log line;
+//   - session/resume answered from the store: "resume the session context, allowing the
+//     conversation to continue without replaying the message history".
+// A session the store does not know is -32002 (ACP's "Resource not found").
+
+import (
+	"context"
+	"encoding/json"
+	"log"
+	"sync"
+
+	"acp-protocol-sdk/wire"
+)
+
+// ReplayMeta is the _meta key of a session/load result whose replay lost updates to the cap:
+// {"replayed": n, "dropped": k, "limit": the store's history limit}.
+const ReplayMeta = "acp-codegen/replay"
+
+const (
+	methodUpdate = "session/update"
+	methodPrompt = "session/prompt"
+	methodNew    = "session/new"
+	methodLoad   = "session/load"
+	methodResume = "session/resume"
+)
+
+// KeepSessions has the engine record, in store, each session this connection's agent creates
+// and each update it sends, and answer session/load and session/resume from it (AnswerFromStore).
+func (e *BehaviourEngine) KeepSessions(store SessionBackend) {
+	e.replay = &sessionReplay{store: store}
+}
+
+// sessionReplay is one connection's share of a store: the updates it sent not yet written.
+type sessionReplay struct {
+	store   SessionBackend
+	mu      sync.Mutex
+	pending []sentUpdate
+	drained chan struct{} // closed when the running drain has written everything; nil: none runs
+	failed  error
+}
+
+type sentUpdate struct {
+	session string
+	update  json.RawMessage
+}
+
+// record queues a sent session/update's update; a goroutine appends the queue in order.
+func (r *sessionReplay) record(params any) {
+	raw, err := paramsJSON(params)
+	if err != nil {
+		return
+	}
+	var note struct {
+		SessionID string          `json:"sessionId"`
+		Update    json.RawMessage `json:"update"`
+	}
+	if json.Unmarshal(raw, &note) != nil || note.SessionID == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pending = append(r.pending, sentUpdate{note.SessionID, note.Update})
+	if r.drained == nil {
+		r.drained = make(chan struct{})
+		go r.drain(r.drained)
+	}
+}
+
+// drain appends what is queued, a run of one session at a time, until the queue is empty.
+func (r *sessionReplay) drain(done chan struct{}) {
+	for {
+		r.mu.Lock()
+		batch := r.pending
+		r.pending = nil
+		if len(batch) == 0 {
+			r.drained = nil
+			close(done)
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+		for start := 0; start < len(batch); {
+			end := start
+			updates := []json.RawMessage{}
+			for ; end < len(batch) && batch[end].session == batch[start].session; end++ {
+				updates = append(updates, batch[end].update)
+			}
+			if err := r.store.AppendUpdates(context.Background(), batch[start].session, updates); err != nil {
+				log.Printf("acp: session updates not recorded: %v", err)
+				r.mu.Lock()
+				if r.failed == nil {
+					r.failed = err
+				}
+				r.mu.Unlock()
+			}
+			start = end
+		}
+	}
+}
+
+// barrier returns once every update recorded so far is written; a failed write is this
+// answer's error (the client must not be told a turn ended that a replay would not show).
+func (r *sessionReplay) barrier(ctx context.Context) error {
+	r.mu.Lock()
+	done := r.drained
+	r.mu.Unlock()
+	if done != nil {
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+	}
+	r.mu.Lock()
+	failed := r.failed
+	r.failed = nil
+	r.mu.Unlock()
+	if failed != nil {
+		data, _ := json.Marshal(map[string]string{"details": "session updates not recorded: " + failed.Error()})
+		return &Error{Code: InternalError, Message: "Internal error", Data: data}
+	}
+	return nil
+}
+
+// answered runs after the agent's answer, before it is sent: a new session is recorded, a
+// turn's updates are written.
+func (r *sessionReplay) answered(ctx context.Context, method string, params json.RawMessage, result any) error {
+	switch method {
+	case methodPrompt:
+		return r.barrier(ctx)
+	case methodNew:
+		answer, err := paramsJSON(result)
+		if err != nil {
+			return err
+		}
+		var made struct {
+			SessionID string `json:"sessionId"`
+		}
+		var asked struct {
+			Cwd string `json:"cwd"`
+		}
+		if json.Unmarshal(answer, &made) != nil || made.SessionID == "" || json.Unmarshal(params, &asked) != nil {
+			return nil
+		}
+		_, err = r.store.Create(ctx, made.SessionID, asked.Cwd, wire.Opt[string]{})
+		return err
+	}
+	return nil
+}
+
+// AnswerFromStore answers session/load or session/resume of session id from the store the
+// connection of ctx keeps (KeepSessions): the load's replay is sent first, on the connection,
+// not recorded again. The result is the answer's wire form.
+func AnswerFromStore(ctx context.Context, method, id string) (json.RawMessage, error) {
+	e := engineOf(ConnectionOf(ctx))
+	if e == nil || e.replay == nil {
+		return nil, MethodNotFoundError(method)
+	}
+	r := e.replay
+	if _, known, err := r.store.Get(ctx, id); err != nil {
+		return nil, err
+	} else if !known {
+		data, _ := json.Marshal(map[string]string{"sessionId": id})
+		return nil, &Error{Code: ResourceNotFound, Message: "Resource not found", Data: data}
+	}
+	if method != methodLoad {
+		return json.RawMessage(`{}`), nil
+	}
+	if err := r.barrier(ctx); err != nil { // this connection's own updates first
+		return nil, err
+	}
+	replay, err := r.store.ReadUpdates(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	session, _ := json.Marshal(id)
+	for _, update := range replay.Updates {
+		note := map[string]json.RawMessage{"sessionId": session, "update": update}
+		if err := e.conn.Notify(methodUpdate, note); err != nil {
+			return nil, err
+		}
+	}
+	if replay.Dropped == 0 {
+		return json.RawMessage(`{}`), nil
+	}
+	log.Printf("acp: session %s: replayed its last %d updates; %d older ones are past the store's history limit (%d)",
+		id, len(replay.Updates), replay.Dropped, replay.Limit)
+	meta := map[string]int{"replayed": len(replay.Updates), "dropped": replay.Dropped, "limit": replay.Limit}
+	return json.Marshal(map[string]any{"_meta": map[string]any{ReplayMeta: meta}})
+}
