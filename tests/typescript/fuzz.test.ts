@@ -6,7 +6,8 @@
 // (tests/runtime/test_envelope_fuzz.py). Then random frames against a typed agent.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BOOK, Frames, canonical, difference, digest, feed, oracle, outcome, sameCounts, total } from "./envelope.js";
+import { BOOK, canonical, difference, feed, oracle, outcome, sameCounts, total } from "./envelope.js";
+import { Frames, digest } from "./fuzz_frames.js";
 import { agentWithRawClient } from "./support.js";
 
 test("the generator makes the frames the rule book names (both runtimes are fed the same bytes)", () => {
