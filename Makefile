@@ -111,15 +111,16 @@ services: $(STAMP)
 test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) services
 	@$(MAKE) --no-print-directory -k -j2 -O test-main lint check test-typescript test-go test-side test-matrix
 
-# The folders of tests the second lane runs (test-side), to even the lanes: none of them uses the
-# session's built starters (tests/conftest.py), which a second pytest run would build again.
-SIDE_TESTS := tests/distribution tests/interop
+# The tests the second lane runs (test-side), to even the lanes: none of them uses the session's
+# built starters (tests/conftest.py), which a second pytest run would build again. The crate's
+# fidelity test compiles the schema crate four times on a fresh machine (3 to 4 minutes).
+SIDE_TESTS := tests/distribution tests/interop tests/generator/test_schema_crate_fidelity.py
 
 ## test-main: the main pytest run (everything but tests/go, which test-go runs, and SIDE_TESTS)
 test-main: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) services ts-build
 	@sh tests/tier.sh test-main $(BIN)/pytest -q --ignore=tests/go $(addprefix --ignore=,$(SIDE_TESTS))
 
-## test-side: the rest of the pytest run (SIDE_TESTS: the distribution and interop tests), in the second lane
+## test-side: the rest of the pytest run (SIDE_TESTS: the distribution, interop and crate fidelity tests), in the second lane
 test-side: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) ts-build
 	@sh tests/tier.sh test-side $(BIN)/pytest -q $(SIDE_TESTS)
 
