@@ -356,3 +356,28 @@ def test_a_long_recording_is_checked_without_holding_its_frames() -> None:
     # ten times the frames (about 1 KB each: 6 MB more if they were held) take far less memory
     # than holding them would: what is kept per request is its method and session
     assert peak_bytes(1000) - peak_bytes(100) < 1_500_000
+
+
+def test_a_batch_answered_after_the_clients_next_line_is_answered() -> None:
+    # The suite writes a batch and its probe together: the batch's -32600 (null id) comes after
+    # the probe was written, and answers it (envelope.json: one invalid request, a null id).
+    batch = [request(9, "_conformance/echo", None)]
+    invalid = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid"}}
+    probe = request("probe", "_conformance/probe", None)
+    frames = [*v1_clean(), ("sent", batch), ("sent", probe), ("received", invalid)]
+    assert ids([*frames, ("received", result("probe", {}))]) == []
+    # Never answered at all, or its only answer the probe's: the batch rule is broken.
+    unanswered = [*v1_clean(), ("sent", batch), ("sent", probe), ("received", result("probe", {}))]
+    assert ids(unanswered) == ["envelope.batch_of_one_request_is_one_invalid_request_with_null_id"]
+    assert ids([*v1_clean(), ("sent", [])], None) == [
+        "envelope.empty_array_is_one_invalid_request_with_null_id"
+    ]
+
+
+def test_v2_work_never_idle_when_the_agent_exits_on_its_own_breaks_running_then_idle() -> None:
+    # "the Agent MUST report `running` when foreground work starts, […] and `idle` when it
+    # ends": an agent that exits on its own ends its work; without an idle, the rule is broken.
+    work = v2_opening() + v2_work()[:-1]  # running, a chunk, no idle
+    assert ids(work, 0) == ["lifecycle.turn_reports_running_then_idle"]
+    # Ended by a signal, or a recording that stops first: the work may still have been running.
+    assert ids(work, -9) == ids(work, None) == []

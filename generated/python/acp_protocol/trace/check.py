@@ -36,7 +36,8 @@ from .check_messages import (
     Judge,
     Violation,
     answer,
-    batch_unanswered,
+    batch_answered,
+    batches_unanswered,
     not_a_message,
     request_or_notification,
     show,
@@ -81,7 +82,7 @@ class Checker:
             self._start(negotiated_edition(self.held))
         judge, turns = self.judge, self.turns
         assert judge is not None and turns is not None
-        batch_unanswered(judge)
+        batches_unanswered(judge)
         ended_alone = exit_status is not None and exit_status >= 0
         for request in judge.asked["client"].values():
             if request.answers == 0 and ended_alone:
@@ -90,7 +91,7 @@ class Checker:
                     request.frame,
                     f"{request.method} was never answered (the agent exited {exit_status})",
                 )
-        turns.end(self.count)
+        turns.end(self.count, exit_status)
         judge.found.sort(key=lambda v: v.frame)
         return judge.found
 
@@ -109,10 +110,8 @@ class Checker:
         self.count += 1
         side: Side = "client" if frame.dir == "sent" else "agent"
         message = frame.message
-        if side == "client":
-            batch_unanswered(judge)
-        elif (message is not None and "method" not in message) or _is_list(frame):
-            judge.batch = None  # an answer came
+        if side == "agent" and _is_list(frame):
+            batch_answered(judge)  # an array of answers
         if message is None:
             not_a_message(judge, index, frame, side)
         elif type(message.get("method")) is str:

@@ -12,6 +12,7 @@ the other side did not advertise, and a permission's selected option among those
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,8 @@ from .check_rules import Rules, Side
 from .frames import RecordedFrame
 
 SHOWN = 120
+PENDING_BATCHES = 1024
+"""Batches waiting for their answer, at most: past that, the oldest is judged never answered."""
 """Characters of a frame a violation's message quotes."""
 SCHEMA_CASES = {
     "initialize": "client.initialize.params_fit_the_schema",
@@ -77,8 +80,9 @@ class Judge:
     agent_result: dict[str, Any] | None = None
     last: dict[str, tuple[int, dict[str, Any] | None]] = field(default_factory=dict)
     """The last frame of each direction: its index and its message."""
-    batch: tuple[int, list[Any]] | None = None
-    """A batch the client sent that nothing has answered yet."""
+    batches: deque[tuple[int, str, str]] = field(default_factory=deque)
+    """The batches the client sent that nothing has answered yet, oldest first: each one's
+    frame, the case it breaks when never answered, and how it is shown."""
 
     def report(self, case: str, index: int, message: str) -> None:
         rule = self.rules.get(case)
@@ -104,7 +108,11 @@ def not_a_message(judge: Judge, index: int, frame: RecordedFrame, side: Side) ->
         )
         return
     if frame.raw is None and type(value) is list:
-        judge.batch = (index, value)
+        requests = [m for m in value if type(m) is dict and "id" in m]
+        case = BATCH_CASES[0] if not value else BATCH_CASES[1] if not requests else BATCH_CASES[2]
+        judge.batches.append((index, case, f"a batch of {len(value)}: {show(value)}"))
+        if len(judge.batches) > PENDING_BATCHES:
+            _never_answered(judge, *judge.batches.popleft())
 
 
 def _is_batch_of_messages(value: Any) -> bool:
@@ -115,17 +123,23 @@ def _is_batch_of_messages(value: Any) -> bool:
     )
 
 
-def batch_unanswered(judge: Judge) -> None:
-    """A batch the client sent: ACP has none, and the rule book expects one -32600 with a null
-    id (informative, envelope.json); an agent that answers nothing at all before the client's
-    next line (or the end) breaks it."""
-    if judge.batch is None:
-        return
-    index, batch = judge.batch
-    judge.batch = None
-    requests = [m for m in batch if type(m) is dict and "id" in m]
-    case = BATCH_CASES[0] if not batch else BATCH_CASES[1] if not requests else BATCH_CASES[2]
-    judge.report(case, index, f"a batch of {len(batch)} was never answered: {show(batch)}")
+def batch_answered(judge: Judge) -> None:
+    """An answer with a null id that no notification explains, or an array of answers: the
+    answer of the oldest batch still waiting (the client may have written more lines since:
+    the suite writes a probe right behind its batch)."""
+    if judge.batches:
+        judge.batches.popleft()
+
+
+def batches_unanswered(judge: Judge) -> None:
+    """At the end: a batch the client sent, which ACP does not have, is answered by one -32600
+    with a null id (informative, the rule book envelope.json); one that got nothing breaks it."""
+    while judge.batches:
+        _never_answered(judge, *judge.batches.popleft())
+
+
+def _never_answered(judge: Judge, index: int, case: str, shown: str) -> None:
+    judge.report(case, index, f"{shown} was never answered")
 
 
 def request_or_notification(
@@ -221,7 +235,9 @@ def _unmatched(judge: Judge, index: int, message: dict[str, Any], side: Side) ->
         judge.report(case, index, f"the notification {method} (frame {at}) was answered")
         return
     if answer_id is None:
-        return  # JSON-RPC 2.0 §5: a null id where the request's id could not be read
+        # JSON-RPC 2.0 §5: a null id where the request's id could not be read (a batch's)
+        batch_answered(judge)
+        return
     judge.report(
         f"{prefix}output.answer_ids_are_request_ids",
         index,
