@@ -117,3 +117,5 @@ export {
   type StoreSnapshot,
 } from "./session_store.js";
 export { FileSessionStore, SESSION_FILE_FORMAT } from "./session_file.js";
+export { DEFAULT_HISTORY_LIMIT, type Replay } from "./session_history.js";
+export { REPLAY_META } from "./session_replay.js";

@@ -36,6 +36,8 @@ import { any, type Decoder } from "./decoding.js";
 import { RequestError, type RequestId } from "./errors.js";
 import type { AroundRequest } from "./foreground.js";
 import type { SessionViews } from "./session_view.js";
+import { sessionReplay, type SessionReplay } from "./session_replay.js";
+import type { SessionStore } from "./session_store.js";
 import { Switchboard } from "./switchboard.js";
 import { traceContextOf, withTraceContext, type TraceContext } from "./trace_context.js";
 import type { Transport } from "./transports/transport.js";
@@ -75,6 +77,7 @@ export class PeerLink {
     private readonly around: AroundRequest | null = null,
     private readonly trace: TraceContext | null = null,
     private readonly state: ClientState | null = null,
+    private readonly replay: SessionReplay | null = null,
   ) {}
 
   request(method: string, given: unknown, decode: Decoder = any, options: RequestOptions = {}): Promise<unknown> {
@@ -90,6 +93,7 @@ export class PeerLink {
 
   notify(method: string, params: unknown): Promise<void> {
     this.engine?.sent(method, params);
+    this.replay?.record(method, params);
     return this.connection.notify(method, this.traced(params));
   }
 
@@ -97,7 +101,7 @@ export class PeerLink {
    * through `around` when given (a foreground work's), and every request and notification with
    * the trace context of `handled`, the params of the request being handled. */
   within(source: SignalSource, around: AroundRequest | null = null, handled: unknown = undefined): PeerLink {
-    return new PeerLink(this.connection, this.engine, source, around, traceContextOf(handled), this.state);
+    return new PeerLink(this.connection, this.engine, source, around, traceContextOf(handled), this.state, this.replay);
   }
 
   private traced(params: unknown): unknown {
@@ -122,6 +126,9 @@ export interface RoleWiring<P> {
   readonly provided?: ReadonlyMap<string, Provided>;
   /** The client's state table (`STATE_TABLE`): the connection keeps the state its messages leave. */
   readonly stateTable?: StateTable;
+  /** The store a v1 agent's sessions are recorded in and `session/load` and `session/resume`
+   * answered from (session_replay.ts), from the handlers object. */
+  readonly sessionStore?: (handlers: object) => SessionStore | undefined;
 }
 
 /** How the SDK answers a method from the handlers object: the answering function (given the
@@ -158,7 +165,7 @@ class Context implements HandlerContext {
 }
 
 /** The side `handlers` serves under `wiring`, as the behaviour engine reads it. */
-function servedSide<P>(handlers: object, wiring: RoleWiring<P>): ServedSide {
+function servedSide<P>(handlers: object, wiring: RoleWiring<P>, replay: SessionReplay | null): ServedSide {
   const { requests, notifications } = wiring.routes;
   return {
     requests: requests.keys(),
@@ -169,6 +176,7 @@ function servedSide<P>(handlers: object, wiring: RoleWiring<P>): ServedSide {
       if (notifications.has(method)) return true;
       const route = requests.get(method);
       if (route !== undefined && handlerOf(handlers, route.handler) !== undefined) return true;
+      if (route !== undefined && replay?.answers(method) === true) return true;
       return providedOf(handlers, wiring, method) !== undefined;
     },
   };
@@ -193,6 +201,7 @@ class RoleRouter<P> implements Router {
     private readonly link: PeerLink,
     private readonly engine: BehaviourEngine,
     private readonly state: ClientState | null = null,
+    private readonly replay: SessionReplay | null = null,
   ) {}
 
   /** One path for every request: routed, its params checked, then run by the behaviour engine
@@ -210,7 +219,7 @@ class RoleRouter<P> implements Router {
     }
     const { engine } = this;
     const handler = this.handler(route.handler);
-    const provided = handler === undefined ? providedOf(this.handlers, this.wiring, method) : undefined;
+    const provided = handler === undefined ? (providedOf(this.handlers, this.wiring, method) ?? this.fromStore(method)) : undefined;
     if (handler === undefined && provided === undefined && !engine.answers(method)) throw RequestError.methodNotFound(method);
     if (method === engine.behaviour.negotiation.method) engine.checkVersion(request.params);
     const params = route.params(request.params);
@@ -221,7 +230,16 @@ class RoleRouter<P> implements Router {
     } else if (provided !== undefined) {
       call = () => provided(params);
     }
-    return engine.request(method, params, request, call);
+    const result = await engine.request(method, params, request, call);
+    await this.replay?.answered(method, request.params, result);
+    return result;
+  }
+
+  /** `session/load` or `session/resume` answered from the agent's store, when it keeps one. */
+  private fromStore(method: string): ((params: unknown) => Promise<unknown>) | undefined {
+    const { replay, connection } = this;
+    if (replay === null || !replay.answers(method)) return undefined;
+    return (params) => replay.answer(method, params, (name, sent) => connection.notify(name, sent));
   }
 
   received(method: string, params: unknown): void {
@@ -294,12 +312,13 @@ export class RoleConnection<P> {
     const problem = (message: string): void => options.onProblem?.(message);
     const state = wiring.stateTable === undefined ? null : new ClientState(wiring.stateTable, problem);
     let made = null as BehaviourEngine | null;
+    const replay = sessionReplay(wiring.sessionStore?.(handlers));
     const router = (connection: Connection): Router => {
-      const engine = new BehaviourEngine(wiring.behaviour, servedSide(handlers, wiring), connection, problem);
-      const link = new PeerLink(connection, engine, null, null, null, state);
+      const engine = new BehaviourEngine(wiring.behaviour, servedSide(handlers, wiring, replay), connection, problem);
+      const link = new PeerLink(connection, engine, null, null, null, state, replay);
       engine.bind(link, state);
       made = engine;
-      return new RoleRouter(handlers, wiring, connection, link, engine, state);
+      return new RoleRouter(handlers, wiring, connection, link, engine, state, replay);
     };
     if (transport instanceof Switchboard) {
       this.connection = transport.connection;
@@ -309,7 +328,7 @@ export class RoleConnection<P> {
     }
     this.views = made === null ? null : made.views;
     this.state = state;
-    this.peer = wiring.peer(new PeerLink(this.connection, made, null, null, null, state));
+    this.peer = wiring.peer(new PeerLink(this.connection, made, null, null, null, state, replay));
   }
 
   /** Resolves with the reason once the connection is closed (by either side). */

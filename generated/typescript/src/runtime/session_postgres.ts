@@ -21,6 +21,7 @@
 
 import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient, PoolConfig } from "pg";
+import type { Replay } from "./session_history.js";
 import type { JsonObject } from "./session_info.js";
 import {
   MemorySessionStore,
@@ -42,8 +43,7 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
     "CREATE TABLE {schema}.acp_sessions (position BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, cwd TEXT NOT NULL, title TEXT, updated_at TEXT, meta TEXT)",
     "CREATE INDEX acp_sessions_cwd ON {schema}.acp_sessions (cwd, position)",
   ],
-  // 2: the updates `session/load` replays, as the Python runtime's store writes them
-  // (session_history.py); this store keeps the table so every runtime shares one schema.
+  // 2: the updates `session/load` replays (session_history.ts), as every runtime writes them.
   ["CREATE TABLE {schema}.acp_session_updates (session_id TEXT NOT NULL, seq BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (session_id, seq))"],
 ];
 /** "ACPS": the advisory lock held while the schema is created or migrated. */
@@ -69,6 +69,7 @@ export class PostgresSessionStore extends MemorySessionStore {
   private constructor(
     private readonly pool: Pool,
     private readonly table: string,
+    private readonly updates: string,
     private readonly where: string,
     options: SessionStoreOptions,
   ) {
@@ -96,7 +97,7 @@ export class PostgresSessionStore extends MemorySessionStore {
       await pool.end();
       throw error;
     }
-    return new PostgresSessionStore(pool, `${schema}.acp_sessions`, where, options);
+    return new PostgresSessionStore(pool, `${schema}.acp_sessions`, `${schema}.acp_session_updates`, where, options);
   }
 
   /** Closes the pool (waits for the calls under way). */
@@ -169,6 +170,39 @@ export class PostgresSessionStore extends MemorySessionStore {
       return after;
     });
     return applied;
+  }
+
+  /** Appends `updates` to the session's history in one transaction (resolves after its COMMIT),
+   * keeping the last `historyLimit`: one appender per session at a time (an advisory lock on the
+   * session), so the next number is read, then used. */
+  override async appendUpdates(sessionId: string, updates: readonly unknown[]): Promise<void> {
+    if (updates.length === 0) return;
+    await inTransaction(this.pool, this.where, async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_KEY, sessionId]);
+      const found = await client.query(`SELECT coalesce(max(seq), 0) AS last FROM ${this.updates} WHERE session_id = $1`, [sessionId]);
+      const last = Number((found.rows[0] as { last: string | number }).last);
+      const seqs = updates.map((_, n) => last + n + 1);
+      await client.query(`INSERT INTO ${this.updates} (session_id, seq, body) SELECT $1::text, * FROM unnest($2::bigint[], $3::text[])`, [
+        sessionId,
+        seqs,
+        updates.map((update) => JSON.stringify(update)),
+      ]);
+      await client.query(`DELETE FROM ${this.updates} WHERE session_id = $1 AND seq <= $2`, [sessionId, last + updates.length - this.history.limit]);
+    });
+  }
+
+  /** The session's kept history, oldest first. */
+  override async readUpdates(sessionId: string): Promise<Replay> {
+    const rows = await inTransaction(this.pool, this.where, async (client) => {
+      const result = await client.query(`SELECT seq, body FROM ${this.updates} WHERE session_id = $1 ORDER BY seq`, [sessionId]);
+      return result.rows as Array<{ seq: string | number; body: string }>;
+    });
+    const first = rows[0];
+    return {
+      updates: rows.map((row) => JSON.parse(row.body) as unknown),
+      dropped: first === undefined ? 0 : Number(first.seq) - 1,
+      limit: this.history.limit,
+    };
   }
 
   /** Reads `sessionId` with its row held, applies `change`, writes its result (the same object:

@@ -28,6 +28,7 @@ import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { INVALID_PARAMS, RequestError } from "./errors.js";
 import { applySessionInfoUpdate, type JsonObject, type MetaPolicy } from "./session_info.js";
+import { MemoryHistory, type Replay } from "./session_history.js";
 
 /** One session as the store knows it; null: not set, or cleared. */
 export interface SessionRecord {
@@ -79,6 +80,12 @@ export interface SessionStore {
   /** The mirror of `sessionId` after a received `session_info_update` (its wire form); undefined
    * when the update was rejected. */
   applyUpdate(sessionId: string, update: object): Promise<SessionRecord | undefined>;
+  /** Appends `updates` (each a sent `session/update`'s `update`) to the session's history, in
+   * order, keeping its last `historyLimit` (session_history.ts); resolves once they are kept. A
+   * store without it is not replayed from. */
+  appendUpdates?(sessionId: string, updates: readonly unknown[]): Promise<void>;
+  /** The session's kept history, what `session/load` replays. */
+  readUpdates?(sessionId: string): Promise<Replay>;
 }
 
 export interface SessionStoreOptions {
@@ -90,6 +97,8 @@ export interface SessionStoreOptions {
   clock?: () => string;
   /** Told about a rejected `_meta`. */
   onProblem?: (message: string) => void;
+  /** The updates kept per session for `session/load` (1,000): the oldest go first. */
+  historyLimit?: number;
 }
 
 const META_DEPTH = 64;
@@ -117,8 +126,10 @@ export class MemorySessionStore implements SessionStore {
   protected readonly pageSize: number;
   protected readonly clock: () => string;
   private readonly onProblem: (message: string) => void;
+  protected readonly history: MemoryHistory;
 
   constructor(options: SessionStoreOptions = {}) {
+    this.history = new MemoryHistory(options.historyLimit);
     this.policy = options.policy ?? "merge";
     this.policyChosen = options.policy !== undefined;
     this.titleLimit = options.titleLimit ?? 500;
@@ -201,6 +212,14 @@ export class MemorySessionStore implements SessionStore {
   protected async durable(): Promise<void> {}
 
   /** Everything held, for a file-backed store to write. */
+  async appendUpdates(sessionId: string, updates: readonly unknown[]): Promise<void> {
+    this.history.append(sessionId, updates);
+  }
+
+  async readUpdates(sessionId: string): Promise<Replay> {
+    return this.history.read(sessionId);
+  }
+
   protected snapshot(): StoreSnapshot {
     return { next: this.next, sessions: [...this.records.values()].map(({ position, record }) => [position, record] as const) };
   }

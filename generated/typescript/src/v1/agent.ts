@@ -42,7 +42,11 @@ export interface AgentContext extends HandlerContext {
 export interface Agent {
   /** Set it (`new MemorySessionStore()`, or `await FileSessionStore.open(path)`) and `session/list` is
    * answered from it, with cursor pagination, and advertised in `initialize`; record sessions with
-   * `sessionStore.create()` (or `newSession()`) in `sessionNew`. A `sessionList` handler wins. */
+   * `sessionStore.create()` (or `newSession()`) in `sessionNew`. A `sessionList` handler wins.
+   * Each `session/new` answered and each `session/update` sent is recorded in it too (the updates
+   * before the turn's answer), and `session/load` (replaying them) and `session/resume` are
+   * answered from it unless handled here, for a session any process sharing the store started
+   * (`PostgresSessionStore`; docs/scale.md). */
   sessionStore?: SessionStore;
   /**
    * Request parameters for the authenticate method.
@@ -176,6 +180,7 @@ const WIRING: RoleWiring<ClientPeer> = {
       },
     ],
   ]),
+  sessionStore: (handlers) => (handlers as Agent).sessionStore,
 };
 
 /** Serves `agent` on `transport` (or on a `Switchboard`, once its version is agreed). */

@@ -60,7 +60,8 @@ export type IdleStopReason =
 export interface Agent {
   /** Set it (`new MemorySessionStore()`, or `await FileSessionStore.open(path)`) and `session/list` is
    * answered from it, with cursor pagination, and advertised in `initialize`; record sessions with
-   * `sessionStore.create()` (or `newSession()`) in `sessionNew`. A `sessionList` handler wins. */
+   * `sessionStore.create()` (or `newSession()`) in `sessionNew`. A `sessionList` handler wins.
+   */
   sessionStore?: SessionStore;
   /**
    * Request parameters for the `auth/login` method.
