@@ -107,7 +107,7 @@ services: $(STAMP)
 ## test: everything CI runs (tests/go once, through test-go), in two lanes at once for the two cores:
 ## the main pytest run in one; lint, check, TypeScript, Go, the side pytest run and the Python matrix
 ## one after another in the other. Every tier runs even when another fails (-k); each tier's output is
-## printed whole when it ends (-O), with the seconds it took (tests/tier.sh)
+## printed whole when it ends (-O), with the seconds it took (tests/tier.sh) and its slowest tests
 test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) services
 	@$(MAKE) --no-print-directory -k -j2 -O test-main lint check test-typescript test-go test-side test-matrix
 
@@ -118,11 +118,11 @@ SIDE_TESTS := tests/distribution tests/interop tests/generator/test_schema_crate
 
 ## test-main: the main pytest run (everything but tests/go, which test-go runs, and SIDE_TESTS)
 test-main: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) services ts-build
-	@sh tests/tier.sh test-main $(BIN)/pytest -q --ignore=tests/go $(addprefix --ignore=,$(SIDE_TESTS))
+	@sh tests/tier.sh test-main $(BIN)/pytest -q --durations=30 --ignore=tests/go $(addprefix --ignore=,$(SIDE_TESTS))
 
 ## test-side: the rest of the pytest run (SIDE_TESTS: the distribution, interop and crate fidelity tests), in the second lane
 test-side: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) ts-build
-	@sh tests/tier.sh test-side $(BIN)/pytest -q $(SIDE_TESTS)
+	@sh tests/tier.sh test-side $(BIN)/pytest -q --durations=10 $(SIDE_TESTS)
 
 ## test-matrix: the runtime, typed-layer and interop tests under Python 3.10 (with the lowest
 ## supported pydantic), 3.12 and 3.13, each in a venv of its own (tests/matrix.py)
