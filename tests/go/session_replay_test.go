@@ -1,0 +1,78 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	acp "acp-protocol-sdk"
+	v1 "acp-protocol-sdk/v1"
+)
+
+// chattyAgent answers each prompt "x" after two chunks "x:1" and "x:2"; no code for load or resume.
+type chattyAgent struct{ v1.UnimplementedAgent }
+
+func (chattyAgent) Initialize(_ context.Context, p v1.InitializeRequest) (v1.InitializeResponse, error) {
+	return v1.InitializeResponse{ProtocolVersion: p.ProtocolVersion}, nil
+}
+
+func (chattyAgent) SessionNew(context.Context, v1.NewSessionRequest) (v1.NewSessionResponse, error) {
+	return v1.NewSessionResponse{SessionID: "s1"}, nil
+}
+
+func (chattyAgent) SessionPrompt(ctx context.Context, p v1.PromptRequest) (v1.PromptResponse, error) {
+	encoded, _ := json.Marshal(p.Prompt[0])
+	var block struct{ Text string }
+	_ = json.Unmarshal(encoded, &block)
+	for _, part := range []string{":1", ":2"} {
+		var note v1.SessionNotification
+		_ = json.Unmarshal([]byte(fmt.Sprintf(`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":%q}}}`, block.Text+part)), &note)
+		if err := v1.ClientOf(ctx).SessionUpdate(note); err != nil {
+			return v1.PromptResponse{}, err
+		}
+	}
+	return v1.PromptResponse{StopReason: "end_turn"}, nil
+}
+
+func TestAStoreReplaysTheLastHistoryLimitUpdatesOnLoadAndSaysHowManyItDropped(t *testing.T) {
+	// session-setup.mdx: "The Agent MUST replay the entire conversation to the Client in the
+	// form of `session/update` notifications"; past the store's cap, its last updates and the drop.
+	store := &acp.SessionStore{HistoryLimit: 3}
+	_, peer := connect(t, v1.AgentHandler(chattyAgent{v1.UnimplementedAgent{Sessions: store}}))
+	peer.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+	if answer := nextMsg(peer); !strings.Contains(string(answer["result"]), `"loadSession":true`) || !strings.Contains(string(answer["result"]), `"resume":{}`) {
+		t.Fatalf("%s", answer["result"])
+	}
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`)
+	nextMsg(peer)
+	for id, text := range []string{"a", "b"} {
+		peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":%q}]}}`, id+2, text))
+		for answer := nextMsg(peer); answer["id"] == nil; answer = nextMsg(peer) {
+		}
+	}
+	if record, ok := store.Get("s1"); !ok || record.Cwd != "/w" {
+		t.Fatalf("session/new not recorded: %+v", record)
+	}
+	peer.send(`{"jsonrpc":"2.0","id":9,"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}`)
+	var replayed []string
+	answer := nextMsg(peer)
+	for ; answer["id"] == nil; answer = nextMsg(peer) {
+		var note struct {
+			Update struct{ Content struct{ Text string } }
+		}
+		_ = json.Unmarshal(answer["params"], &note)
+		replayed = append(replayed, note.Update.Content.Text)
+	}
+	if strings.Join(replayed, " ") != "a:2 b:1 b:2" {
+		t.Fatalf("replayed %v", replayed)
+	}
+	if string(answer["result"]) != `{"_meta":{"acp-codegen/replay":{"dropped":1,"limit":3,"replayed":3}}}` {
+		t.Fatalf("%s", answer["result"])
+	}
+	peer.send(`{"jsonrpc":"2.0","id":10,"method":"session/resume","params":{"sessionId":"nope","cwd":"/w"}}`)
+	if answer := nextMsg(peer); !strings.Contains(string(answer["error"]), `-32002`) || !strings.Contains(string(answer["error"]), `"sessionId":"nope"`) {
+		t.Fatalf("%s", answer["error"])
+	}
+}
