@@ -54,7 +54,10 @@ class Checker:
     """A recording judged frame by frame (`feed`), then at its end (`finish`): it holds the
     frames only until `initialize` is answered (at most `NEGOTIATION_WINDOW`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, edition: str | None = None) -> None:
+        self.edition = edition
+        """The edition to judge by when the frames show no `initialize` answer (a case trace
+        of an envelope case run after others on the same agent names its `protocol`)."""
         self.held: list[RecordedFrame] = []
         self.judge: Judge | None = None
         self.turns: Turns | None = None
@@ -67,7 +70,7 @@ class Checker:
             key = _settled(self.held)
             if key is None and len(self.held) < NEGOTIATION_WINDOW:
                 return
-            self._start(key or negotiated_edition(self.held))
+            self._start(key or self._unsettled())
             return
         self._frame(frame)
 
@@ -76,7 +79,7 @@ class Checker:
         agent's, when the recording saw it end (a negative one: ended by that signal); a
         request the agent never answered is judged only when it ended on its own."""
         if self.judge is None:
-            self._start(negotiated_edition(self.held))
+            self._start(_settled(self.held) or self._unsettled())
         judge, turns = self.judge, self.turns
         assert judge is not None and turns is not None
         batches_unanswered(judge)
@@ -91,6 +94,11 @@ class Checker:
         turns.end(self.count, exit_status)
         judge.found.sort(key=lambda v: v.frame)
         return judge.found
+
+    def _unsettled(self) -> str:
+        """The edition when no `initialize` answer settled it: the one given, else the one
+        asked (v1 when none)."""
+        return self.edition or negotiated_asked(self.held)
 
     def _start(self, key: str) -> None:
         self.judge = Judge(rules_for(key))

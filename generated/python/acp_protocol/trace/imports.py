@@ -4,7 +4,12 @@
 """Recordings other tools write, read as ours (layer: data): `trace check --from FORMAT` and
 `trace import --from FORMAT FILE --out OUT`.
 
-- `acp`: our own recording (acp_protocol.trace.frames), with the agent's exit status;
+- `acp`: our own recording (acp_protocol.trace.frames), with the agent's exit status; or a
+  conformance case trace (`python -m acp_protocol.conformance … --trace DIR`: one JSON object,
+  its `frames` the same frame objects), read as a recording of the program the suite tested:
+  `side` says which (a `client.` case's trace holds the suite's agent as `sent`: its directions
+  are turned round), `edition` is the case's `protocol` (an envelope case run after others on
+  the same agent has no `initialize` of its own);
 - `rust-sdk`: the trace the official Rust SDK's conductor writes (`agent-client-protocol-conductor
   --trace FILE`, read by its `agent-client-protocol-trace-viewer`): JSON Lines of
   `{"type": "request" | "response" | "notification", "ts", "from", "to", "protocol", …}`,
@@ -56,6 +61,13 @@ class Source:
     """Events or lines of the source that are not frames of the conversation."""
     started: str | None = None
     """When the conversation began (ISO-8601), where the source says."""
+    edition: str | None = None
+    """The edition the source names (a case trace's `protocol`), if any."""
+    side: Literal["agent", "client"] | None = None
+    """The program under test, when the source is the suite's case trace: only its side is
+    judged (the suite breaks rules on its own side on purpose); None: both sides."""
+    case: str | None = None
+    """A case trace's case id and outcome (`caseId`, `outcome`)."""
 
     def frames(self) -> Iterator[RecordedFrame]:
         if self.format == "rust-sdk":
@@ -93,6 +105,9 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
 
 def _ours(source: Source) -> Iterator[RecordedFrame]:
     path = source.path
+    if _is_case_trace(path):
+        yield from _case(source)
+        return
     for number, record in _records(path):
         if not isinstance(record, dict):
             raise TraceError(f"{path}:{number}: not a JSON object")
@@ -106,6 +121,47 @@ def _ours(source: Source) -> Iterator[RecordedFrame]:
             raise TraceError(f"{path}:{number}: /dir is {record['dir']!r}")
         t = float(record.get("t", 0.0))
         direction: Direction = "sent" if record["dir"] == "sent" else "received"
+        if "json" in record:
+            yield RecordedFrame(t, direction, record["json"])
+        else:
+            yield RecordedFrame(t, direction, None, str(record.get("raw", "")))
+
+
+def _is_case_trace(path: Path) -> bool:
+    """A conformance case trace is one JSON object over many lines: its first line is not a
+    JSON value of its own, as a recording's header or frame is."""
+    with path.open(encoding="utf-8") as lines:
+        first = next((line for line in lines if line.strip()), "")
+    try:
+        json.loads(first)
+    except ValueError:
+        return first.lstrip().startswith("{")
+    return False
+
+
+def _case(source: Source) -> Iterator[RecordedFrame]:
+    """A conformance case trace's frames, as a recording of the program the suite tested."""
+    path = source.path
+    try:
+        case = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:
+        number = getattr(error, "lineno", 1)
+        raise TraceError(f"{path}:{number}: not a recording nor a case trace ({error})") from None
+    if not isinstance(case, dict) or not isinstance(case.get("frames"), list):
+        raise TraceError(f"{path}:1: a JSON object with no frames: not a conformance case trace")
+    case_id = str(case.get("caseId", ""))
+    source.case = f"{case_id}, {case.get('outcome', '?')}"
+    protocol = case.get("protocol")
+    source.edition = protocol if isinstance(protocol, str) else None
+    client = case_id.startswith("client.")
+    source.side = "client" if client else "agent"
+    for record in case["frames"]:
+        if not isinstance(record, dict) or record.get("dir") not in ("sent", "received"):
+            source.skipped += 1
+            continue
+        toward_agent = (record["dir"] == "sent") != client
+        direction: Direction = "sent" if toward_agent else "received"
+        t = float(record.get("t", 0.0))
         if "json" in record:
             yield RecordedFrame(t, direction, record["json"])
         else:
