@@ -20,7 +20,12 @@ CASES = json.loads(
     (Path(__file__).parents[1] / "corpus" / "session_store" / "cases.json").read_text("utf-8")
 )
 NOW = "2026-11-21T12:00:00Z"
-OPTIONS = {"titleLimit": "title_limit", "metaLimit": "meta_limit", "pageSize": "page_size"}
+OPTIONS = {
+    "titleLimit": "title_limit",
+    "metaLimit": "meta_limit",
+    "pageSize": "page_size",
+    "historyLimit": "history_limit",
+}
 
 Opener = Callable[[dict[str, Any]], Any]
 
@@ -86,6 +91,11 @@ async def run_step(store: SessionStore, step: dict[str, Any], cursor: str | None
         return wire(await store.aapply_update(args["id"], args["update"]))
     if "get" in step:
         return wire(await store.aget(step["get"]))
+    if "record" in step:
+        return await store.history.arecord(step["record"]["id"], step["record"]["updates"])
+    if "replay" in step:
+        replay = await store.history.aread(step["replay"])
+        return {"updates": replay.updates, "dropped": replay.dropped}
     args = step["list"]
     given = args.get("cursor")
     return await store.alist_sessions(args.get("cwd"), cursor if given == "next" else given)

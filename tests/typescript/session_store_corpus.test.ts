@@ -19,6 +19,8 @@ interface Step {
   change?: { id: string; title?: string | null; meta?: Record<string, unknown> | null; updatedAt?: string | null };
   applyUpdate?: { id: string; update: object };
   get?: string;
+  record?: { id: string; updates: unknown[] };
+  replay?: string;
   list?: { cwd?: string | null; cursor?: string };
   expect?: unknown;
   more?: boolean;
@@ -28,7 +30,7 @@ interface Step {
 
 interface Case {
   case: string;
-  options?: { policy?: "merge" | "replace" | "patch"; titleLimit?: number; metaLimit?: number; pageSize?: number };
+  options?: { policy?: "merge" | "replace" | "patch"; titleLimit?: number; metaLimit?: number; pageSize?: number; historyLimit?: number };
   steps: Step[];
 }
 
@@ -72,6 +74,11 @@ async function run(store: Store, step: Step, cursor: string | undefined): Promis
   }
   if (step.applyUpdate) return wire(await store.applyUpdate(step.applyUpdate.id, step.applyUpdate.update));
   if (step.get !== undefined) return wire(await store.get(step.get));
+  if (step.record) return store.appendUpdates(step.record.id, step.record.updates);
+  if (step.replay !== undefined) {
+    const { updates, dropped } = await store.readUpdates(step.replay);
+    return { updates, dropped };
+  }
   const list = step.list ?? {};
   return store.listSessions(list.cwd, list.cursor === "next" ? cursor : list.cursor);
 }

@@ -35,7 +35,12 @@ type step struct {
 		ID     string          `json:"id"`
 		Update json.RawMessage `json:"update"`
 	} `json:"applyUpdate"`
-	Get    *string                    `json:"get"`
+	Get    *string `json:"get"`
+	Record *struct {
+		ID      string            `json:"id"`
+		Updates []json.RawMessage `json:"updates"`
+	} `json:"record"`
+	Replay *string                    `json:"replay"`
 	List   map[string]json.RawMessage `json:"list"`
 	Expect json.RawMessage            `json:"expect"`
 	More   *bool                      `json:"more"`
@@ -50,6 +55,7 @@ type corpusCase struct {
 		TitleLimit int            `json:"titleLimit"`
 		MetaLimit  int            `json:"metaLimit"`
 		PageSize   int            `json:"pageSize"`
+		History    int            `json:"historyLimit"`
 	} `json:"options"`
 	Steps []step `json:"steps"`
 }
@@ -61,6 +67,7 @@ type store interface {
 	applyUpdate(id string, update json.RawMessage) (acp.SessionRecord, bool, error)
 	get(id string) (acp.SessionRecord, bool, error)
 	list(cwd, cursor string) (acp.SessionPage, error)
+	backend() acp.SessionBackend // AppendUpdates and ReadUpdates, what session/load replays
 }
 
 type inMemory struct{ s *acp.SessionStore }
@@ -82,6 +89,7 @@ func (m inMemory) get(id string) (acp.SessionRecord, bool, error) {
 func (m inMemory) list(cwd, cursor string) (acp.SessionPage, error) {
 	return m.s.ListSessions(cwd, cursor)
 }
+func (m inMemory) backend() acp.SessionBackend { return acp.BackendOf(m.s) }
 
 type inPostgres struct{ s *postgres.Store }
 
@@ -100,6 +108,7 @@ func (p inPostgres) get(id string) (acp.SessionRecord, bool, error) {
 func (p inPostgres) list(cwd, cursor string) (acp.SessionPage, error) {
 	return p.s.ListSessions(context.Background(), cwd, cursor)
 }
+func (p inPostgres) backend() acp.SessionBackend { return p.s }
 
 func loadCorpus(t *testing.T) []corpusCase {
 	data, err := os.ReadFile("../../corpus/session_store/cases.json")
@@ -125,7 +134,7 @@ func open(t *testing.T, backend string, c corpusCase) store {
 				t.Fatal(err)
 			}
 		}
-		s.Policy, s.TitleLimit, s.MetaLimit, s.PageSize, s.Clock = o.Policy, o.TitleLimit, o.MetaLimit, o.PageSize, clock
+		s.Policy, s.TitleLimit, s.MetaLimit, s.PageSize, s.Clock, s.HistoryLimit = o.Policy, o.TitleLimit, o.MetaLimit, o.PageSize, clock, o.History
 		return inMemory{s}
 	}
 	dsn := os.Getenv("ACP_TEST_POSTGRES")
@@ -136,7 +145,7 @@ func open(t *testing.T, backend string, c corpusCase) store {
 	_, _ = rand.Read(random[:])
 	s, err := postgres.Open(context.Background(), dsn, postgres.Options{
 		Schema: "corpus_" + hex.EncodeToString(random[:]), Policy: o.Policy, TitleLimit: o.TitleLimit,
-		MetaLimit: o.MetaLimit, PageSize: o.PageSize, Clock: clock,
+		MetaLimit: o.MetaLimit, PageSize: o.PageSize, Clock: clock, HistoryLimit: o.History,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -211,6 +220,11 @@ func run(s store, st step, cursor string) (any, string, error) {
 	case st.Get != nil:
 		record, ok, err := s.get(*st.Get)
 		return wireRecord(record, ok), "", err
+	case st.Record != nil:
+		return nil, "", s.backend().AppendUpdates(context.Background(), st.Record.ID, st.Record.Updates)
+	case st.Replay != nil:
+		replay, err := s.backend().ReadUpdates(context.Background(), *st.Replay)
+		return asJSON(map[string]any{"updates": replay.Updates, "dropped": replay.Dropped}), "", err
 	}
 	var cwd, given string
 	_ = json.Unmarshal(st.List["cwd"], &cwd)
