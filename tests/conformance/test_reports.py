@@ -37,6 +37,7 @@ TRACE_KEYS = {
     "afterCases",
     "frames",
     "stderr",
+    "exit",
 }
 
 
@@ -79,6 +80,12 @@ def test_junit_and_traces_describe_every_case(tmp_path: Path) -> None:
         for frame in trace["frames"]:
             assert frame["dir"] in ("sent", "received") and isinstance(frame["t"], float)
             assert ("json" in frame) != ("raw" in frame)
+    # A case on an agent of its own ends with it: its exit status (0: it exited at the end of
+    # its input; -9: the suite ended it); the envelope cases share one, which runs on.
+    assert run.traces["capabilities.advertised_is_served.session/list"]["exit"] in (0, -9)
+    assert (
+        run.traces["envelope.request_with_id_zero_is_answered_with_that_exact_id"]["exit"] is None
+    )
     failed = run.traces["capabilities.advertised_is_served.session/list"]
     assert failed["requires"] == ["agentCapabilities.sessionCapabilities.list"]
     sent = [f["json"]["method"] for f in failed["frames"] if f["dir"] == "sent"]

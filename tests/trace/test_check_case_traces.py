@@ -153,3 +153,25 @@ def test_the_suites_trace_folder_is_judged_case_by_case(
         "2 case traces, 6 frames, 1 violations (1 MUST, 0 SHOULD, 0 informative): "
         "MUST rule broken"
     )
+
+
+def test_an_agent_that_exited_with_its_case_is_judged_on_what_it_left_unanswered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    new = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "session/new",
+        "params": {"cwd": "/", "mcpServers": []},
+    }
+    frames = [
+        frame(0.0, "sent", V2_INIT),
+        frame(0.1, "received", V2_INITIALIZED),
+        frame(0.2, "sent", new),
+    ]
+    trace = case_trace("eof.every_request_read_is_answered", "v2", frames)
+    trace["exit"] = 0  # it exited on its own, session/new never answered
+    assert main(["check", "--quiet", str(write(tmp_path, trace))]) == 1
+    assert "eof.every_request_read_is_answered  [agent] frame 2" in capsys.readouterr().out
+    trace["exit"] = -9  # the suite ended it: no verdict
+    assert main(["check", "--quiet", str(write(tmp_path, trace))]) == 0

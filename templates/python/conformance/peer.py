@@ -288,6 +288,12 @@ class Peer:
         await asyncio.sleep(seconds)
         return self.received[start:]
 
+    def exit_status(self) -> int | None:
+        """The program's exit status once it has ended (negative: the signal that ended it);
+        None while it runs, or for an agent behind a URL."""
+        process = getattr(self._transport, "process", None)
+        return None if process is None else process.poll()
+
     def _exit_note(self) -> str:
         code = self._transport.process.poll()
         return "" if code is None else f" (it exited with status {code})"

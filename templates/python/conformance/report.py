@@ -154,6 +154,7 @@ def trace(result: Result, protocol: str, command: Sequence[str]) -> dict[str, An
         "afterCases": list(result.after),
         "frames": [f.to_json() for f in result.frames],
         "stderr": result.stderr,
+        "exit": result.exit,
     }
 
 

@@ -165,6 +165,9 @@ class Result:
     """The cases that ran before this one on the same program (shared cases only)."""
     stops: str = ""
     """Why the run stops after this case (`initialize` never answered with its id), or ""."""
+    exit: int | None = None
+    """The program's exit status when it ended with the case (negative: the signal the suite
+    ended it with); None when it runs on (shared cases) or is no program of ours (`--url`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,14 +249,16 @@ class Program:
             outcome = failed(str(error))
         except (Skip, Unsendable) as error:
             outcome = skipped(str(error))
+        exit_status = None
         if not case.shared:
             await self.close()
+            exit_status = self.peer.exit_status()
         frames = self.peer.transcript[first_frame:]
         last_byte = self.stderr.seek(0, os.SEEK_END)
         self.stderr.seek(max(first_byte, last_byte - STDERR_TAIL))
         tail = self.stderr.read().decode("utf-8", "replace")
         seconds = time.monotonic() - began
-        result = Result(case, outcome, seconds, frames, tail, tuple(self.ran), stops)
+        result = Result(case, outcome, seconds, frames, tail, tuple(self.ran), stops, exit_status)
         self.ran.append(case.id)
         return result
 

@@ -152,6 +152,8 @@ def _case(source: Source) -> Iterator[RecordedFrame]:
     source.edition = protocol if isinstance(protocol, str) else None
     client = case_id.startswith("client.")
     source.side = "client" if client else "agent"
+    if not client and type(case.get("exit")) is int:
+        source.exit_status = case["exit"]  # the agent's, when it ended with the case
     for record in case["frames"]:
         if not isinstance(record, dict) or record.get("dir") not in ("sent", "received"):
             source.skipped += 1
