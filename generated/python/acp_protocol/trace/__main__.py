@@ -16,7 +16,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..runtime.event_loop import run
 from . import check_cli
 from .record import record
 from .view import view
@@ -43,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not program:
         parser.error("record needs the agent's command after --")
     try:
-        return run(record(program, options.out))
+        return record(program, options.out)
     except OSError as error:
         print(f"trace: {error.strerror or error}: {error.filename or options.out}", file=sys.stderr)
         return 2

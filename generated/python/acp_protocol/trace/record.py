@@ -4,25 +4,30 @@
 """The recorder (layer: process pass-through): what an editor starts instead of its agent.
 
 It starts the agent, passes every byte both ways unchanged and at once (never re-encoded, never
-held back for the file: a line is forwarded before it is recorded), passes SIGINT, SIGTERM and
-SIGHUP on to the agent, and ends with the agent's exit status. The agent stays in the recorder's
-process group, so an editor that ends the group ends both.
+held back for the file), passes SIGINT, SIGTERM and SIGHUP on to the agent, and ends with the
+agent's exit status. The agent stays in the recorder's process group, so an editor that ends the
+group ends both.
 
-What a chunk brings is recorded in one write of its lines (an unbuffered file: nothing waits in
-a buffer), each JSON line as it came (the recording's `json` is the line itself, not parsed and
-encoded again), on uvloop when it is installed: the recorder's cost is measured by `make bench`
+One thread per stream (the editor's stdin to the agent's, the agent's stdout and stderr to ours)
+reads a chunk and writes it on at once, in blocking system calls that let the other threads run,
+then hands the chunk with its time to the writer thread through a queue: the relay never waits
+for the file, nor for the splitting into lines, nor for the JSON check. The writer records what a
+few milliseconds brought in one write, each JSON line as it came (the recording's `json` is the
+line itself, not parsed and encoded again). The recorder's cost is measured by `make bench`
 (`ours-uvloop-recorded`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import datetime
 import json
 import os
+import queue
 import signal
+import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,6 +38,12 @@ from .frames import FORMAT_VERSION, frame_object, raw_text
 
 CHUNK = 1 << 16
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+GATHER = 0.005
+"""Seconds the writer lets chunks gather after the first one wakes it: one wake-up and one write
+for a burst, not one per chunk (the chunks were forwarded already)."""
+SWITCH_INTERVAL = 0.0002
+"""A relay thread back from a system call waits at most this long for the writer to let it run
+(Python's default, 5 ms, would hold a frame back that long behind the writer's work)."""
 
 
 class Recording:
@@ -48,9 +59,13 @@ class Recording:
         return time.monotonic() - self.started
 
     def write(self, record: dict[str, Any]) -> None:
-        self._write(json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+        self.write_bytes(
+            json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        )
 
-    def _write(self, data: bytes) -> None:
+    def write_bytes(self, data: bytes) -> None:
+        """`data` (whole records) in the file, all of it."""
+
         view = memoryview(data)
         while view:
             written = self.out.write(view)
@@ -61,13 +76,24 @@ class Recording:
 
     def frames(self, direction: str, lines: list[bytes]) -> None:
         """The lines of one chunk, each a frame, in one write."""
-        head = b'{"t":%.4f,"dir":"%s",' % (self.elapsed(), direction.encode())
-        self._write(b"".join([head + _body(line) + b"}\n" for line in lines]))
+        self.write_bytes(encode_frames(self.elapsed(), direction, lines))
 
     def stderr(self, lines: list[bytes]) -> None:
-        t = round(self.elapsed(), 4)
-        for line in lines:
-            self.write({"t": t, "stderr": raw_text(line)})
+        self.write_bytes(encode_stderr(self.elapsed(), lines))
+
+
+def encode_frames(t: float, direction: str, lines: list[bytes]) -> bytes:
+    """The records of `lines`, each a frame read `t` seconds into the recording."""
+    head = b'{"t":%.4f,"dir":"%s",' % (t, direction.encode())
+    return b"".join([head + _body(line) + b"}\n" for line in lines])
+
+
+def encode_stderr(t: float, lines: list[bytes]) -> bytes:
+    t = round(t, 4)
+    return b"".join(
+        json.dumps({"t": t, "stderr": raw_text(line)}, ensure_ascii=False).encode() + b"\n"
+        for line in lines
+    )
 
 
 def _body(line: bytes) -> bytes:
@@ -110,85 +136,110 @@ class Lines:
             self.pending = []
 
 
-async def pump(source: asyncio.StreamReader, write: Callable[[bytes], Any], lines: Lines) -> None:
-    """Copy `source` to `write` chunk by chunk as it comes, then record the chunk's lines."""
-    while data := await source.read(CHUNK):
-        result = write(data)
-        if asyncio.iscoroutine(result):
-            await result
-        lines.feed(data)
-    lines.close()
+Chunk = tuple[float, str, bytes]
+"""(monotonic time, stream, bytes) from a relay thread to the writer; b"" ends the stream."""
 
 
-async def stdin_reader() -> asyncio.StreamReader:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=CHUNK)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    return reader
+def relay(source: int, target: int, stream: str, chunks: queue.SimpleQueue[Chunk | None]) -> None:
+    """Copy `source` to `target` chunk by chunk as it comes, each chunk then handed to the writer.
+    Once `target` is gone (the agent exited, the editor closed our stdout) the chunks are still
+    read and recorded, no longer forwarded."""
+    read, write, put, clock = os.read, os.write, chunks.put, time.monotonic
+    forwarding = True
+    try:
+        while data := read(source, CHUNK):
+            if forwarding:
+                try:
+                    written = write(target, data)
+                    if written < len(data):
+                        view = memoryview(data)[written:]
+                        while view:
+                            view = view[write(target, view) :]
+                except OSError:
+                    forwarding = False
+            put((clock(), stream, data))
+    except OSError:
+        pass  # the source is gone: its end
+    put((clock(), stream, b""))
 
 
-def write_fd(fd: int) -> Callable[[bytes], None]:
-    def write(data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+def writer(recording: Recording, chunks: queue.SimpleQueue[Chunk | None]) -> None:
+    """Record the chunks as they come, each stream split into lines, until the None."""
+    started, batch, batch_time = recording.started, list[bytes](), [0.0]
 
-    return write
+    def emitter(stream: str) -> Callable[[list[bytes]], None]:
+        if stream == "stderr":
+            return lambda lines: batch.append(encode_stderr(batch_time[0], lines))
+        return lambda lines: batch.append(encode_frames(batch_time[0], stream, lines))
+
+    streams = {stream: Lines(emitter(stream)) for stream in ("sent", "received", "stderr")}
+    while True:
+        item = chunks.get()
+        time.sleep(GATHER)
+        while item is not None:
+            t, stream, data = item
+            batch_time[0] = t - started
+            if data:
+                streams[stream].feed(data)
+            else:
+                streams[stream].close()
+            try:
+                item = chunks.get_nowait()
+            except queue.Empty:
+                break
+        recording.write_bytes(b"".join(batch))
+        batch.clear()
+        if item is None:
+            return
 
 
-async def record(program: Sequence[str], out: Path) -> int:
+def record(program: Sequence[str], out: Path) -> int:
     """Run `program` between this process's stdio and the agent's, recording into `out`;
     returns the agent's exit status (128 + N when signal N ended it)."""
     with out.open("wb", buffering=0) as file:
         recording = Recording(file, program)
         try:
-            agent = await asyncio.create_subprocess_exec(
-                *program,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                limit=CHUNK,
+            agent = subprocess.Popen(
+                list(program),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
             )
-        except OSError as error:  # uvloop's names no file: the program is the one
+        except OSError as error:
             raise OSError(error.errno, error.strerror, error.filename or program[0]) from None
-        loop = asyncio.get_running_loop()
         for number in FORWARDED_SIGNALS:
-            loop.add_signal_handler(number, forward, agent, number)
+            signal.signal(number, lambda number, _: forward(agent, number))
         assert agent.stdin is not None and agent.stdout is not None and agent.stderr is not None
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        chunks: queue.SimpleQueue[Chunk | None] = queue.SimpleQueue()
         to_agent = agent.stdin
 
-        async def to_agent_write(data: bytes) -> None:
-            to_agent.write(data)
-            await to_agent.drain()
+        def editor_side() -> None:
+            relay(sys.stdin.fileno(), to_agent.fileno(), "sent", chunks)
+            to_agent.close()  # the editor's end is the agent's
 
-        async def editor_side() -> None:
-            reader = await stdin_reader()
-            try:
-                await pump(
-                    reader, to_agent_write, Lines(lambda lines: recording.frames("sent", lines))
-                )
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the agent is gone: its exit status tells the editor
-            finally:
-                to_agent.close()
-
-        editor = asyncio.create_task(editor_side())
-        await asyncio.gather(
-            pump(
-                agent.stdout,
-                write_fd(sys.stdout.fileno()),
-                Lines(lambda lines: recording.frames("received", lines)),
-            ),
-            pump(agent.stderr, write_fd(sys.stderr.fileno()), Lines(recording.stderr)),
-        )
-        status = await agent.wait()
-        editor.cancel()
+        threads = [
+            threading.Thread(target=relay, args=(fd, to, stream, chunks), daemon=True)
+            for fd, to, stream in (
+                (agent.stdout.fileno(), sys.stdout.fileno(), "received"),
+                (agent.stderr.fileno(), sys.stderr.fileno(), "stderr"),
+            )
+        ]
+        recorder = threading.Thread(target=writer, args=(recording, chunks), daemon=True)
+        # Daemon: a thread still reading the editor's stdin when the agent has exited ends with us.
+        for thread in [threading.Thread(target=editor_side, daemon=True), *threads, recorder]:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        status = agent.wait()
+        chunks.put(None)
+        recorder.join()
         recording.write({"t": round(recording.elapsed(), 4), "exit": status})
     return 128 - status if status < 0 else status
 
 
-def forward(agent: asyncio.subprocess.Process, number: int) -> None:
+def forward(agent: subprocess.Popen[bytes], number: int) -> None:
     """A signal for the recorder is meant for the agent."""
     if agent.returncode is None:
         with contextlib.suppress(ProcessLookupError):
