@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -73,6 +74,29 @@ func TestAStoreReplaysTheLastHistoryLimitUpdatesOnLoadAndSaysHowManyItDropped(t 
 	}
 	peer.send(`{"jsonrpc":"2.0","id":10,"method":"session/resume","params":{"sessionId":"nope","cwd":"/w"}}`)
 	if answer := nextMsg(peer); !strings.Contains(string(answer["error"]), `-32002`) || !strings.Contains(string(answer["error"]), `"sessionId":"nope"`) {
+		t.Fatalf("%s", answer["error"])
+	}
+}
+
+// failingBackend is a store whose writes fail (a database gone away).
+type failingBackend struct{ acp.SessionBackend }
+
+func (failingBackend) AppendUpdates(context.Context, string, []json.RawMessage) error {
+	return errors.New("disk full")
+}
+
+func TestAStoreThatCannotWriteMakesTheTurnsAnswerAnInternalError(t *testing.T) {
+	// The turn's answer waits for its updates to be kept: never an answered turn a replay would
+	// not show.
+	backend := failingBackend{acp.BackendOf(&acp.SessionStore{})}
+	_, peer := connect(t, v1.AgentHandler(chattyAgent{v1.UnimplementedAgent{SessionBackend: backend}}))
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`)
+	nextMsg(peer)
+	peer.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"a"}]}}`)
+	answer := nextMsg(peer)
+	for ; answer["id"] == nil; answer = nextMsg(peer) {
+	}
+	if want := `{"code":-32603,"message":"Internal error","data":{"details":"session updates not recorded: disk full"}}`; string(answer["error"]) != want {
 		t.Fatalf("%s", answer["error"])
 	}
 }
