@@ -7,6 +7,8 @@ exit status is the agent's."""
 from __future__ import annotations
 
 import json
+import os
+import queue
 import signal
 import subprocess
 import sys
@@ -14,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+from acp_protocol.trace import record
 from acp_protocol.trace.frames import read_frames
 
 AGENT = (sys.executable, str(Path(__file__).with_name("echo_agent.py")))
@@ -109,3 +113,35 @@ def test_a_program_that_does_not_exist_is_one_line_and_status_2(tmp_path: Path) 
     assert done.stderr.strip().splitlines() == [
         f"trace: No such file or directory: {tmp_path / 'no-such-agent'}"
     ]
+
+
+def test_a_line_is_recorded_before_anything_the_agent_answers_to_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each stream has a thread of its own: the moment a chunk reaches the agent, the agent may
+    answer and the other thread hand the answer over first. A chunk is handed to the writer
+    before it is forwarded, so the recording keeps cause before effect (the conformance suite's
+    probe and its answer, tests/trace/test_check_side_by_side.py)."""
+    chunks: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    source, editor = os.pipe()
+    agent_reads, target = os.pipe()
+    forward = os.write
+
+    def agent_answers_at_once(fd: int, data: Any) -> int:
+        written = forward(fd, data)
+        if fd == target:  # the agent has the line: its answer is handed over at once
+            chunks.put((0.0, "received", b'{"jsonrpc":"2.0","id":1,"result":{}}\n'))
+        return written
+
+    monkeypatch.setattr(record.os, "write", agent_answers_at_once)
+    forward(editor, b'{"jsonrpc":"2.0","id":1,"method":"_probe"}\n')
+    os.close(editor)
+    record.relay(source, target, "sent", chunks)
+    order = []
+    while not chunks.empty():
+        _, stream, data = chunks.get()
+        order += [stream] if data else []
+    assert order == ["sent", "received"]
+    assert os.read(agent_reads, 1024).endswith(b'"_probe"}\n')  # and it was forwarded
+    for fd in (source, agent_reads, target):
+        os.close(fd)

@@ -6,12 +6,14 @@ agent's exit status. The agent stays in the recorder's process group, so an edit
 group ends both.
 
 One thread per stream (the editor's stdin to the agent's, the agent's stdout and stderr to ours)
-reads a chunk and writes it on at once, in blocking system calls that let the other threads run,
-then hands the chunk with its time to the writer thread through a queue: the relay never waits
-for the file, nor for the splitting into lines, nor for the JSON check. The writer records what a
-few milliseconds brought in one write, each JSON line as it came (the recording's `json` is the
-line itself, not parsed and encoded again). The recorder's cost is measured by `make bench`
-(`ours-uvloop-recorded`).
+reads a chunk, hands it with its time to the writer thread through a queue, and writes it on at
+once, in blocking system calls that let the other threads run: the relay never waits for the
+file, nor for the splitting into lines, nor for the JSON check. Handed over before it is
+written on, a chunk is in the queue before the other side can answer it, so the recording keeps
+cause before effect (a request before its answer) whichever thread runs first. The writer
+records what a few milliseconds brought in one write, each JSON line as it came (the
+recording's `json` is the line itself, not parsed and encoded again). The recorder's cost is
+measured by `make bench` (`ours-uvloop-recorded`).
 """
 
 from __future__ import annotations
@@ -138,13 +140,15 @@ Chunk = tuple[float, str, bytes]
 
 
 def relay(source: int, target: int, stream: str, chunks: queue.SimpleQueue[Chunk | None]) -> None:
-    """Copy `source` to `target` chunk by chunk as it comes, each chunk then handed to the writer.
-    Once `target` is gone (the agent exited, the editor closed our stdout) the chunks are still
-    read and recorded, no longer forwarded."""
+    """Copy `source` to `target` chunk by chunk as it comes, each chunk handed to the writer
+    first (a queue: nothing waits), so that what answers it is recorded after it. Once `target`
+    is gone (the agent exited, the editor closed our stdout) the chunks are still read and
+    recorded, no longer forwarded."""
     read, write, put, clock = os.read, os.write, chunks.put, time.monotonic
     forwarding = True
     try:
         while data := read(source, CHUNK):
+            put((clock(), stream, data))
             if forwarding:
                 try:
                     written = write(target, data)
@@ -154,7 +158,6 @@ def relay(source: int, target: int, stream: str, chunks: queue.SimpleQueue[Chunk
                             view = view[write(target, view) :]
                 except OSError:
                     forwarding = False
-            put((clock(), stream, data))
     except OSError:
         pass  # the source is gone: its end
     put((clock(), stream, b""))
