@@ -268,7 +268,7 @@ def only_remote(args: argparse.Namespace) -> None:
 def only_scale(args: argparse.Namespace) -> None:
     """`--only scale`: the (m) rows, printed; results-scale.json in `--out-dir` if given, else
     bench/results-scale.json and docs/scale.md's figures."""
-    rounds = 1 if args.smoke else min(args.runs, 2)
+    rounds = 1 if args.smoke else min(args.runs, 3)
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     results = scale.measure(str(sys.executable), env, args.smoke, rounds)
     scale_report.save(results, args.out_dir)
@@ -363,7 +363,7 @@ def main() -> None:
         str(sys.executable), **(field.SMOKE if args.smoke else field.FULL)
     )
     out = args.out_dir
-    results["scale"] = scale.measure(str(sys.executable), runner.env, args.smoke, min(rounds, 2))
+    results["scale"] = scale.measure(str(sys.executable), runner.env, args.smoke, rounds)
     scale_report.save(results["scale"], out)
     results["goals"] = (
         goals(results)

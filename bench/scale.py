@@ -11,8 +11,9 @@ on), a schema of its own per run. SQLite is one file on one machine: only with 1
 Per run: connections held (open and unfailed at the end), turns per second, p50 / p99 time from a
 prompt sent to its first update, the servers' resident memory per connection (from /proc: after
 a warm-up, then with the K connections idle, then the peak while they run turns), errors, and the
-CPU each part used while the turns ran (servers, nginx, PostgreSQL, the load process), in cores:
-the busiest part, or all of them together on a machine of few cores, is where the limit is.
+CPU each part used while the turns ran (servers, nginx, PostgreSQL, the load process), in cores,
+the time their threads waited for a CPU (run queue), and the serving side's CPU per turn: the
+busiest part, or the machine's cores when the waiting is high, is where the limit is.
 Runs are interleaved (each K: every configuration), `rounds` times; a row is the median.
 """
 
@@ -26,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from scale_report import cpu_ms_per_turn
 from scale_run import label, one_run, store_argument
 
 from tests.services import nginx, postgres
@@ -64,6 +66,7 @@ def _median_row(samples: list[dict[str, Any]]) -> dict[str, Any]:
         "errors": sum(s["errors"] for s in samples),
         "error_lines": sorted({line for s in samples for line in s["error_lines"]})[:5],
         "cores": {part: median(lambda s, p=part: s["cores"][p]) for part in samples[0]["cores"]},
+        "waiting": median(lambda s: sum(s["waiting"].values())),
     }
 
 
@@ -153,7 +156,7 @@ def summary(results: dict[str, Any]) -> list[str]:
     lines = [
         f"scale {'configuration':<19} {'K':>4} {'held':>5} {'turns/s':>8} {'/TS':>5}"
         f" {'p50 ms':>7} {'p99 ms':>7} {'idle KiB':>9} {'act KiB':>8} {'err':>4}"
-        f" {'cores':>5}  busiest"
+        f" {'cores':>5} {'wait':>5} {'ms/turn':>7}  busiest"
     ]
     for row in results["rows"]:
         versus = ratio(results, row["config"], row["k"])
@@ -162,15 +165,16 @@ def summary(results: dict[str, Any]) -> list[str]:
             f" {row['turns_per_s']:>8,.0f} {'-' if versus is None else f'{versus:.2f}':>5}"
             f" {_ms(row['first_p50_ms']):>7} {_ms(row['first_p99_ms']):>7}"
             f" {row['idle_kib']:>9.0f} {row['active_kib']:>8.0f} {row['errors']:>4}"
-            f" {sum(row['cores'].values()):>5.2f}  {busiest(row)}"
+            f" {sum(row['cores'].values()):>5.2f} {row['waiting']:>5.2f}"
+            f" {_ms(cpu_ms_per_turn(row), 2):>7}  {busiest(row)}"
         )
     for name, reason in results["skipped"].items():
         lines.append(f"scale {name}: skipped: {reason}")
     return lines
 
 
-def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}"
+def _ms(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
 
 
 def goals(results: dict[str, Any]) -> list[dict[str, Any]]:

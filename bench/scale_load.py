@@ -5,7 +5,8 @@ streamed updates, one after the other, as fast as they are answered.
     python bench/scale_load.py URL K UPDATES SECONDS
 
 Phases, each begun by a line on stdin (bench/scale.py samples the servers between them):
-1. warm-up: two editors run two turns each and leave (what a server loads once), then `warm`;
+1. warm-up: eight editors run two turns each and leave (what every server process loads once),
+   then `warm`;
 2. `go`: K editors connect (`initialize`, `session/new`), then `idle HELD ERRORS`;
 3. `go`: every editor runs turns (`flood UPDATES`) for SECONDS, then one JSON line: turns,
    the time from each prompt sent to its first update (ms), errors, and this process's CPU.
@@ -27,6 +28,7 @@ from acp_protocol.v1 import helpers, models
 from acp_protocol.v1.client import Client, ClientConnection, ClientContext, connect_remote
 
 CONNECTING_AT_ONCE = 32
+WARM = 8  # editors of the warm-up: nginx spreads them over every process (4 at most)
 TURN_TIMEOUT = 60.0
 
 
@@ -113,7 +115,7 @@ async def main(url: str, k: int, updates: int, seconds: float) -> None:
     gate = asyncio.Semaphore(CONNECTING_AT_ONCE)
     warm = Load(url, updates)
     async with contextlib.AsyncExitStack() as stack:
-        for opened in await asyncio.gather(*(warm.open(stack, gate) for _ in range(2))):
+        for opened in await asyncio.gather(*(warm.open(stack, gate) for _ in range(WARM))):
             if opened is not None:
                 for _ in range(2):
                     await warm.turn(*opened)

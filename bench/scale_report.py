@@ -48,8 +48,8 @@ def render(results: dict[str, Any]) -> str:
         "",
         "| server, processes | store | K | held | turns/s | / TS SDK | first update p50 / p99"
         " (ms) | KiB per connection, idle / active | errors | cores: servers / nginx /"
-        " PostgreSQL / load |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        " PostgreSQL / load | waiting for a CPU (cores) | CPU ms a turn |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in sorted(results["rows"], key=lambda r: (r["k"], _order(r))):
         server = "official TS SDK" if row["implementation"] == "ts-sdk" else "ours (Python)"
@@ -59,7 +59,8 @@ def render(results: dict[str, Any]) -> str:
             f" | {_number(row['turns_per_s'])} | {_ratio(results, row)}"
             f" | {_number(row['first_p50_ms'], 1)} / {_number(row['first_p99_ms'], 1)}"
             f" | {_number(row['idle_kib'])} / {_number(row['active_kib'])}"
-            f" | {row['errors']} | {cores} |"
+            f" | {row['errors']} | {cores} | {row['waiting']:.2f}"
+            f" | {_number(cpu_ms_per_turn(row), 2)} |"
         )
     lines += growth(results)
     for name, reason in results["skipped"].items():
@@ -86,12 +87,60 @@ def growth(results: dict[str, Any]) -> list[str]:
     most = rows[max(rows)]
     cores = ", ".join(f"{part} {most['cores'][part]:.2f}" for part in PARTS)
     total = sum(most["cores"].values())
+    cpus = results["machine"]["cpus"]
+    costs = []
+    for name, store in (("no store", "none"), ("SQLite", "sqlite"), ("PostgreSQL", "postgres")):
+        row = next(
+            (
+                r
+                for r in results["rows"]
+                if (r["store"], r["processes"], r["k"]) == (store, 1, k)
+                and r["implementation"] == "ours"
+            ),
+            None,
+        )
+        cost = None if row is None else cpu_ms_per_turn(row)
+        if cost:
+            costs.append(f"{cost:.2f} ms with {name} ({cpus * 1e3 / cost:,.0f} turns/s)")
     return [
         "",
         f"At K = {k} on PostgreSQL, turns/s with {steps}. With {max(rows)} processes the"
-        f" parts used, in cores: {cores}; {total:.2f} of the machine's"
-        f" {results['machine']['cpus']} in all.",
+        f" parts used, in cores: {cores}; {total:.2f} of the machine's {cpus} in all, and"
+        f" their threads waited {most['waiting']:.2f} cores' worth for a CPU. A turn cost the"
+        f" serving side (one process of ours, nginx, PostgreSQL) {', '.join(costs)}: in"
+        f" brackets, what the machine's {cpus} cores would serve at that cost with nothing else"
+        " running.",
+        *_ceiling(rows[1], cpus),
     ]
+
+
+def _ceiling(row: dict[str, Any], cpus: int) -> list[str]:
+    """What one process of ours can serve on a core of its own, and what N of them need."""
+    per_turn = {part: row["cores"][part] / row["turns_per_s"] * 1e3 for part in PARTS}
+    if not per_turn["servers"]:
+        return []
+    one = 1e3 / per_turn["servers"]
+    four = 4 * one
+    return [
+        "",
+        f"One process of ours is one Python thread: its own {per_turn['servers']:.2f} ms of CPU"
+        f" a turn (PostgreSQL, 1 process, K = {row['k']}) cap it at {one:,.0f} turns/s on a core"
+        f" of its own. Four such processes, a core each, would serve up to {four:,.0f} turns/s"
+        f" if PostgreSQL ({per_turn['postgres']:.2f} ms a turn:"
+        f" {per_turn['postgres'] * four / 1e3:.1f} cores at that rate), nginx"
+        f" ({per_turn['nginx']:.2f} ms: {per_turn['nginx'] * four / 1e3:.1f}) and the editors"
+        f" had cores too: about {(4 + (per_turn['postgres'] + per_turn['nginx']) * four / 1e3):.0f}"
+        f" for the serving side, where this machine has {cpus} for everything.",
+    ]
+
+
+def cpu_ms_per_turn(row: dict[str, Any]) -> float | None:
+    """CPU time a turn costs the serving side (servers, nginx, PostgreSQL; the load process
+    left out), in ms: the figure a machine's cores divide, whatever else runs on it."""
+    if not row["turns_per_s"]:
+        return None
+    serving = sum(row["cores"][part] for part in ("servers", "nginx", "postgres"))
+    return float(serving / row["turns_per_s"] * 1e3)
 
 
 def _order(row: dict[str, Any]) -> tuple[int, int, int]:

@@ -57,6 +57,18 @@ def cpu_seconds(pids: list[int]) -> float:
     return total
 
 
+def runnable_seconds(pids: list[int]) -> float:
+    """Time the processes' threads spent ready to run but waiting for a CPU (the scheduler's
+    run-queue wait, /proc/PID/task/TID/schedstat): high when the machine's CPUs are the limit."""
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                with contextlib.suppress(OSError, IndexError):
+                    total += int((task / "schedstat").read_text().split()[1]) / 1e9
+    return total
+
+
 def rss_kib(pids: list[int]) -> float:
     total = 0.0
     for pid in pids:
@@ -195,7 +207,9 @@ def one_run(
                 "postgres": with_children(postmaster) if postmaster else [],
                 "load": [load.process.pid],
             }
-            before, started = {n: cpu_seconds(p) for n, p in parts.items()}, time.monotonic()
+            before = {n: cpu_seconds(p) for n, p in parts.items()}
+            queued = {n: runnable_seconds(p) for n, p in parts.items()}
+            started = time.monotonic()
             load.go()
             peak = idle
             while load.lines.empty() and time.monotonic() < started + seconds + 120:
@@ -203,6 +217,7 @@ def one_run(
                 time.sleep(0.2)
             wall = time.monotonic() - started
             cores = {n: (cpu_seconds(p) - before[n]) / wall for n, p in parts.items()}
+            waiting = {n: (runnable_seconds(p) - queued[n]) / wall for n, p in parts.items()}
             result = load.expect("{", 1)
         finally:
             load.stop()
@@ -220,6 +235,7 @@ def one_run(
         "errors": measured["errors"] + len(measured["warm_errors"]),
         "error_lines": measured["error_lines"] + measured["warm_errors"],
         "cores": cores,
+        "waiting": waiting,
         "servers_rss_mib": peak / 1024,
     }
 
