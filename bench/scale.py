@@ -32,8 +32,8 @@ from scale_run import label, one_run, store_argument
 
 from tests.services import nginx, postgres
 
-FULL = {"ks": [10, 50, 200], "updates": 10, "seconds": 8.0}
-SMOKE = {"ks": [4], "updates": 5, "seconds": 1.0}
+FULL: dict[str, Any] = {"ks": [10, 50, 200], "updates": 10, "seconds": 8.0}
+SMOKE: dict[str, Any] = {"ks": [4], "updates": 5, "seconds": 1.0}
 # (implementation, store, processes): the official TS SDK's server keeps no sessions, so it runs
 # as one process (a second could not load or resume the first's sessions); SQLite is one file.
 CONFIGS = [

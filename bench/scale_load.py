@@ -104,7 +104,8 @@ def percentiles(samples: list[float]) -> dict[str, float | None]:
 
 
 async def line() -> str:
-    return (await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)).strip()
+    read: str = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    return read.strip()
 
 
 def say(text: str) -> None:
