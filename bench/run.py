@@ -27,6 +27,7 @@ import client_state_go
 import client_state_ts
 import field
 import generation
+import only
 import remote
 import report
 import robustness
@@ -250,35 +251,6 @@ def machine() -> dict[str, Any]:
     return {"platform": platform.platform(), "cpu": model, "cpus": os.cpu_count()}
 
 
-def only_remote(args: argparse.Namespace) -> None:
-    """`--only remote`: the (k) rows, `--runs` rounds (3 at most, as in a full run), printed with
-    each pair's ratio to the official TS SDK's; results-remote.json in `--out-dir` if given."""
-    rounds = 1 if args.smoke else min(args.runs, 3)
-    n = 640 if args.smoke else args.n
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    results = remote.measure(str(sys.executable), n, rounds, env)
-    if args.out_dir is not None:
-        (args.out_dir / "results-remote.json").write_text(json.dumps(results, indent=2) + "\n")
-    print("\n".join(remote.summary(results)))
-    for row in remote.goals(results):
-        verdict = "met" if row["value"] >= row["goal"] else "NOT met"
-        print(f"{row['workload']:<9} {row['measure']:<44} {row['value']:7.2f}  {verdict}")
-
-
-def only_scale(args: argparse.Namespace) -> None:
-    """`--only scale`: the (m) rows, printed; results-scale.json in `--out-dir` if given, else
-    bench/results-scale.json and docs/scale.md's figures."""
-    rounds = 1 if args.smoke else min(args.runs, 3)
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    results = scale.measure(str(sys.executable), env, args.smoke, rounds)
-    scale_report.save(results, args.out_dir)
-    print("\n".join(scale.summary(results)))
-    for row in scale.goals(results):
-        met = row["value"] <= row["goal"] if row.get("at_most") else row["value"] >= row["goal"]
-        verdict = "met" if met else "NOT met"
-        print(f"{row['workload']:<9} {row['measure']:<44} {row['value']:7.2f}  {verdict}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20_000, help="messages per throughput run")
@@ -292,15 +264,13 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="tiny sizes: it runs, nothing more")
     parser.add_argument(
         "--only",
-        choices=("remote", "scale"),
-        help="run only these rows and print them (docs/benchmarks.md is left as it is)",
+        choices=tuple(only.SECTIONS),
+        help="run only these rows and print them with their goals (docs/benchmarks.md is left as "
+        "it is; see only.py)",
     )
     args = parser.parse_args()
-    if args.only == "remote":
-        only_remote(args)
-        return
-    if args.only == "scale":
-        only_scale(args)
+    if args.only is not None:
+        only.SECTIONS[args.only](args, machine())
         return
     if args.smoke:
         args.n, args.runs, args.cancels, args.pending = 640, 1, 20, 100
