@@ -374,10 +374,10 @@ def test_a_batch_answered_after_the_clients_next_line_is_answered() -> None:
     ]
 
 
-def test_v2_work_never_idle_when_the_agent_exits_on_its_own_breaks_running_then_idle() -> None:
-    # "the Agent MUST report `running` when foreground work starts, […] and `idle` when it
-    # ends": an agent that exits on its own ends its work; without an idle, the rule is broken.
+def test_v2_work_never_idle_at_the_recordings_end_is_no_verdict() -> None:
+    # The client may close its end mid-work (the suite's eof case does; the official TypeScript
+    # SDK's agent then logs "could not send the idle update" and exits 0): the agent exiting on
+    # its own shows no broken rule. The suite's own verdict on work that never reports idle
+    # rests on a deadline (passive.json's suiteCasesInPart).
     work = v2_opening() + v2_work()[:-1]  # running, a chunk, no idle
-    assert ids(work, 0) == ["lifecycle.turn_reports_running_then_idle"]
-    # Ended by a signal, or a recording that stops first: the work may still have been running.
-    assert ids(work, -9) == ids(work, None) == []
+    assert ids(work, 0) == ids(work, -9) == ids(work, None) == []

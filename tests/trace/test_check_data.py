@@ -17,6 +17,7 @@ from acp_protocol.conformance.runner import all_cases, load_edition
 from acp_protocol.trace import check, check_messages, check_turns
 from acp_protocol.trace.check_rules import (
     judged_by_a_recording,
+    judged_in_part,
     passive_entries,
     rules_for,
     suite_case_globs,
@@ -92,3 +93,12 @@ def test_the_suite_cases_a_recording_judges_are_the_rules_of_the_check(key: str)
     passive = {e["id"] for e in passive_entries() if key in e.get("editions", [key])}
     unadvertised = {r for r in rules if r.startswith("client.output.unadvertised.")}
     assert set(rules) == judged | passive | unadvertised
+
+
+def test_a_case_judged_in_part_is_judged_and_says_why() -> None:
+    in_part = json.loads((ROOT / "templates/python/conformance/passive.json").read_text())[
+        "suiteCasesInPart"
+    ]
+    assert in_part and all(judged_by_a_recording(case) for case in in_part)
+    assert all(judged_in_part(case) == why and why for case, why in in_part.items())
+    assert judged_in_part("output.messages_fit_the_schema") is None

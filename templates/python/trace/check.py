@@ -91,7 +91,7 @@ class Checker:
                     request.frame,
                     f"{request.method} was never answered (the agent exited {exit_status})",
                 )
-        turns.end(self.count, exit_status)
+        turns.end(self.count)
         judge.found.sort(key=lambda v: v.frame)
         return judge.found
 

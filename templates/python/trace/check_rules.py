@@ -50,6 +50,14 @@ def suite_case_globs() -> tuple[str, ...]:
     return tuple(_passive()["suiteCases"])
 
 
+def judged_in_part(case_id: str) -> str | None:
+    """Why a recording shows the suite's case `case_id` only in part (passive.json's
+    `suiteCasesInPart`: the suite also fails what did not happen within its deadline), or None
+    when it shows all the suite judges."""
+    reason: str | None = _passive()["suiteCasesInPart"].get(case_id)
+    return reason
+
+
 def judged_by_a_recording(case_id: str) -> bool:
     """Whether `trace check` judges the suite's case `case_id` (passive.json's `suiteCases`)."""
     return any(fnmatch.fnmatchcase(case_id, glob) for glob in suite_case_globs())

@@ -1,0 +1,87 @@
+"""The conformance suite and `trace check` on the same conversations (layer: test tooling).
+
+`tapped(command, folder)` is the agent command the suite starts instead of `command`: `trace
+record` in front of it, as an editor would start it, and `tee` on each side of the agent, so
+that what the agent really read and wrote is kept apart from the recording
+(`folder/PID.jsonl`, `PID.in`, `PID.out`, one set per agent process the suite starts).
+`replayed(recording)` is the byte stream each direction of a recording says went over the
+wire, rebuilt from the recording alone.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from acp_protocol.trace.check import check_recording
+from acp_protocol.trace.check_messages import Violation
+from acp_protocol.trace.check_rules import judged_by_a_recording
+from acp_protocol.trace.imports import load
+
+from tests.conformance.suite import Run
+
+
+def tapped(command: Sequence[str], folder: Path) -> list[str]:
+    """`command` behind `trace record` and two `tee`s, each process's files named by its pid."""
+    agent = " ".join(shlex.quote(word) for word in command)
+    tee = f'tee "$0.in" | {agent} | tee "$0.out"'
+    recorder = (
+        f"exec {shlex.quote(sys.executable)} -m acp_protocol.trace record"
+        f' --out "$0/$$.jsonl" -- sh -c {shlex.quote(tee)} "$0/$$"'
+    )
+    return ["sh", "-c", recorder, str(folder)]
+
+
+def replayed(recording: Path) -> dict[str, bytes]:
+    """What the recording says each side wrote, byte for byte: each frame's line (`json` as it
+    came, `raw` its text or `hex:` bytes) and the newline that ended it (`"end"` when it was
+    not a newline alone: a carriage return before it, or no newline at the end of the stream)."""
+    wire = {"sent": bytearray(), "received": bytearray()}
+    for text in recording.read_bytes().splitlines():
+        record = json.loads(text)
+        if "dir" not in record:
+            continue
+        if "raw" in record:
+            raw: str = record["raw"]
+            line = bytes.fromhex(raw[4:]) if raw.startswith("hex:") else raw.encode()
+        else:
+            line = text[text.index(b'"json":') + len(b'"json":') :]
+            line = line[: line.rindex(b"}")] if line.endswith(b"}") else line
+            if "end" in record:  # the json is followed by ,"end":…
+                line = line[: line.rindex(b',"end":')]
+        wire[record["dir"]] += line + record.get("end", "\n").encode()
+    return {direction: bytes(data) for direction, data in wire.items()}
+
+
+@dataclass(frozen=True)
+class Taps:
+    """The recordings of one suite run, and what each agent process really read and wrote."""
+
+    folder: Path
+
+    def recordings(self) -> Iterator[Path]:
+        return iter(sorted(self.folder.glob("*.jsonl")))
+
+    def wire(self, recording: Path) -> dict[str, bytes]:
+        """What the agent read and wrote (nothing where the suite ended the process group
+        before its `tee` started)."""
+        stem = recording.with_suffix("")
+        read, wrote = stem.with_suffix(".in"), stem.with_suffix(".out")
+        return {
+            "sent": read.read_bytes() if read.exists() else b"",
+            "received": wrote.read_bytes() if wrote.exists() else b"",
+        }
+
+
+def violations(recording: Path) -> list[Violation]:
+    loaded = load(recording)
+    return check_recording(loaded.frames, loaded.exit_status)
+
+
+def suite_failed(run: Run) -> set[str]:
+    """The cases the suite failed that a recording can judge (passive.json's `suiteCases`)."""
+    return {case for case in run.ids("fail") if judged_by_a_recording(case)}
