@@ -133,7 +133,7 @@ def test_a_line_is_recorded_before_anything_the_agent_answers_to_it(
             chunks.put((0.0, "received", b'{"jsonrpc":"2.0","id":1,"result":{}}\n'))
         return written
 
-    monkeypatch.setattr(os, "write", agent_answers_at_once)  # the relay looks it up per call
+    monkeypatch.setattr(os, "write", agent_answers_at_once)  # relay looks it up as it starts
     forward(editor, b'{"jsonrpc":"2.0","id":1,"method":"_probe"}\n')
     os.close(editor)
     record.relay(source, target, "sent", chunks)
