@@ -38,21 +38,18 @@ def tapped(command: Sequence[str], folder: Path) -> list[str]:
 
 def replayed(recording: Path) -> dict[str, bytes]:
     """What the recording says each side wrote, byte for byte: each frame's line (`json` as it
-    came, `raw` its text or `hex:` bytes) and the newline that ended it (`"end"` when it was
-    not a newline alone: a carriage return before it, or no newline at the end of the stream)."""
+    came: the record's last member; `line` where the JSON was encoded again; `raw` its text or
+    `hex:` bytes) and what ended it (`end`, where it was not a newline alone)."""
     wire = {"sent": bytearray(), "received": bytearray()}
     for text in recording.read_bytes().splitlines():
         record = json.loads(text)
         if "dir" not in record:
             continue
-        if "raw" in record:
-            raw: str = record["raw"]
-            line = bytes.fromhex(raw[4:]) if raw.startswith("hex:") else raw.encode()
+        exact = record.get("line", record.get("raw"))
+        if exact is not None:
+            line = bytes.fromhex(exact[4:]) if exact.startswith("hex:") else exact.encode()
         else:
-            line = text[text.index(b'"json":') + len(b'"json":') :]
-            line = line[: line.rindex(b"}")] if line.endswith(b"}") else line
-            if "end" in record:  # the json is followed by ,"end":…
-                line = line[: line.rindex(b',"end":')]
+            line = text[text.index(b'"json":') + len(b'"json":') : -1]
         wire[record["dir"]] += line + record.get("end", "\n").encode()
     return {direction: bytes(data) for direction, data in wire.items()}
 

@@ -20,6 +20,8 @@ import pytest
 from acp_protocol.trace import record
 from acp_protocol.trace.frames import read_frames
 
+from tests.trace.side_by_side import replayed
+
 AGENT = (sys.executable, str(Path(__file__).with_name("echo_agent.py")))
 
 
@@ -145,3 +147,18 @@ def test_a_line_is_recorded_before_anything_the_agent_answers_to_it(
     assert os.read(agent_reads, 1024).endswith(b'"_probe"}\n')  # and it was forwarded
     for fd in (source, agent_reads, target):
         os.close(fd)
+
+
+def test_the_recording_gives_back_every_byte_of_each_direction(tmp_path: Path) -> None:
+    """Replayed, a recording is the bytes that passed: a line ended by `\\r\\n`, a JSON line with
+    a carriage return between its tokens, a blank line, a line that is not UTF-8, and a last
+    line without its newline."""
+    out = tmp_path / "rec.jsonl"
+    given = b'{"a":1}\r\n{"b":\r2}\n\nplain\r\n\xff\xfe\r\n{"last":true}'
+    done = subprocess.run(recorder(out, *AGENT), input=given, capture_output=True, timeout=60)
+    assert done.returncode == 0
+    replay = replayed(out)
+    assert replay["sent"] == given
+    assert replay["received"] == done.stdout
+    # and read as frames, a line ended by \r\n is the JSON it holds
+    assert [f.value for f in read_frames(out) if f.dir == "sent"][:2] == [{"a": 1}, {"b": 2}]

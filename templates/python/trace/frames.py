@@ -4,7 +4,9 @@
 - a frame: `{"t": SECONDS, "dir": "sent" | "received", "json": VALUE}`, or `"raw": TEXT` instead
   of `json` when the line is not JSON (bytes that are not UTF-8 as `hex:…`). `sent` is toward
   the agent (what the editor wrote), `received` what the agent wrote, as in the conformance
-  suite's traces;
+  suite's traces; the recorder adds `"end"` before the line when a newline alone did not end
+  it (`"\r\n"`; `""`: the stream's last line), and `"line"`, the line as it came, when its
+  `json` had to be encoded again (a carriage return between its tokens);
 - a line the agent wrote on stderr: `{"t": SECONDS, "stderr": TEXT}`;
 - the end: `{"t": SECONDS, "exit": STATUS}` (a negative status is the signal that ended it).
 

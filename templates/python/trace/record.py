@@ -81,23 +81,46 @@ class Recording:
         self.write_bytes(encode_stderr(self.elapsed(), lines))
 
 
-def encode_frames(t: float, direction: str, lines: list[bytes]) -> bytes:
-    """The records of `lines`, each a frame read `t` seconds into the recording."""
+def encode_frames(t: float, direction: str, lines: list[bytes], ended: bool = True) -> bytes:
+    """The records of `lines` (each without its newline), each a frame read `t` seconds into
+    the recording; `ended` False: the stream's last line, which had no newline."""
     head = b'{"t":%.4f,"dir":"%s",' % (t, direction.encode())
-    return b"".join([head + _body(line) + b"}\n" for line in lines])
+    if ended:  # the common case first: a line with its newline alone
+        return b"".join(
+            [
+                head + (_frame(line, ended) if line[-1:] == b"\r" else _body(line)) + b"}\n"
+                for line in lines
+            ]
+        )
+    return b"".join([head + _frame(line, ended) + b"}\n" for line in lines])
+
+
+def _frame(line: bytes, ended: bool) -> bytes:
+    """What ended a line, when it was not a newline alone, is its `end` (before its `json` or
+    `raw`, so that a `json` is always the record's last member): `"\\r\\n"`, or `""` for a
+    last line with no newline."""
+    if not ended:
+        return b'"end":"",' + _body(line)
+    if line.endswith(b"\r"):
+        return b'"end":"\\r\\n",' + _body(line[:-1])
+    return _body(line)
 
 
 def encode_stderr(t: float, lines: list[bytes]) -> bytes:
     t = round(t, 4)
     return b"".join(
-        json.dumps({"t": t, "stderr": raw_text(line)}, ensure_ascii=False).encode() + b"\n"
+        json.dumps(
+            {"t": t, "stderr": raw_text(line.removesuffix(b"\r"))}, ensure_ascii=False
+        ).encode()
+        + b"\n"
         for line in lines
     )
 
 
 def _body(line: bytes) -> bytes:
-    """`"json":LINE` for a line that is one JSON value (as it came; a carriage return between
-    its tokens would end a line for readers that take it as one), else `"raw":TEXT`."""
+    """`"json":LINE` for a line that is one JSON value (as it came), else `"raw":TEXT`. A JSON
+    line with a carriage return between its tokens (which would end a line for readers that
+    take it as one) is encoded again, the line as it came its `line`."""
     if b"\r" not in line:
         try:
             decode(line)
@@ -105,17 +128,25 @@ def _body(line: bytes) -> bytes:
         except ValueError:
             pass
     record = frame_object(0, "", line)
-    if "json" in record:
-        return b'"json":' + json.dumps(record["json"], ensure_ascii=False).encode()
+    if "json" in record:  # encoded again: the line as it came is its `line`, for a replay
+        exact = json.dumps(raw_text(line), ensure_ascii=False).encode()
+        again = json.dumps(record["json"], ensure_ascii=False).encode()
+        return b'"line":' + exact + b',"json":' + again
     return b'"raw":' + json.dumps(record["raw"], ensure_ascii=False).encode()
 
 
 class Lines:
-    """Splits a byte stream into lines for the recording, the lines of each chunk together; a
-    last line without its newline is recorded at the end of the stream."""
+    """Splits a byte stream into lines for the recording (each without its newline, a carriage
+    return before it kept), the lines of each chunk together; a last line without its newline
+    is handed to `last` at the end of the stream (to `emit` when there is no `last`)."""
 
-    def __init__(self, emit: Callable[[list[bytes]], None]) -> None:
+    def __init__(
+        self,
+        emit: Callable[[list[bytes]], None],
+        last: Callable[[bytes], None] | None = None,
+    ) -> None:
         self.emit = emit
+        self.last = last
         self.pending: list[bytes] = []
 
     def feed(self, data: bytes) -> None:
@@ -127,11 +158,12 @@ class Lines:
         if self.pending:
             whole[0] = b"".join([*self.pending, whole[0]])
         self.pending = [tail] if tail else []
-        self.emit([line.removesuffix(b"\r") for line in whole])
+        self.emit(whole)
 
     def close(self) -> None:
         if self.pending:
-            self.emit([b"".join(self.pending)])
+            line = b"".join(self.pending)
+            self.last(line) if self.last is not None else self.emit([line])
             self.pending = []
 
 
@@ -167,12 +199,15 @@ def writer(recording: Recording, chunks: queue.SimpleQueue[Chunk | None]) -> Non
     """Record the chunks as they come, each stream split into lines, until the None."""
     started, batch, batch_time = recording.started, list[bytes](), [0.0]
 
-    def emitter(stream: str) -> Callable[[list[bytes]], None]:
+    def emitter(stream: str) -> Lines:
         if stream == "stderr":
-            return lambda lines: batch.append(encode_stderr(batch_time[0], lines))
-        return lambda lines: batch.append(encode_frames(batch_time[0], stream, lines))
+            return Lines(lambda lines: batch.append(encode_stderr(batch_time[0], lines)))
+        return Lines(
+            lambda lines: batch.append(encode_frames(batch_time[0], stream, lines)),
+            lambda line: batch.append(encode_frames(batch_time[0], stream, [line], False)),
+        )
 
-    streams = {stream: Lines(emitter(stream)) for stream in ("sent", "received", "stderr")}
+    streams = {stream: emitter(stream) for stream in ("sent", "received", "stderr")}
     while True:
         item = chunks.get()
         time.sleep(GATHER)
