@@ -115,17 +115,15 @@ func (r *sessionReplay) drain(done chan struct{}) {
 	}
 }
 
-// barrier returns once every update recorded so far is written; a failed write is this
-// answer's error (the client must not be told a turn ended that a replay would not show).
-func (r *sessionReplay) barrier(ctx context.Context) error {
+// barrier returns once every update recorded so far is written, a cancelled turn's too (the
+// writes do not take the request's ctx, so they end); a failed write is this answer's error (the
+// client must not be told a turn ended that a replay would not show).
+func (r *sessionReplay) barrier() error {
 	r.mu.Lock()
 	done := r.drained
 	r.mu.Unlock()
 	if done != nil {
-		select {
-		case <-done:
-		case <-ctx.Done():
-		}
+		<-done
 	}
 	r.mu.Lock()
 	failed := r.failed
@@ -143,7 +141,7 @@ func (r *sessionReplay) barrier(ctx context.Context) error {
 func (r *sessionReplay) answered(ctx context.Context, method string, params json.RawMessage, result any) error {
 	switch method {
 	case methodPrompt:
-		return r.barrier(ctx)
+		return r.barrier()
 	case methodNew:
 		answer, err := paramsJSON(result)
 		if err != nil {
@@ -182,7 +180,7 @@ func AnswerFromStore(ctx context.Context, method, id string) (json.RawMessage, e
 	if method != methodLoad {
 		return json.RawMessage(`{}`), nil
 	}
-	if err := r.barrier(ctx); err != nil { // this connection's own updates first
+	if err := r.barrier(); err != nil { // this connection's own updates first
 		return nil, err
 	}
 	replay, err := r.store.ReadUpdates(ctx, id)
