@@ -3,7 +3,8 @@ none with code for `session/list`, `session/load` or `session/resume` (session_r
 runtime): started by a Python agent, listed, loaded (its updates replayed in order, before the
 answer) and resumed by a TypeScript server process, continued by a Go one, loaded back by
 Python; then a TypeScript process with a cap of 3 keeps the last 3 updates and says how many it
-dropped, as the Python store does. Needs `make ts-build` and Go."""
+dropped, as the Python store does. A TypeScript and a Go process prompting one session at once
+lose no update. Needs `make ts-build` and Go."""
 
 from __future__ import annotations
 
@@ -144,3 +145,35 @@ async def test_a_session_python_started_is_loaded_by_typescript_continued_by_go_
         assert result["_meta"][REPLAY_META] == {"replayed": 3, "dropped": 7, "limit": 3}
     finally:
         await store.aclose()
+
+
+async def test_a_typescript_and_a_go_process_prompting_one_session_at_once_lose_no_update(
+    postgres: str,
+) -> None:
+    """Two processes append to one session's history at once (the append holds a lock on the
+    session): every update is replayed, each process's in the order it sent them."""
+    schema = f"replay_runtimes_{uuid.uuid4().hex}"
+    go_agent = await asyncio.to_thread(built_go_agent)
+    typescript = await Stdio.start("node", str(TS_AGENT), postgres, schema)
+    go = await Stdio.start(str(go_agent), postgres, schema)
+    try:
+        frames = await typescript.call(1, "session/new", {"cwd": "/work", "mcpServers": []})
+        session_id = frames[-1]["result"]["sessionId"]
+
+        async def turns(server: Stdio, name: str) -> None:
+            for n in range(10):
+                assert await server.prompt(n + 2, session_id, f"{name}{n}") == [
+                    f"{name}{n}:1",
+                    f"{name}{n}:2",
+                ]
+
+        await asyncio.gather(turns(typescript, "t"), turns(go, "g"))
+        replayed, result = await go.load(20, session_id)
+    finally:
+        await typescript.stop()
+        await go.stop()
+    assert result == {}
+    for name in "tg":
+        mine = [text for text in replayed if text.startswith(name)]
+        assert mine == [f"{name}{n}:{part}" for n in range(10) for part in (1, 2)]
+    assert len(replayed) == 40
