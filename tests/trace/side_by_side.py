@@ -4,13 +4,11 @@
 record` in front of it, as an editor would start it, and `tee` on each side of the agent, so
 that what the agent really read and wrote is kept apart from the recording
 (`folder/PID.jsonl`, `PID.in`, `PID.out`, one set per agent process the suite starts).
-`replayed(recording)` is the byte stream each direction of a recording says went over the
-wire, rebuilt from the recording alone.
+What the recording says passed is `acp_protocol.trace.frames.replayed(recording)`.
 """
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
@@ -34,24 +32,6 @@ def tapped(command: Sequence[str], folder: Path) -> list[str]:
         f' --out "$0/$$.jsonl" -- sh -c {shlex.quote(tee)} "$0/$$"'
     )
     return ["sh", "-c", recorder, str(folder)]
-
-
-def replayed(recording: Path) -> dict[str, bytes]:
-    """What the recording says each side wrote, byte for byte: each frame's line (`json` as it
-    came: the record's last member; `line` where the JSON was encoded again; `raw` its text or
-    `hex:` bytes) and what ended it (`end`, where it was not a newline alone)."""
-    wire = {"sent": bytearray(), "received": bytearray()}
-    for text in recording.read_bytes().splitlines():
-        record = json.loads(text)
-        if "dir" not in record:
-            continue
-        exact = record.get("line", record.get("raw"))
-        if exact is not None:
-            line = bytes.fromhex(exact[4:]) if exact.startswith("hex:") else exact.encode()
-        else:
-            line = text[text.index(b'"json":') + len(b'"json":') : -1]
-        wire[record["dir"]] += line + record.get("end", "\n").encode()
-    return {direction: bytes(data) for direction, data in wire.items()}
 
 
 @dataclass(frozen=True)

@@ -41,12 +41,13 @@ from acp_protocol.trace.check_rules import (
     judged_in_part,
     suite_case_globs,
 )
+from acp_protocol.trace.frames import replayed
 from acp_protocol.trace.imports import Source
 
 from tests.conformance.forkserver import forked_agent
 from tests.conformance.suite import Run, run_suite
 from tests.starters.builds import OFFICIAL_AGENTS, TS_BUILD, Starters, build_python
-from tests.trace.side_by_side import Taps, replayed, suite_failed, tapped, violations
+from tests.trace.side_by_side import Taps, suite_failed, tapped, violations
 
 POOL = 2
 OURS = ("python-v1", "python-v2", "typescript-v2", "go-v1")

@@ -18,9 +18,7 @@ from typing import Any
 
 import pytest
 from acp_protocol.trace import record
-from acp_protocol.trace.frames import read_frames
-
-from tests.trace.side_by_side import replayed
+from acp_protocol.trace.frames import read_frames, replayed
 
 AGENT = (sys.executable, str(Path(__file__).with_name("echo_agent.py")))
 

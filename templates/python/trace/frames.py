@@ -82,3 +82,30 @@ def read_frames(path: Path) -> Iterator[RecordedFrame]:
                 yield RecordedFrame(record["t"], record["dir"], record["json"])
             else:
                 yield RecordedFrame(record["t"], record["dir"], None, str(record.get("raw", "")))
+
+
+def replayed(path: Path) -> dict[str, bytes]:
+    """The bytes each side wrote, as the recorder at `path` saw them pass (`sent`: what the
+    editor wrote to the agent; `received`: what the agent wrote), rebuilt from the recording
+    alone: each frame's line (`json` as it came: the recorder writes it as the record's last
+    member; `line` where the JSON was encoded again; `raw` its text or `hex:` bytes) and what
+    ended it (`end`; a newline where there is none). A recording a program made of its own
+    connection (`ACP_TRACE`) encodes JSON again and leaves blank lines out: its replay is its
+    messages, not its bytes."""
+    wire = {"sent": bytearray(), "received": bytearray()}
+    with path.open("rb") as lines:
+        for number, text in enumerate(lines, 1):
+            text = text.rstrip(b"\n")
+            try:
+                record = json.loads(text)
+            except ValueError as error:
+                raise TraceError(f"{path}:{number}: not JSON ({error})") from None
+            if not isinstance(record, dict) or record.get("dir") not in wire:
+                continue
+            exact = record.get("line", record.get("raw"))
+            if isinstance(exact, str):
+                line = bytes.fromhex(exact[4:]) if exact.startswith("hex:") else exact.encode()
+            else:
+                line = text[text.index(b'"json":') + len(b'"json":') : -1]
+            wire[record["dir"]] += line + str(record.get("end", "\n")).encode()
+    return {direction: bytes(data) for direction, data in wire.items()}
