@@ -40,9 +40,13 @@ const (
 )
 
 // KeepSessions has the engine record, in store, each session this connection's agent creates
-// and each update it sends, and answer session/load and session/resume from it (AnswerFromStore).
-func (e *BehaviourEngine) KeepSessions(store SessionBackend) {
-	e.replay = &sessionReplay{store: store}
+// and each update it sends, and answer session/load and session/resume from it (AnswerFromStore);
+// a nil store keeps nothing. It returns the engine.
+func (e *BehaviourEngine) KeepSessions(store SessionBackend) *BehaviourEngine {
+	if store != nil {
+		e.replay = &sessionReplay{store: store}
+	}
+	return e
 }
 
 // sessionReplay is one connection's share of a store: the updates it sent not yet written.
@@ -162,8 +166,17 @@ func (r *sessionReplay) answered(ctx context.Context, method string, params json
 
 // AnswerFromStore answers session/load or session/resume of session id from the store the
 // connection of ctx keeps (KeepSessions): the load's replay is sent first, on the connection,
-// not recorded again. The result is the answer's wire form.
-func AnswerFromStore(ctx context.Context, method, id string) (json.RawMessage, error) {
+// not recorded again; the answer is decoded with decode.
+func AnswerFromStore[R any](ctx context.Context, method, id string, decode wire.Decoder[R]) (R, error) {
+	var answer R
+	encoded, err := fromStore(ctx, method, id)
+	if err != nil {
+		return answer, err
+	}
+	return wire.Decode(encoded, decode)
+}
+
+func fromStore(ctx context.Context, method, id string) (json.RawMessage, error) {
 	e := engineOf(ConnectionOf(ctx))
 	if e == nil || e.replay == nil {
 		return nil, MethodNotFoundError(method)

@@ -250,10 +250,8 @@ type UnimplementedAgent struct {
 	// SessionBackend, when set (a store every server process shares, such as acppostgres's
 	// postgres.Open), is the session store in place of Sessions.
 	SessionBackend acp.SessionBackend
-	// With either store, each session/new answered and each session/update sent is recorded in
-	// it (the updates before the turn's answer), and session/load (replaying them) and
-	// session/resume are answered from it unless the handler implements them, for a session any
-	// process sharing the store started (docs/scale.md).
+	// Either store records each session/new answered and session/update sent, and answers
+	// session/load and session/resume unless the handler does (session_replay.go).
 }
 
 // sessionStore is the store the SDK answers session/list from (promoted to the types that embed
@@ -381,24 +379,6 @@ func answerSessionListFrom(store acp.SessionBackend) func(context.Context, ListS
 	}
 }
 
-// answerSessionLoadFromStore answers session/load from the session store the connection keeps.
-func answerSessionLoadFromStore(ctx context.Context, params LoadSessionRequest) (LoadSessionResponse, error) {
-	encoded, err := acp.AnswerFromStore(ctx, MethodSessionLoad, string(params.SessionID))
-	if err != nil {
-		return LoadSessionResponse{}, err
-	}
-	return wire.Decode(encoded, wire.Unmarshal[LoadSessionResponse])
-}
-
-// answerSessionResumeFromStore answers session/resume from the session store the connection keeps.
-func answerSessionResumeFromStore(ctx context.Context, params ResumeSessionRequest) (ResumeSessionResponse, error) {
-	encoded, err := acp.AnswerFromStore(ctx, MethodSessionResume, string(params.SessionID))
-	if err != nil {
-		return ResumeSessionResponse{}, err
-	}
-	return wire.Decode(encoded, wire.Unmarshal[ResumeSessionResponse])
-}
-
 // AgentHandler is the acp.Handler of agent: params decoded with the schema's checks
 // (-32602 with a JSON pointer when they do not match), then the typed method called under this
 // edition's Behaviour (its turn rules included), carried out by one acp.BehaviourEngine per connection.
@@ -413,11 +393,7 @@ type handlerOfAgent struct {
 // Bind is the Handler a connection serves (acp.NewConnection calls it): this router under the
 // connection's own behaviour engine, which owns the rules of Behaviour around its methods.
 func (h handlerOfAgent) Bind(conn *acp.Connection) acp.Handler {
-	engine := acp.NewBehaviourEngine(conn, h, &Behaviour, &Roles[0], h.serves)
-	if store := sessionsOf(h.handler); store != nil {
-		engine.KeepSessions(store)
-	}
-	return engine
+	return acp.NewBehaviourEngine(conn, h, &Behaviour, &Roles[0], h.serves).KeepSessions(sessionsOf(h.handler))
 }
 
 func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -463,7 +439,9 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 			return acp.Answer(ctx, params, wire.Unmarshal[LoadSessionRequest], served.SessionLoad)
 		}
 		if sessionsOf(h.handler) != nil {
-			return acp.Answer(ctx, params, wire.Unmarshal[LoadSessionRequest], answerSessionLoadFromStore)
+			return acp.Answer(ctx, params, wire.Unmarshal[LoadSessionRequest], func(ctx context.Context, params LoadSessionRequest) (LoadSessionResponse, error) {
+				return acp.AnswerFromStore(ctx, method, string(params.SessionID), wire.Unmarshal[LoadSessionResponse])
+			})
 		}
 		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionNew:
@@ -477,7 +455,9 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], served.SessionResume)
 		}
 		if sessionsOf(h.handler) != nil {
-			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], answerSessionResumeFromStore)
+			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], func(ctx context.Context, params ResumeSessionRequest) (ResumeSessionResponse, error) {
+				return acp.AnswerFromStore(ctx, method, string(params.SessionID), wire.Unmarshal[ResumeSessionResponse])
+			})
 		}
 		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionSetConfigOption:
