@@ -175,3 +175,20 @@ def test_an_agent_that_exited_with_its_case_is_judged_on_what_it_left_unanswered
     assert "eof.every_request_read_is_answered  [agent] frame 2" in capsys.readouterr().out
     trace["exit"] = -9  # the suite ended it: no verdict
     assert main(["check", "--quiet", str(write(tmp_path, trace))]) == 0
+
+
+def test_a_line_the_suite_sent_as_bytes_is_judged_as_the_json_it_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The suite keeps a line it sent as given bytes as `raw` text; the agent read it as JSON,
+    # as a recording holds it: a batch the agent never answers breaks the batch rule.
+    batch = '[{"jsonrpc":"2.0","id":1,"method":"_conformance/echo"}]'
+    trace = case_trace(
+        "envelope.batch_of_one_request_is_one_invalid_request_with_null_id",
+        "v2",
+        [frame(0.0, "sent", V2_INIT), frame(0.1, "received", V2_INITIALIZED)],
+    )
+    trace["frames"].append({"t": 0.2, "dir": "sent", "raw": batch})
+    assert main(["check", "--quiet", str(write(tmp_path, trace))]) == 0  # informative
+    out = capsys.readouterr().out
+    assert "envelope.batch_of_one_request_is_one_invalid_request_with_null_id  [agent]" in out

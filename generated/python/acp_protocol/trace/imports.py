@@ -167,7 +167,18 @@ def _case(source: Source) -> Iterator[RecordedFrame]:
         if "json" in record:
             yield RecordedFrame(t, direction, record["json"])
         else:
-            yield RecordedFrame(t, direction, None, str(record.get("raw", "")))
+            yield _raw_case_frame(t, direction, str(record.get("raw", "")))
+
+
+def _raw_case_frame(t: float, direction: Direction, text: str) -> RecordedFrame:
+    """A case trace keeps a line the suite sent as given bytes as its `raw` text: the agent
+    read the JSON it holds, as a recording keeps it (`json`), where it is JSON."""
+    if not text.startswith("hex:") and "\r" not in text:
+        try:
+            return RecordedFrame(t, direction, json.loads(text))
+        except ValueError:
+            pass
+    return RecordedFrame(t, direction, None, text)
 
 
 def _rust_sdk(source: Source) -> Iterator[RecordedFrame]:
