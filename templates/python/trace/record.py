@@ -23,6 +23,7 @@ import datetime
 import json
 import os
 import queue
+import select
 import signal
 import subprocess
 import sys
@@ -171,15 +172,23 @@ Chunk = tuple[float, str, bytes]
 """(monotonic time, stream, bytes) from a relay thread to the writer; b"" ends the stream."""
 
 
-def relay(source: int, target: int, stream: str, chunks: queue.SimpleQueue[Chunk | None]) -> None:
+def relay(
+    source: int,
+    target: int,
+    stream: str,
+    chunks: queue.SimpleQueue[Chunk | None],
+    stop: int | None = None,
+) -> None:
     """Copy `source` to `target` chunk by chunk as it comes, each chunk handed to the writer
     first (a queue: nothing waits), so that what answers it is recorded after it. Once `target`
     is gone (the agent exited, the editor closed our stdout) the chunks are still read and
-    recorded, no longer forwarded."""
+    recorded, no longer forwarded. With `stop` (a pipe's reading end): it also ends once `stop`
+    can be read."""
     read, write, put, clock = os.read, os.write, chunks.put, time.monotonic
+    ready = _ready(source, stop)
     forwarding = True
     try:
-        while data := read(source, CHUNK):
+        while ready() and (data := read(source, CHUNK)):
             put((clock(), stream, data))
             if forwarding:
                 try:
@@ -193,6 +202,16 @@ def relay(source: int, target: int, stream: str, chunks: queue.SimpleQueue[Chunk
     except OSError:
         pass  # the source is gone: its end
     put((clock(), stream, b""))
+
+
+def _ready(source: int, stop: int | None) -> Callable[[], bool]:
+    """Waits until `source` can be read (True) or `stop` can (False)."""
+    if stop is None:
+        return lambda: True
+    poller = select.poll()
+    poller.register(source, select.POLLIN)
+    poller.register(stop, select.POLLIN)
+    return lambda: any(fd == source for fd, _ in poller.poll())
 
 
 def writer(recording: Recording, chunks: queue.SimpleQueue[Chunk | None]) -> None:
@@ -248,12 +267,6 @@ def record(program: Sequence[str], out: Path) -> int:
         assert agent.stdin is not None and agent.stdout is not None and agent.stderr is not None
         sys.setswitchinterval(SWITCH_INTERVAL)
         chunks: queue.SimpleQueue[Chunk | None] = queue.SimpleQueue()
-        to_agent = agent.stdin
-
-        def editor_side() -> None:
-            relay(sys.stdin.fileno(), to_agent.fileno(), "sent", chunks)
-            to_agent.close()  # the editor's end is the agent's
-
         threads = [
             threading.Thread(target=relay, args=(fd, to, stream, chunks), daemon=True)
             for fd, to, stream in (
@@ -261,10 +274,21 @@ def record(program: Sequence[str], out: Path) -> int:
                 (agent.stderr.fileno(), sys.stderr.fileno(), "stderr"),
             )
         ]
+        stop, agent_gone = os.pipe()
+
+        def agent_side() -> None:
+            for thread in threads:
+                thread.join()
+            agent.wait()
+            os.write(agent_gone, b"\0")  # the editor's side stops reading
+
         recorder = threading.Thread(target=writer, args=(recording, chunks), daemon=True)
-        # Daemon: a thread still reading the editor's stdin when the agent has exited ends with us.
-        for thread in [threading.Thread(target=editor_side, daemon=True), *threads, recorder]:
+        for thread in [*threads, threading.Thread(target=agent_side, daemon=True), recorder]:
             thread.start()
+        # The editor's side in the main thread, where a signal interrupts the wait and is passed
+        # on before anything read after it (an editor that sends SIGTERM then closes our stdin).
+        relay(sys.stdin.fileno(), agent.stdin.fileno(), "sent", chunks, stop)
+        agent.stdin.close()  # the editor's end is the agent's
         for thread in threads:
             thread.join()
         status = agent.wait()
