@@ -161,3 +161,29 @@ def test_the_recording_gives_back_every_byte_of_each_direction(tmp_path: Path) -
     assert replay["received"] == done.stdout
     # and read as frames, a line ended by \r\n is the JSON it holds
     assert [f.value for f in read_frames(out) if f.dir == "sent"][:2] == [{"a": 1}, {"b": 2}]
+
+
+def test_a_recording_that_can_no_longer_be_written_is_one_line_and_the_conversation_goes_on(
+    tmp_path: Path,
+) -> None:
+    """The recording's file failing mid-conversation (here a pipe whose reader left after the
+    header: EPIPE; a full disk alike) stops the recording, never the conversation: every byte
+    still passes both ways, the exit status is still the agent's, nothing piles up, and the
+    recorder says so in one line on stderr, never a traceback."""
+    out = tmp_path / "fifo"
+    os.mkfifo(out)
+    given = b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % n for n in range(200))
+    process = subprocess.Popen(
+        recorder(out, *AGENT, "--exit", "3"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    with out.open("rb") as reader:  # the recording's reader: the header, then it leaves
+        assert json.loads(reader.readline())["acpTrace"] == 1
+    stdout, stderr = process.communicate(given, timeout=60)
+    assert process.returncode == 3
+    assert stdout == b"".join(b"echo:" + line for line in given.splitlines(keepends=True))
+    ours = [line for line in stderr.decode().splitlines() if line != "started"]
+    assert len(ours) == 1, stderr.decode()
+    assert str(out) in ours[0] and "not recorded" in ours[0]

@@ -5,7 +5,8 @@ held back for the file), passes SIGINT, SIGTERM and SIGHUP on to the agent, and 
 agent's exit status. The agent stays in the recorder's process group, so an editor that ends the
 group ends both.
 
-One thread per stream (the editor's stdin to the agent's, the agent's stdout and stderr to ours)
+One relay per stream (the editor's stdin to the agent's, in the main thread so that a signal is
+passed on before anything read after it; the agent's stdout and stderr to ours, a thread each)
 reads a chunk, hands it with its time to the writer thread through a queue, and writes it on at
 once, in blocking system calls that let the other threads run: the relay never waits for the
 file, nor for the splitting into lines, nor for the JSON check. Handed over before it is
@@ -13,7 +14,8 @@ written on, a chunk is in the queue before the other side can answer it, so the 
 cause before effect (a request before its answer) whichever thread runs first. The writer
 records what a few milliseconds brought in one write, each JSON line as it came (the
 recording's `json` is the line itself, not parsed and encoded again). The recorder's cost is
-measured by `make bench` (`ours-uvloop-recorded`).
+measured by `make bench` (`ours-uvloop-recorded`). A recording file that fails mid-way ends
+the recording with one line on stderr, never the conversation (`Recording`).
 """
 
 from __future__ import annotations
@@ -47,25 +49,43 @@ SWITCH_INTERVAL = 0.0002
 
 
 class Recording:
-    """The open recording file (binary, unbuffered: each write is on disk's way at once)."""
+    """The open recording file (binary, unbuffered: each write is on disk's way at once).
+
+    A file that cannot take the header fails the start (`OSError`: one line, status 2, no agent
+    started). One that fails later (a full disk, a reader gone) ends the recording, never the
+    conversation: one line on stderr, and every later write is dropped (`broken`)."""
 
     def __init__(self, out: IO[bytes], program: Sequence[str]) -> None:
         self.out = out
+        self.broken = False
         self.started = time.monotonic()
         now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
-        self.write({"acpTrace": FORMAT_VERSION, "program": list(program), "started": now})
+        self._write({"acpTrace": FORMAT_VERSION, "program": list(program), "started": now})
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
     def write(self, record: dict[str, Any]) -> None:
-        self.write_bytes(
-            json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-        )
+        self.write_bytes(_record_bytes(record))
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self._write_all(_record_bytes(record))
 
     def write_bytes(self, data: bytes) -> None:
-        """`data` (whole records) in the file, all of it."""
+        """`data` (whole records) in the file, all of it; nothing once the file failed."""
+        if self.broken:
+            return
+        try:
+            self._write_all(data)
+        except OSError as error:
+            self.broken = True
+            name = getattr(self.out, "name", "the recording")
+            line = f"trace record: {name}: {error.strerror or error}; the rest is not recorded\n"
+            # One write of one short line: never split by the agent's stderr passing through.
+            with contextlib.suppress(OSError):
+                os.write(sys.stderr.fileno(), line.encode(errors="replace"))
 
+    def _write_all(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
             written = self.out.write(view)
@@ -80,6 +100,10 @@ class Recording:
 
     def stderr(self, lines: list[bytes]) -> None:
         self.write_bytes(encode_stderr(self.elapsed(), lines))
+
+
+def _record_bytes(record: dict[str, Any]) -> bytes:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
 
 def encode_frames(t: float, direction: str, lines: list[bytes], ended: bool = True) -> bytes:
