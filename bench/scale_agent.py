@@ -18,6 +18,7 @@ import asyncio
 import socket
 import sys
 import uuid
+from pathlib import Path
 
 import uvicorn
 from acp_protocol.runtime import run
@@ -25,7 +26,10 @@ from acp_protocol.runtime.session_store import SessionStore
 from acp_protocol.runtime.transports.http_policy import HttpServerOptions
 from acp_protocol.v1 import helpers, models
 from acp_protocol.v1.agent import Agent, AgentContext, http_app
-from stdio.schedule import CHUNK
+
+# bench/stdio's schedule, imported as the stdio peers import it (one module name for mypy too).
+sys.path.insert(0, str(Path(__file__).with_name("stdio")))
+from schedule import CHUNK
 
 
 class FloodAgent(Agent):

@@ -119,8 +119,7 @@ def start(*, durable: bool = False) -> Server:
         _run(server, "initdb", "-D", str(folder / "data"), "-U", USER, "-A", "trust",
              "-E", "UTF8", "--locale=C", "--no-sync")  # fmt: skip
         options = (
-            f"-c listen_addresses=127.0.0.1 -p {server.port} -k {folder}"
-            " -c max_connections=200"
+            f"-c listen_addresses=127.0.0.1 -p {server.port} -k {folder} -c max_connections=200"
         )
         if not durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
