@@ -173,8 +173,8 @@ type UnimplementedAgent struct {
 	SessionBackend acp.SessionBackend
 }
 
-// sessionStore is the store the SDK answers session/list from (promoted to the types that embed
-// UnimplementedAgent): SessionBackend, else Sessions.
+// sessionStore is the store the SDK answers session/list, load and resume from (promoted to
+// the types that embed UnimplementedAgent): SessionBackend, else Sessions.
 func (u UnimplementedAgent) sessionStore() acp.SessionBackend {
 	if u.SessionBackend != nil {
 		return u.SessionBackend

@@ -254,8 +254,8 @@ type UnimplementedAgent struct {
 	// session/load and session/resume unless the handler does (session_replay.go).
 }
 
-// sessionStore is the store the SDK answers session/list from (promoted to the types that embed
-// UnimplementedAgent): SessionBackend, else Sessions.
+// sessionStore is the store the SDK answers session/list, load and resume from (promoted to
+// the types that embed UnimplementedAgent): SessionBackend, else Sessions.
 func (u UnimplementedAgent) sessionStore() acp.SessionBackend {
 	if u.SessionBackend != nil {
 		return u.SessionBackend
