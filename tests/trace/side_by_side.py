@@ -17,7 +17,7 @@ from pathlib import Path
 
 from acp_protocol.trace.check import check_recording
 from acp_protocol.trace.check_messages import Violation
-from acp_protocol.trace.check_rules import judged_by_a_recording
+from acp_protocol.trace.check_rules import judged_by_a_recording, judged_in_part
 from acp_protocol.trace.imports import load
 
 from tests.conformance.suite import Run
@@ -54,6 +54,12 @@ class Taps:
         }
 
 
+def exited(recording: Path) -> bool:
+    """Whether the recording ends with the agent's exit (it was not killed with the recorder)."""
+    last = recording.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    return b'"exit":' in last
+
+
 def violations(recording: Path) -> list[Violation]:
     loaded = load(recording)
     return check_recording(loaded.frames, loaded.exit_status)
@@ -62,3 +68,20 @@ def violations(recording: Path) -> list[Violation]:
 def suite_failed(run: Run) -> set[str]:
     """The cases the suite failed that a recording can judge (passive.json's `suiteCases`)."""
     return {case for case in run.ids("fail") if judged_by_a_recording(case)}
+
+
+def disagreement(found: set[str], failed: set[str]) -> list[str]:
+    """Where `trace check` (the case ids of `found`) and the suite (`failed`, the same run)
+    disagree, one line per case: a case a recording shows whole fails in both or in neither; a
+    case it shows in part (passive.json's `suiteCasesInPart`: the suite also fails what did not
+    happen within its deadline) fails in the check only where the suite fails it."""
+    found = {case for case in found if judged_by_a_recording(case)}
+    lines = []
+    for case in sorted(found | failed):
+        check, suite = case in found, case in failed
+        if check == suite or (judged_in_part(case) is not None and suite):
+            continue
+        said = {True: "fails", False: "passes"}
+        part = " (shown in part)" if judged_in_part(case) is not None else ""
+        lines.append(f"{case}{part}: trace check {said[check]} it, the suite {said[suite]} it")
+    return lines

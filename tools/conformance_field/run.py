@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,9 +57,16 @@ def entry(row: Row) -> dict[str, Any]:
     }
 
 
-def run_row(row: Row, only: Sequence[str] = (), folder: Path | None = None) -> RowRun:
+def run_row(
+    row: Row,
+    only: Sequence[str] = (),
+    folder: Path | None = None,
+    wrap: Callable[[Sequence[str]], Sequence[str]] | None = None,
+) -> RowRun:
     """Build the row's program and run the suite on it (the cases matching `only`, else all),
-    its traces and page written to `folder` (.build/conformance-field/runs/<key>)."""
+    its traces and page written to `folder` (.build/conformance-field/runs/<key>); `wrap` gives
+    the command line the suite starts instead of the program's (a recorder in front of it), the
+    result still naming the program's."""
     result = entry(row)
     try:
         program = builds()[row.build]()
@@ -74,7 +81,7 @@ def run_row(row: Row, only: Sequence[str] = (), folder: Path | None = None) -> R
     command = [*program.command, *row.arguments]
     began = time.monotonic()
     done = subprocess.run(
-        [*argv, "--", *command],
+        [*argv, "--", *(wrap(command) if wrap else command)],
         cwd=ROOT,
         env=program.environment(),
         capture_output=True,
