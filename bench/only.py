@@ -5,6 +5,8 @@ rest of `make bench` (docs/benchmarks.md is left as it is).
   the official TS SDK's; results-remote.json in `--out-dir` if given;
 - `scale`: the (m) rows; results-scale.json in `--out-dir` if given, else bench/results-scale.json
   and docs/scale.md's figures;
+- `recorder`: the (j) pairs that give the recorder's cost (`ours-uvloop` direct, behind a bare
+  relay, behind `trace record`), `--runs` rounds interleaved, and its goal rows;
 - `generator`: the (g) rows, `--regenerations` cold runs of ours and of the baseline, interleaved,
   and twice as many warm ones; results-generation.json in `--out-dir` if given.
 """
@@ -23,6 +25,7 @@ import generation
 import remote
 import scale
 import scale_report
+import two_process
 
 
 def _environment() -> dict[str, str]:
@@ -56,6 +59,20 @@ def only_scale(args: argparse.Namespace, machine: dict[str, Any]) -> None:
     print_goals(scale.goals(results))
 
 
+def only_recorder(args: argparse.Namespace, machine: dict[str, Any]) -> None:
+    n = 640 if args.smoke else args.n
+    labels = ("ours-uvloop", "ours-uvloop-relayed", "ours-uvloop-recorded")
+    rates = two_process.measure(
+        str(sys.executable), str(args.official_python), n, args.runs, _environment(), only=labels
+    )
+    for label in labels:
+        row = rates[label]
+        figures = "  ".join(f"{kind} {row[kind]['median']:>9,.0f}" for kind in two_process.KINDS)
+        print(f"{label:<22} {figures}")
+    print(f"load average {os.getloadavg()[0]:.2f}")
+    print_goals(two_process.recorder_goals(rates))
+
+
 def only_generator(args: argparse.Namespace, machine: dict[str, Any]) -> None:
     runs = 1 if args.smoke else args.regenerations
     samples = generation.measure(runs, runs * 2, _environment(), baseline=not args.smoke)
@@ -75,4 +92,5 @@ SECTIONS: dict[str, Callable[[argparse.Namespace, dict[str, Any]], None]] = {
     "remote": only_remote,
     "scale": only_scale,
     "generator": only_generator,
+    "recorder": only_recorder,
 }

@@ -12,6 +12,9 @@ notify/s, round trips/s with 1 in flight and with 64 in flight (bench/stdio/sche
 The recorder's cost (issue 49): `ours-uvloop-recorded` is the `ours-uvloop` pair with the agent
 started through `python -m acp_protocol.trace record --out FILE --`, as an editor would record
 it; its rates over the direct pair's, in the same rounds, are the recorder's overhead.
+`ours-uvloop-relayed` is the same pair behind a relay that records nothing
+(bench/stdio/bare_relay.py): what any process between the two costs, and so how much of the
+recorder's cost is its recording.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ def pairs(python: str, official: str) -> dict[str, tuple[list[str], list[str]]]:
     recorder = [python, "-m", "acp_protocol.trace", "record", "--out", str(RECORDING), "--"]
     client, agent = table["ours-uvloop"]
     table["ours-uvloop-recorded"] = (client, [*recorder, *agent])
+    table["ours-uvloop-relayed"] = (client, [python, str(STDIO / "bare_relay.py"), *agent])
     table["official-asyncio"] = (
         [official, str(STDIO / "official_client.py")],
         [official, str(STDIO / "official_agent.py")],
@@ -98,7 +102,7 @@ def versions() -> dict[str, str]:
 
 
 def loop_of(label: str) -> str:
-    return label.removesuffix("-recorded").rsplit("-", 1)[1]
+    return label.removesuffix("-recorded").removesuffix("-relayed").rsplit("-", 1)[1]
 
 
 ATTEMPTS = 3
@@ -114,13 +118,18 @@ def measure(
     rounds: int,
     env: dict[str, str],
     failures: dict[str, list[str]] | None = None,
+    only: tuple[str, ...] = (),
 ) -> dict[str, dict[str, Any]]:
-    """Median rates per pair and workload, with every run's figure; each failed run's last
-    error line goes to `failures` under its pair."""
+    """Median rates per pair (the `only` ones where given) and workload, with every run's
+    figure; each failed run's last error line goes to `failures` under its pair."""
     samples: dict[str, dict[str, list[float]]] = {}
-    build_go()
+    table = {
+        label: pair for label, pair in pairs(python, official).items() if label in only or not only
+    }
+    if any(label.endswith("-go") for label in table):
+        build_go()
     for round_ in range(rounds):
-        for label, (client, agent) in pairs(python, official).items():
+        for label, (client, agent) in table.items():
             command = [*client, str(n), loop_of(label), "--", *agent]
             rates = _run_pair(label, command, env, failures if failures is not None else {})
             for kind in KINDS:
@@ -211,16 +220,7 @@ def goals(rates: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             "value": ratio("ours-asyncio", "official-asyncio", "notify"),
         }
     )
-    # Issue 49: recording a conversation costs it at most a tenth of its pace.
-    rows += [
-        {
-            "workload": f"2p {kind}",
-            "measure": "through trace record / direct (ours, uvloop)",
-            "goal": 0.9,
-            "value": ratio("ours-uvloop-recorded", "ours-uvloop", kind),
-        }
-        for kind in KINDS
-    ]
+    rows += recorder_goals(rates)
     for loop in ("asyncio", "uvloop"):
         for kind, goal in (("notify", 0.5), ("rt1", 0.7), ("rt64", 0.7)):
             rows.append(
@@ -231,4 +231,35 @@ def goals(rates: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
                     "value": ratio(f"ours-{loop}", f"floor-{loop}", kind),
                 }
             )
+    return rows
+
+
+def _ratio(rates: dict[str, dict[str, Any]], ours: str, other: str, kind: str) -> float:
+    return float(rates[ours][kind]["median"] / rates[other][kind]["median"])
+
+
+def recorder_goals(rates: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Issue 49's rows: the recorder against the direct pair and against a bare relay."""
+    rows: list[dict[str, Any]] = []
+    # Issue 49: recording a conversation costs it at most a tenth of its pace.
+    rows += [
+        {
+            "workload": f"2p {kind}",
+            "measure": "through trace record / direct (ours, uvloop)",
+            "goal": 0.9,
+            "value": _ratio(rates, "ours-uvloop-recorded", "ours-uvloop", kind),
+        }
+        for kind in KINDS
+    ]
+    # What the recording itself costs: the recorder over a relay that records nothing, in the
+    # same rounds (a relay's two hand-overs per message are the part no recorder can avoid).
+    rows += [
+        {
+            "workload": f"2p {kind}",
+            "measure": "through trace record / through a bare relay",
+            "goal": 0.9,
+            "value": _ratio(rates, "ours-uvloop-recorded", "ours-uvloop-relayed", kind),
+        }
+        for kind in KINDS
+    ]
     return rows
