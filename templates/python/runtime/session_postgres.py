@@ -22,6 +22,7 @@ the three runtimes (TypeScript `PostgresSessionStore`, Go `acppostgres`), so the
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -56,6 +57,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 
 LOCK_KEY = 0x41435053  # "ACPS": the advisory lock held while the schema is created or migrated
 
+APPEND = (
+    "WITH last AS (SELECT coalesce(max(seq), 0) AS seq FROM {updates} WHERE session_id = %(id)s),"
+    " trimmed AS (DELETE FROM {updates} WHERE session_id = %(id)s"
+    " AND seq <= (SELECT seq FROM last) + cardinality(%(bodies)s::text[]) - %(keep)s)"
+    " INSERT INTO {updates} (session_id, seq, body) SELECT %(id)s, last.seq + b.n, b.body"
+    " FROM last, unnest(%(bodies)s::text[]) WITH ORDINALITY AS b(body, n)"
+    " WHERE b.n > cardinality(%(bodies)s::text[]) - %(keep)s"
+)
+"""A batch of updates numbered after the session's last, the ones past the cap (`keep`)
+deleted: the statement after the session's advisory lock (every runtime's store sends it)."""
+
 EXTRA = (
     "the PostgreSQL session store needs psycopg 3 and its pool:"
     " pip install 'acp-protocol-sdk[postgres]'"
@@ -74,6 +86,7 @@ class PostgresBackend:
         quoted = '"' + schema.replace('"', '""') + '"'
         self._table = f"{quoted}.acp_sessions"
         self._updates = f"{quoted}.acp_session_updates"
+        self._append = APPEND.replace("{updates}", self._updates)
 
     async def _run(self, work: Callable[[AsyncConnection[Any]], Awaitable[T]]) -> T:
         """`work` in one transaction; every database error becomes `SessionStoreError`."""
@@ -149,28 +162,34 @@ class PostgresBackend:
         return await self._run(work)
 
     async def aappend_updates(self, session_id: str, bodies: Sequence[str], keep: int) -> None:
-        async def work(connection: AsyncConnection[Any]) -> None:
-            # One appender per session at a time: the next number is read, then used.
-            await connection.execute(
-                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (LOCK_KEY, session_id)
-            )
-            cursor = await connection.execute(
-                f"SELECT coalesce(max(seq), 0) FROM {self._updates} WHERE session_id = %s",
-                (session_id,),
-            )
-            row = await cursor.fetchone()
-            last = int(row[0]) if row else 0
-            async with connection.cursor() as insert:
-                await insert.executemany(
-                    f"INSERT INTO {self._updates} (session_id, seq, body) VALUES (%s, %s, %s)",
-                    [(session_id, last + n, body) for n, body in enumerate(bodies, 1)],
-                )
-            await connection.execute(
-                f"DELETE FROM {self._updates} WHERE session_id = %s AND seq <= %s",
-                (session_id, last + len(bodies) - keep),
-            )
+        """One round trip (pipeline mode): the transaction's statements are sent at once and
+        answered after its COMMIT. One appender per session at a time (the advisory lock, a
+        statement of its own: the next one's snapshot sees what the last holder committed),
+        so the next number is read, then used; the updates the cap would delete at once are
+        not written (the numbers, and the count a replay reports dropped, are the same)."""
+        await self._pipelined(
+            ("BEGIN", None),
+            ("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (LOCK_KEY, session_id)),
+            (self._append, {"id": session_id, "bodies": list(bodies), "keep": keep}),
+            ("COMMIT", None),
+        )
 
-        await self._run(work)
+    async def _pipelined(self, *statements: tuple[str, Any]) -> None:
+        """`statements` in one round trip; every database error becomes `SessionStoreError`."""
+        import psycopg
+
+        try:
+            async with self._pool.connection() as connection:
+                try:
+                    async with connection.pipeline():
+                        for query, params in statements:
+                            await connection.execute(query, params)
+                except psycopg.Error:
+                    with contextlib.suppress(psycopg.Error):
+                        await connection.rollback()  # an explicit BEGIN left aborted
+                    raise
+        except (psycopg.Error, TimeoutError) as error:
+            raise SessionStoreError(f"{self._where}: {_first_line(error)}") from None
 
     async def aread_updates(self, session_id: str) -> Replay:
         async def work(connection: AsyncConnection[Any]) -> Replay:
@@ -226,7 +245,13 @@ async def open_postgres_store(
 
     where = _where(conninfo)
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-        conninfo, min_size=1, max_size=pool_size, open=False, timeout=connect_timeout
+        conninfo,
+        min_size=1,
+        max_size=pool_size,
+        open=False,
+        timeout=connect_timeout,
+        # Transactions are explicit (`transaction()`, or BEGIN … COMMIT in one pipeline).
+        kwargs={"autocommit": True},
     )
     try:
         await pool.open(wait=True, timeout=connect_timeout)
