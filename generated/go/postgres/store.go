@@ -23,6 +23,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"sync"
@@ -53,6 +54,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	table   string
 	updates string
+	append  string // appendSQL for this schema
 	where   string
 	options Options
 	mu      sync.Mutex
@@ -80,7 +82,8 @@ func Open(ctx context.Context, dsn string, options Options) (*Store, error) {
 	if schema == "" {
 		schema = "public"
 	}
-	store := &Store{pool: pool, table: quote(schema) + ".acp_sessions", updates: quote(schema) + ".acp_session_updates", where: where, options: options}
+	updates := quote(schema) + ".acp_session_updates"
+	store := &Store{pool: pool, table: quote(schema) + ".acp_sessions", updates: updates, append: fmt.Sprintf(appendSQL, updates), where: where, options: options}
 	if err := store.transaction(ctx, func(tx pgx.Tx) error { return migrate(ctx, tx, schema, where) }); err != nil {
 		pool.Close()
 		return nil, err

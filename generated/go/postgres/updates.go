@@ -18,29 +18,30 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// AppendUpdates appends updates to session id's history in one transaction and returns after
-// its COMMIT: one appender per session at a time (an advisory lock on the session), so the next
-// number is read, then used.
+// appendSQL numbers a batch of updates ($2) after session $1's last and deletes the ones past the
+// cap ($3), those of the batch itself included (they are not written: the numbers, and the count
+// a replay reports dropped, are the same). The Python and TypeScript stores send the same.
+const appendSQL = "WITH last AS (SELECT coalesce(max(seq), 0) AS seq FROM %[1]s WHERE session_id = $1)," +
+	" trimmed AS (DELETE FROM %[1]s WHERE session_id = $1 AND seq <= (SELECT seq FROM last) + cardinality($2::text[]) - $3)" +
+	" INSERT INTO %[1]s (session_id, seq, body) SELECT $1, last.seq + b.n, b.body" +
+	" FROM last, unnest($2::text[]) WITH ORDINALITY AS b(body, n) WHERE b.n > cardinality($2::text[]) - $3"
+
+// AppendUpdates appends updates to session id's history and returns after they are committed:
+// one round trip (a pgx.Batch, run as one implicit transaction), the session's advisory lock
+// first, so one appender per session at a time (its own statement: the next one's snapshot sees
+// what the last holder committed), then the append: the next number is read, then used.
 func (s *Store) AppendUpdates(ctx context.Context, id string, updates []json.RawMessage) error {
 	if len(updates) == 0 {
 		return nil
 	}
-	keep := s.historyLimit()
-	return s.transaction(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock("+strconv.Itoa(lockKey)+", hashtext($1))", id); err != nil {
-			return err
-		}
-		var last int64
-		if err := tx.QueryRow(ctx, "SELECT coalesce(max(seq), 0) FROM "+s.updates+" WHERE session_id = $1", id).Scan(&last); err != nil {
-			return err
-		}
-		batch := &pgx.Batch{}
-		for n, update := range updates {
-			batch.Queue("INSERT INTO "+s.updates+" (session_id, seq, body) VALUES ($1, $2, $3)", id, last+int64(n)+1, string(update))
-		}
-		batch.Queue("DELETE FROM "+s.updates+" WHERE session_id = $1 AND seq <= $2", id, last+int64(len(updates))-int64(keep))
-		return tx.SendBatch(ctx, batch).Close()
-	})
+	bodies := make([]string, len(updates))
+	for n, update := range updates {
+		bodies[n] = string(update)
+	}
+	batch := &pgx.Batch{}
+	batch.Queue("SELECT pg_advisory_xact_lock("+strconv.Itoa(lockKey)+", hashtext($1))", id)
+	batch.Queue(s.append, id, bodies, s.historyLimit())
+	return s.failed(s.pool.SendBatch(ctx, batch).Close())
 }
 
 // ReadUpdates is session id's kept history, oldest first.

@@ -73,7 +73,11 @@ func (s *Store) insert(ctx context.Context, tx pgx.Tx, record acp.SessionRecord)
 // transaction runs work in one transaction (COMMIT, or ROLLBACK on an error); a database or
 // connection error becomes a one-line *Error, others pass as they are.
 func (s *Store) transaction(ctx context.Context, work func(pgx.Tx) error) error {
-	err := pgx.BeginFunc(ctx, s.pool, work)
+	return s.failed(pgx.BeginFunc(ctx, s.pool, work))
+}
+
+// failed is err as the store returns it: a database or connection error a one-line *Error.
+func (s *Store) failed(err error) error {
 	var own *Error
 	var database *pgconn.PgError
 	switch {
