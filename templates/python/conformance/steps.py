@@ -141,6 +141,29 @@ async def probe(ctx: Context, what: str) -> None:
     await ctx.peer.answer(probe_id, ctx.timeout, f"the probe request sent {what}")
 
 
+TURN_KINDS = frozenset(
+    {"agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan"}
+)
+"""The updates that are a turn's own work ("every session/update of the turn"). The others are
+the session's, sent when the agent has them: `available_commands_update`, modes, `usage_update`,
+`session_info_update` ("Agents send this notification to update session information like
+title or custom metadata"). `acp_protocol.trace` reads the same set."""
+
+
+def turn_updates_of(session_id: str, update: str) -> Callable[[Frame], bool]:
+    """The `update` notifications of one session that are its turn's own work (`TURN_KINDS`)."""
+    of_session = updates_of(session_id, update)
+
+    def matches(frame: Frame) -> bool:
+        if not of_session(frame):
+            return False
+        params = frame.message.get("params") if frame.message else None
+        kind = params.get("update") if type(params) is dict else None
+        return type(kind) is dict and kind.get("sessionUpdate") in TURN_KINDS
+
+    return matches
+
+
 def updates_of(session_id: str, update: str) -> Callable[[Frame], bool]:
     """The `update` notifications (`session/update`) of one session."""
 

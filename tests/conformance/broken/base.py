@@ -41,6 +41,10 @@ class Bugs:
     """`initialize` advertises `sessionCapabilities.list`, and `session/list` answers -32601."""
     update_after_answer: bool = False
     """One more `session/update` of the turn is sent 50 ms after the prompt's answer."""
+    title_after_answer: bool = False
+    """Not a bug: 50 ms after the prompt's answer, a `session_info_update` titling the session
+    and a `usage_update` (the session's, not the turn's: "Agents send this notification to
+    update session information like title"; what claude-agent-acp 0.101.0 does)."""
     ignores_cancel: bool = False
     """`session/cancel` and `$/cancel_request` change nothing: the turn runs to `end_turn`."""
     drops_answers_at_eof: bool = False
@@ -173,14 +177,16 @@ class Agent:
                     raise
                 asyncio.current_task().uncancel()  # type: ignore[union-attr]
         if self.bugs.update_after_answer:
-            asyncio.get_running_loop().call_later(WORD_PAUSE, self.late_update, session_id)
+            late = update(session_id, "late")
+            asyncio.get_running_loop().call_later(WORD_PAUSE, self.late_update, late)
+        if self.bugs.title_after_answer:
+            for late in session_updates(session_id, words):
+                asyncio.get_running_loop().call_later(WORD_PAUSE, self.late_update, late)
         return {"stopReason": "end_turn"}
 
-    def late_update(self, session_id: str) -> None:
+    def late_update(self, params: dict[str, Any]) -> None:
         assert self.connection is not None
-        sent = asyncio.ensure_future(
-            self.connection.notify("session/update", update(session_id, "late"))
-        )
+        sent = asyncio.ensure_future(self.connection.notify("session/update", params))
         self.late.add(sent)
         sent.add_done_callback(self.late.discard)
 
@@ -196,6 +202,13 @@ def update(session_id: str, word: str) -> dict[str, Any]:
         "content": {"type": "text", "text": word + " "},
     }
     return {"sessionId": session_id, "update": chunk}
+
+
+def session_updates(session_id: str, words: str) -> list[dict[str, Any]]:
+    """A title made of the prompt's words, and the context window's use."""
+    title = {"sessionUpdate": "session_info_update", "title": words[:40]}
+    usage = {"sessionUpdate": "usage_update", "used": len(words.split()), "size": 1000}
+    return [{"sessionId": session_id, "update": kind} for kind in (title, usage)]
 
 
 def id_key(value: Any) -> str | None:

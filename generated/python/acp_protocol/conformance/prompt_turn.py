@@ -23,7 +23,14 @@ from .data import EditionData, PromptEntry, Quote
 from .levels import level_of
 from .peer import is_response
 from .running import busy_prompt, ended_as_sent, read_before, seen_running, send_marker
-from .steps import initialize, new_session, prompt_params, running_prompt, updates_of
+from .steps import (
+    initialize,
+    new_session,
+    prompt_params,
+    running_prompt,
+    turn_updates_of,
+    updates_of,
+)
 
 AFTER_ANSWER = 0.5
 """Seconds after the answer during which no update of the turn may come (a quiet window: it can
@@ -120,7 +127,9 @@ def _ordered(prompt: PromptEntry) -> Any:
         )
         await ctx.peer.quiet(AFTER_ANSWER)
         index = ctx.peer.received.index(answer_frame)
-        of_turn = updates_of(session_id, prompt.update)
+        # "every session/update of the turn": the turn's own work (a title, the context
+        # window's use, the commands are the session's, sent when the agent has them)
+        of_turn = turn_updates_of(session_id, prompt.update)
         before = [f for f in ctx.peer.received[start:index] if of_turn(f)]
         late = [f for f in ctx.peer.received[index + 1 :] if of_turn(f)]
         if late:

@@ -27,12 +27,9 @@ from typing import Any
 
 from ..conformance.data import EditionData
 from ..conformance.output_schema import id_key
+from ..conformance.steps import TURN_KINDS
 
 Report = Callable[[str, int, str], None]
-TURN_KINDS = frozenset(
-    {"agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan"}
-)
-"""The updates that are a turn's own work (not `available_commands_update`, modes, usage…)."""
 REPLAY_KINDS = TURN_KINDS | {"user_message_chunk"}
 FINAL = frozenset({"completed", "failed", "cancelled"})
 """Final tool call statuses (v1 has the first two; v2 adds `cancelled`)."""
