@@ -1,6 +1,6 @@
 """A stand-in agent for the recorder's tests: writes back every line it reads, prefixed with
 `echo:`, writes `started` on stderr, and on SIGTERM writes `got SIGTERM` on stderr and exits 7.
-With `--exit N` it exits N at the end of its input."""
+With `--bye` it writes `bye` at the end of its input; with `--exit N` it then exits N."""
 
 from __future__ import annotations
 
@@ -22,7 +22,10 @@ def main() -> int:
     for line in sys.stdin.buffer:
         sys.stdout.buffer.write(b"echo:" + line)
         sys.stdout.buffer.flush()
-    return int(sys.argv[2]) if sys.argv[1:2] == ["--exit"] else 0
+    options = sys.argv[1:]
+    if "--bye" in options:
+        sys.stdout.buffer.write(b"bye\n")
+    return int(options[options.index("--exit") + 1]) if "--exit" in options else 0
 
 
 if __name__ == "__main__":

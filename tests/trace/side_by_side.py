@@ -62,7 +62,7 @@ def exited(recording: Path) -> bool:
 
 def violations(recording: Path) -> list[Violation]:
     loaded = load(recording)
-    return check_recording(loaded.frames, loaded.exit_status)
+    return check_recording(loaded.frames, loaded.exit_status, loaded.input_closed)
 
 
 def suite_failed(run: Run) -> set[str]:

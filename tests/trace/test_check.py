@@ -237,11 +237,56 @@ def test_a_message_the_schema_refuses_names_the_first_problems_pointer() -> None
     assert found[0].message.startswith("/params/update/content")
 
 
-def test_a_request_the_agent_never_answered_before_exiting_on_its_own() -> None:
+def test_a_request_read_before_the_end_of_input_and_never_answered() -> None:
+    # The suite's case: requests written, then the agent's stdin closed; "every request read
+    # before the end of input is answered" (JSON-RPC 2.0 §4, "MUST reply").
     frames = [*v1_opening(), ("sent", request(3, "session/new", {"cwd": "/", "mcpServers": []}))]
-    assert ids(frames, exit_status=0) == ["eof.every_request_read_is_answered"]
-    assert ids(frames, exit_status=-15) == []  # ended by a signal: no verdict
-    assert ids(frames, exit_status=None) == []  # the recording stops first
+    closed = len(frames)
+    assert eof_ids(frames, 0, closed) == ["eof.every_request_read_is_answered"]
+    assert eof_ids(frames, -15, closed) == []  # ended by a signal: no verdict
+    assert eof_ids(frames, None, closed) == []  # the recording stops first
+    # The agent died with its input still open (the official Python SDK's example on a batch):
+    # the suite's case asks nothing of it, nor does the check.
+    assert eof_ids(frames, 0, None) == []
+
+
+def eof_ids(frames: list[Frame], exit_status: int | None, closed: int | None) -> list[str]:
+    return [v.case for v in check_recording(recording(frames), exit_status, closed)]
+
+
+def test_the_end_of_input_is_read_from_the_recording_in_its_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`{"eof": "sent"}`: the editor closed the agent's input; `{"eof": "received"}`: the agent
+    ended its output. Only an input closed while the agent's output was still open, the agent
+    then exiting on its own, is the suite's end of input."""
+    frames = [*v1_opening(), ("sent", request(3, "session/new", {"cwd": "/", "mcpServers": []}))]
+    opened = [json_line({"acpTrace": 2, "program": ["agent"]})]
+    opened += [json_line({"t": 0.1, "dir": d, "json": m}) for d, m in frames]
+    sent, received = json_line({"t": 1, "eof": "sent"}), json_line({"t": 1, "eof": "received"})
+    exit_line = json_line({"t": 2, "exit": 0})
+    path = tmp_path / "rec.jsonl"
+    for ending, status in (
+        ([sent, received, exit_line], 1),
+        ([received, sent, exit_line], 0),  # the agent's output ended first: it died
+        ([received, exit_line, sent], 0),  # it exited, then the editor closed its end
+        ([exit_line], 0),  # a recording of format 1 does not say
+    ):
+        path.write_text("".join(opened + ending), encoding="utf-8")
+        assert main(["check", "--quiet", str(path)]) == status, ending
+        said = capsys.readouterr().out
+        assert ("eof.every_request_read_is_answered" in said) == (status == 1), said
+    # `trace view` reads the events too (no line skipped) and shows the check's problem
+    path.write_text("".join([*opened, sent, received, exit_line]), encoding="utf-8")
+    assert main(["view", str(path)]) == 0
+    seen = capsys.readouterr()
+    assert "skipped" not in seen.err and "eof.every_request_read_is_answered" in seen.out
+
+
+def json_line(record: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(record) + "\n"
 
 
 def test_v2_idle_without_running_breaks_running_then_idle() -> None:

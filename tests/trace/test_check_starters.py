@@ -51,4 +51,4 @@ def test_our_starter_pair_breaks_no_rule(recordings: dict[str, Path], edition: s
     loaded = load(recordings[edition])
     methods = {f.value.get("method") for f in loaded.frames if f.message is not None}
     assert {"initialize", "session/prompt", "session/request_permission"} <= methods
-    assert check_recording(loaded.frames, loaded.exit_status) == []
+    assert check_recording(loaded.frames, loaded.exit_status, loaded.input_closed) == []

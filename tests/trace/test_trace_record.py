@@ -58,7 +58,7 @@ def test_every_byte_passes_unchanged_and_each_line_is_recorded_with_its_directio
         "echo:not json at all",
     ]
     records = lines_of(out)
-    assert records[0]["acpTrace"] == 1 and records[0]["program"] == list(AGENT)
+    assert records[0]["acpTrace"] == 2 and records[0]["program"] == list(AGENT)
     assert {"t": records[-1]["t"], "exit": 0} == records[-1]
     assert any(r.get("stderr") == "started" for r in records)
 
@@ -69,6 +69,68 @@ def test_the_exit_status_is_the_agents(tmp_path: Path) -> None:
     done = subprocess.run(command, input=b"", capture_output=True, timeout=60)
     assert done.returncode == 3
     assert lines_of(out)[-1]["exit"] == 3
+
+
+def events(path: Path) -> list[Any]:
+    """The recording's records after its header, each a frame's direction and its line, or an
+    event (`eof`, `exit`, with its `signal`) as itself without its time."""
+    found: list[Any] = []
+    for line in lines_of(path)[1:]:
+        if "dir" in line:
+            found.append((line["dir"], line.get("raw", line.get("json"))))
+        elif "stderr" not in line:
+            found.append({k: v for k, v in line.items() if k != "t"})
+    return found
+
+
+def test_the_end_of_each_side_and_the_exit_are_recorded_in_order_with_the_frames(
+    tmp_path: Path,
+) -> None:
+    """The editor closing the agent's input is recorded when the recorder read the end of its
+    stdin, before it closed the agent's: what the agent writes after it comes after it; then
+    the agent's end of its output, then its exit."""
+    out = tmp_path / "rec.jsonl"
+    agent = [*AGENT, "--bye", "--exit", "3"]
+    process = subprocess.Popen(recorder(out, *agent), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"one\n")
+    process.stdin.flush()
+    assert process.stdout.readline() == b"echo:one\n"
+    process.stdin.close()
+    assert process.stdout.read() == b"bye\n"
+    assert process.wait(timeout=30) == 3
+    assert events(out) == [
+        ("sent", "one"),
+        ("received", "echo:one"),
+        {"eof": "sent"},
+        ("received", "bye"),
+        {"eof": "received"},
+        {"exit": 3},
+    ]
+
+
+def test_an_agent_that_exits_while_its_input_is_open_shows_no_end_of_its_input(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "rec.jsonl"
+    agent = [sys.executable, "-c", "import sys; sys.stdin.readline(); sys.exit(4)"]
+    process = subprocess.Popen(recorder(out, *agent), stdin=subprocess.PIPE)
+    assert process.stdin is not None
+    process.stdin.write(b"one\n")
+    process.stdin.flush()
+    assert process.wait(timeout=30) == 4  # our stdin still open
+    process.stdin.close()
+    assert events(out) == [("sent", "one"), {"eof": "received"}, {"exit": 4}]
+
+
+def test_an_agent_ended_by_a_signal_is_recorded_with_the_signal(tmp_path: Path) -> None:
+    out = tmp_path / "rec.jsonl"
+    agent = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"]
+    process = subprocess.Popen(recorder(out, *agent), stdin=subprocess.PIPE)
+    assert process.wait(timeout=30) == 128 + signal.SIGKILL
+    assert process.stdin is not None
+    process.stdin.close()
+    assert events(out) == [{"eof": "received"}, {"exit": -signal.SIGKILL, "signal": "SIGKILL"}]
 
 
 def test_sigterm_goes_on_to_the_agent(tmp_path: Path) -> None:
@@ -180,7 +242,7 @@ def test_a_recording_that_can_no_longer_be_written_is_one_line_and_the_conversat
         stderr=subprocess.PIPE,
     )
     with out.open("rb") as reader:  # the recording's reader: the header, then it leaves
-        assert json.loads(reader.readline())["acpTrace"] == 1
+        assert json.loads(reader.readline())["acpTrace"] == 2
     stdout, stderr = process.communicate(given, timeout=60)
     assert process.returncode == 3
     assert stdout == b"".join(b"echo:" + line for line in given.splitlines(keepends=True))

@@ -286,7 +286,9 @@ def test_trace_check_s_violations_are_the_problems_with_case_level_and_quote(
     held = one(1, "session/cancel")
     seen: list[int] = []
 
-    def judge(frames: Iterable[Any], exit_status: int | None) -> list[Any]:
+    def judge(
+        frames: Iterable[Any], exit_status: int | None, input_closed: int | None
+    ) -> list[Any]:
         seen.append(sum(1 for _ in frames))
         quote = types.SimpleNamespace(text="The Agent MUST respond", source="schema.json")
         return [
@@ -305,7 +307,9 @@ def test_trace_check_s_violations_are_the_problems_with_case_level_and_quote(
 def test_a_check_that_fails_is_one_line_and_the_summary_s_own_problems_stand(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def judge(frames: Iterable[Any], exit_status: int | None) -> list[Any]:
+    def judge(
+        frames: Iterable[Any], exit_status: int | None, input_closed: int | None
+    ) -> list[Any]:
         raise KeyError("boom")
 
     fake_check(monkeypatch, judge)

@@ -74,7 +74,7 @@ def judge(source: Source) -> tuple[list[Violation], int]:
     checker = Checker(source.edition if source.edition in editions() else None)
     for frame in chain([first] if first is not None else [], frames):
         checker.feed(frame)
-    found = checker.finish(source.exit_status)
+    found = checker.finish(source.exit_status, source.input_closed)
     if source.side is not None:
         found = [v for v in found if v.side == source.side]
     return found, checker.count

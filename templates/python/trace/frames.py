@@ -8,9 +8,13 @@
   it (`"\r\n"`; `""`: the stream's last line), and `"line"`, the line as it came, when its
   `json` had to be encoded again (a carriage return between its tokens);
 - a line the agent wrote on stderr: `{"t": SECONDS, "stderr": TEXT}`;
-- the end: `{"t": SECONDS, "exit": STATUS}` (a negative status is the signal that ended it).
+- (format 2) the end of a side: `{"t": SECONDS, "eof": "sent"}` when the editor closed the
+  agent's input (the recorder read the end of its stdin, before it closed the agent's), and
+  `{"t": SECONDS, "eof": "received"}` when the agent ended its output;
+- the agent's exit: `{"t": SECONDS, "exit": STATUS}` (a negative status is the signal that ended
+  it, format 2 adds its name: `"signal": "SIGKILL"`).
 
-`t` counts seconds since the recording started.
+`t` counts seconds since the recording started. Format 1 (no `eof`, the exit last) reads alike.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: the `eof` events and the exit's `signal`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +63,34 @@ def raw_text(line: bytes) -> str:
         return line.decode("utf-8")
     except UnicodeDecodeError:
         return "hex:" + line.hex()
+
+
+@dataclass(slots=True)
+class Ends:
+    """How the conversation ended, as a recording's events tell it (`event`, in order)."""
+
+    exit_status: int | None = None
+    """The agent's exit status, where the recording saw it."""
+    input_closed: int | None = None
+    """How many frames there were when the editor closed the agent's input, where it did so
+    while the agent was there (its output open, not exited); else None: the agent died with
+    its input open, or the recording does not say (format 1)."""
+    _agent_gone: bool = False
+
+    def event(self, record: dict[str, Any], frames: int) -> bool:
+        """Take `record` (not a frame), seen after `frames` frames: whether it is an end."""
+        if "exit" in record:
+            self.exit_status = record["exit"] if type(record["exit"]) is int else None
+            self._agent_gone = True
+            return True
+        if record.get("eof") == "received":
+            self._agent_gone = True
+            return True
+        if record.get("eof") == "sent":
+            if not self._agent_gone and self.input_closed is None:
+                self.input_closed = frames
+            return True
+        return False
 
 
 class TraceError(Exception):

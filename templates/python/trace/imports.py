@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .frames import RecordedFrame, TraceError
+from .frames import FORMAT_VERSION, Ends, RecordedFrame, TraceError
 
 FORMATS = ("acp", "rust-sdk", "lines")
 LINE = re.compile(
@@ -54,6 +54,9 @@ class Source:
     between: tuple[str, str] = ("Client", "Agent")
     exit_status: int | None = None
     """The agent's exit status, where the recording saw it."""
+    input_closed: int | None = None
+    """How many frames there were when the editor closed the agent's input while the agent was
+    there (`frames.Ends`), where the source says."""
     skipped: int = 0
     """Events or lines of the source that are not frames of the conversation."""
     started: str | None = None
@@ -80,13 +83,16 @@ class Loaded:
     exit_status: int | None = None
     skipped: int = 0
     started: str | None = None
+    input_closed: int | None = None
 
 
 def load(path: Path, source: str = "acp", between: tuple[str, str] = ("Client", "Agent")) -> Loaded:
     """The conversation `path` holds, in the `source` format, read whole."""
     reading = Source(path, source, between)
     frames = list(reading.frames())
-    return Loaded(frames, reading.exit_status, reading.skipped, reading.started)
+    return Loaded(
+        frames, reading.exit_status, reading.skipped, reading.started, reading.input_closed
+    )
 
 
 def _records(path: Path) -> Iterator[tuple[int, Any]]:
@@ -105,11 +111,12 @@ def _ours(source: Source) -> Iterator[RecordedFrame]:
     if _is_case_trace(path):
         yield from _case(source)
         return
+    ends, count = Ends(), 0
     for number, record in _records(path):
         if not isinstance(record, dict):
             raise TraceError(f"{path}:{number}: not a JSON object")
-        if "exit" in record and type(record["exit"]) is int:
-            source.exit_status = record["exit"]
+        if "dir" not in record and ends.event(record, count):
+            source.exit_status, source.input_closed = ends.exit_status, ends.input_closed
         if "started" in record and isinstance(record["started"], str):
             source.started = record["started"]
         if "dir" not in record:
@@ -118,6 +125,7 @@ def _ours(source: Source) -> Iterator[RecordedFrame]:
             raise TraceError(f"{path}:{number}: /dir is {record['dir']!r}")
         t = float(record.get("t", 0.0))
         direction: Direction = "sent" if record["dir"] == "sent" else "received"
+        count += 1
         if "json" in record:
             yield RecordedFrame(t, direction, record["json"])
         else:
@@ -154,6 +162,13 @@ def _case(source: Source) -> Iterator[RecordedFrame]:
     source.side = "client" if client else "agent"
     if not client and type(case.get("exit")) is int:
         source.exit_status = case["exit"]  # the agent's, when it ended with the case
+        # the suite closes the input of a case it does not share at the case's end, then
+        # takes the exit status (docs/conformance.md, the trace format's `exit`)
+        source.input_closed = sum(
+            1
+            for r in case["frames"]
+            if isinstance(r, dict) and r.get("dir") in ("sent", "received")
+        )
     for record in case["frames"]:
         if not isinstance(record, dict) or record.get("dir") not in ("sent", "received"):
             source.skipped += 1
@@ -268,8 +283,13 @@ def write_ours(source: Source, out: Path, program: list[str]) -> int:
     count = 0
     t = 0.0
     with out.open("w", encoding="utf-8") as file:
-        file.write(json.dumps({"acpTrace": 1, "program": program}, ensure_ascii=False) + "\n")
+        header = {"acpTrace": FORMAT_VERSION, "program": program}
+        file.write(json.dumps(header, ensure_ascii=False) + "\n")
+        closed = False
         for frame in source.frames():
+            if source.input_closed == count and not closed:  # read before this frame
+                file.write(json.dumps({"t": t, "eof": "sent"}) + "\n")
+                closed = True
             record: dict[str, Any] = {"t": frame.t, "dir": frame.dir}
             if frame.raw is None:
                 record["json"] = frame.value
@@ -278,6 +298,8 @@ def write_ours(source: Source, out: Path, program: list[str]) -> int:
             file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
             count += 1
             t = frame.t
+        if source.input_closed == count and not closed:
+            file.write(json.dumps({"t": t, "eof": "sent"}) + "\n")
         if source.exit_status is not None:
             file.write(json.dumps({"t": t, "exit": source.exit_status}) + "\n")
     return count

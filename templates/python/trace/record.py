@@ -13,7 +13,10 @@ file, nor for the splitting into lines, nor for the JSON check. Handed over befo
 written on, a chunk is in the queue before the other side can answer it, so the recording keeps
 cause before effect (a request before its answer) whichever thread runs first. The writer
 records what a few milliseconds brought in one write, each JSON line as it came (the
-recording's `json` is the line itself, not parsed and encoded again). The recorder's cost is
+recording's `json` is the line itself, not parsed and encoded again). The ends go through the
+same queue, so they are written in order with the frames: the editor's end of its input (read
+before the agent's stdin is closed, so before anything the agent writes after it), the agent's
+end of its output, and its exit (`frames`: format 2). The recorder's cost is
 measured by `make bench` (`ours-uvloop-recorded`). A recording file that fails mid-way ends
 the recording with one line on stderr, never the conversation (`Recording`).
 """
@@ -100,6 +103,24 @@ class Recording:
 
     def stderr(self, lines: list[bytes]) -> None:
         self.write_bytes(encode_stderr(self.elapsed(), lines))
+
+    def exit(self, status: int) -> None:
+        self.write_bytes(encode_exit(self.elapsed(), status))
+
+
+def encode_exit(t: float, status: int) -> bytes:
+    """The agent's exit: its status (negative: the signal that ended it, named)."""
+    record: dict[str, Any] = {"t": round(t, 4), "exit": status}
+    if status < 0:
+        with contextlib.suppress(ValueError):
+            record["signal"] = signal.Signals(-status).name
+    return _record_bytes(record)
+
+
+def encode_eof(t: float, direction: str) -> bytes:
+    """A side's end: `sent`, the editor closed the agent's input; `received`, the agent ended
+    its output."""
+    return _record_bytes({"t": round(t, 4), "eof": direction})
 
 
 def _record_bytes(record: dict[str, Any]) -> bytes:
@@ -193,7 +214,9 @@ class Lines:
 
 
 Chunk = tuple[float, str, bytes]
-"""(monotonic time, stream, bytes) from a relay thread to the writer; b"" ends the stream."""
+"""(monotonic time, stream, bytes) from a relay thread to the writer; b"" ends the stream.
+Two events: ("eof", b""), the editor closed the agent's input; ("exit", STATUS), the agent's
+exit."""
 
 
 def relay(
@@ -202,17 +225,18 @@ def relay(
     stream: str,
     chunks: queue.SimpleQueue[Chunk | None],
     stop: int | None = None,
-) -> None:
+) -> bool:
     """Copy `source` to `target` chunk by chunk as it comes, each chunk handed to the writer
     first (a queue: nothing waits), so that what answers it is recorded after it. Once `target`
     is gone (the agent exited, the editor closed our stdout) the chunks are still read and
     recorded, no longer forwarded. With `stop` (a pipe's reading end): it also ends once `stop`
-    can be read."""
+    can be read. Whether `source` ended (False: `stop` ended the relay)."""
     read, write, put, clock = os.read, os.write, chunks.put, time.monotonic
     ready = _ready(source, stop)
     forwarding = True
+    ended = True
     try:
-        while ready() and (data := read(source, CHUNK)):
+        while (ended := ready()) and (data := read(source, CHUNK)):
             put((clock(), stream, data))
             if forwarding:
                 try:
@@ -224,8 +248,9 @@ def relay(
                 except OSError:
                     forwarding = False
     except OSError:
-        pass  # the source is gone: its end
+        ended = True  # the source is gone: its end
     put((clock(), stream, b""))
+    return ended
 
 
 def _ready(source: int, stop: int | None) -> Callable[[], bool]:
@@ -257,10 +282,16 @@ def writer(recording: Recording, chunks: queue.SimpleQueue[Chunk | None]) -> Non
         while item is not None:
             t, stream, data = item
             batch_time[0] = t - started
-            if data:
+            if stream == "eof":
+                batch.append(encode_eof(batch_time[0], "sent"))
+            elif stream == "exit":
+                batch.append(encode_exit(batch_time[0], int(data)))
+            elif data:
                 streams[stream].feed(data)
             else:
                 streams[stream].close()
+                if stream == "received":
+                    batch.append(encode_eof(batch_time[0], "received"))
             try:
                 item = chunks.get_nowait()
             except queue.Empty:
@@ -303,22 +334,23 @@ def record(program: Sequence[str], out: Path) -> int:
         def agent_side() -> None:
             for thread in threads:
                 thread.join()
-            agent.wait()
+            status = agent.wait()
+            chunks.put((time.monotonic(), "exit", b"%d" % status))  # after its output's end
             os.write(agent_gone, b"\0")  # the editor's side stops reading
 
+        watcher = threading.Thread(target=agent_side, daemon=True)
         recorder = threading.Thread(target=writer, args=(recording, chunks), daemon=True)
-        for thread in [*threads, threading.Thread(target=agent_side, daemon=True), recorder]:
+        for thread in [*threads, watcher, recorder]:
             thread.start()
         # The editor's side in the main thread, where a signal interrupts the wait and is passed
         # on before anything read after it (an editor that sends SIGTERM then closes our stdin).
-        relay(sys.stdin.fileno(), agent.stdin.fileno(), "sent", chunks, stop)
+        if relay(sys.stdin.fileno(), agent.stdin.fileno(), "sent", chunks, stop):
+            chunks.put((time.monotonic(), "eof", b""))  # before the agent can see it
         agent.stdin.close()  # the editor's end is the agent's
-        for thread in threads:
-            thread.join()
+        watcher.join()
         status = agent.wait()
         chunks.put(None)
         recorder.join()
-        recording.write({"t": round(recording.elapsed(), 4), "exit": status})
     return 128 - status if status < 0 else status
 
 

@@ -41,10 +41,10 @@ def summarise(
 def problems(
     recording: Recording, summary: Summary, warn: Callable[[str], None] = lambda line: None
 ) -> list[Problem]:
-    """The seam with `trace check`: its violations (`check.check_recording(frames, exit)`,
-    each with its case id, level, quote and frame) when that module is there, else the
-    summary's own problems; the lines that could not be read are problems either way. A check
-    that fails is one warning, and the summary's own problems stand."""
+    """The seam with `trace check`: its violations (`check.check_recording(frames, exit,
+    input_closed)`, each with its case id, level, quote and frame) when that module is there,
+    else the summary's own problems; the lines that could not be read are problems either way.
+    A check that fails is one warning, and the summary's own problems stand."""
     try:
         check: Any = importlib.import_module(".check", __package__)
     except ImportError:
@@ -55,7 +55,7 @@ def problems(
         for f in recording.frames()
     )
     try:
-        violations = check.check_recording(frames, recording.exit)
+        violations = check.check_recording(frames, recording.exit, recording.input_closed)
         found = [
             Problem("violation", v.message, v.frame, str(v.level), v.case, v.quote.text)
             for v in violations

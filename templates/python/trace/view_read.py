@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .frames import TraceError
+from .frames import Ends, TraceError
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +52,14 @@ class Recording:
     started: str = ""
     stderr: int = 0
     exit: int | None = None
+    input_closed: int | None = None
+    """How many frames there were when the editor closed the agent's input while the agent was
+    there (`frames.Ends`)."""
     warnings: list[str] = field(default_factory=list)
     case: str | None = None
     """The case id, when the file is a conformance case trace."""
     _warned: int = 0
+    _ends: Ends = field(default_factory=Ends)
 
     def _warning(self, number: int, reason: str) -> None:
         line = f"{self.path}:{number}: {reason}; line skipped"
@@ -67,6 +71,7 @@ class Recording:
     def frames(self) -> Iterator[Frame]:
         self.warnings.clear()
         self.stderr = 0
+        self._ends = Ends()
         with self.path.open(encoding="utf-8", errors="replace") as lines:
             numbered = enumerate(lines, 1)
             first, start = "", 1
@@ -118,10 +123,10 @@ class Recording:
         if "dir" not in record:
             if "stderr" in record:
                 self.stderr += 1
-            elif "exit" in record:
-                self.exit = record["exit"] if type(record["exit"]) is int else None
+            elif self._ends.event(record, index):
+                self.exit, self.input_closed = self._ends.exit_status, self._ends.input_closed
             else:
-                self._warning(number, "neither a frame, stderr nor the exit")
+                self._warning(number, "neither a frame, stderr, an end nor the exit")
             return None
         t = record.get("t")
         if record["dir"] not in ("sent", "received") or not isinstance(t, (int, float)):

@@ -20,10 +20,11 @@ What is judged here, frame by frame:
 and, through `check_turns`, the order of a turn (v1: updates before the answer; v2: `running` …
 `idle`, nothing after a close answer), cancels honoured and tool calls finished.
 
-`check_recording(frames, exit_status)` is the API (`trace view` shows its violations): each
-`Violation` names the frame (an index into `frames`) it was seen at. `Checker` judges as it
-reads (`feed` each frame, then `finish`): it keeps no frame past the `initialize` answer, only
-what the rules need (each request's method, session and, for a permission, its options).
+`check_recording(frames, exit_status, input_closed)` is the API (`trace view` shows its
+violations): each `Violation` names the frame (an index into `frames`) it was seen at.
+`Checker` judges as it reads (`feed` each frame, then `finish`): it keeps no frame past the
+`initialize` answer, only what the rules need (each request's method, session and, for a
+permission, its options).
 """
 
 from __future__ import annotations
@@ -77,22 +78,30 @@ class Checker:
             return
         self._frame(frame)
 
-    def finish(self, exit_status: int | None = None) -> list[Violation]:
+    def finish(
+        self, exit_status: int | None = None, input_closed: int | None = None
+    ) -> list[Violation]:
         """Every violation, in the order of the frames they were seen at. `exit_status`: the
-        agent's, when the recording saw it end (a negative one: ended by that signal); a
-        request the agent never answered is judged only when it ended on its own."""
+        agent's, when the recording saw it end (a negative one: ended by that signal);
+        `input_closed`: how many frames there were when the editor closed the agent's input,
+        where the recording shows it did so while the agent's output was still open (None
+        otherwise). The suite's case `eof.every_request_read_is_answered` ("every request read
+        before the end of input is answered"): a request read before that end and never
+        answered, by an agent that then exited on its own (no verdict when it died with its
+        input open, was ended by a signal, or the recording stops first)."""
         if self.judge is None:
             self._start(_settled(self.held) or self._unsettled())
         judge, turns = self.judge, self.turns
         assert judge is not None and turns is not None
         batches_unanswered(judge)
-        ended_alone = exit_status is not None and exit_status >= 0
+        ended_alone = exit_status is not None and exit_status >= 0 and input_closed is not None
         for request in judge.asked["client"].values():
-            if request.answers == 0 and ended_alone:
+            if request.answers == 0 and ended_alone and request.frame < (input_closed or 0):
                 judge.report(
                     "eof.every_request_read_is_answered",
                     request.frame,
-                    f"{request.method} was never answered (the agent exited {exit_status})",
+                    f"{request.method} was never answered (its input closed at frame "
+                    f"{input_closed}, the agent exited {exit_status})",
                 )
         turns.end(self.count)
         judge.found.sort(key=lambda v: v.frame)
@@ -139,16 +148,18 @@ class Checker:
 
 
 def check_recording(
-    frames: Iterable[RecordedFrame], exit_status: int | None = None
+    frames: Iterable[RecordedFrame],
+    exit_status: int | None = None,
+    input_closed: int | None = None,
 ) -> list[Violation]:
     """Every violation the recording shows, in the order of the frames they were seen at (each
-    `Violation.frame` an index into `frames`). `exit_status`: the agent's, when the recording
-    saw it end (a negative one: ended by that signal); a request the agent never answered is
-    judged only when it ended on its own."""
+    `Violation.frame` an index into `frames`). `exit_status` and `input_closed` as
+    `Checker.finish` takes them: a request the agent never answered is judged only when the
+    editor closed its input while it was there and it then exited on its own."""
     checker = Checker()
     for frame in frames:
         checker.feed(frame)
-    return checker.finish(exit_status)
+    return checker.finish(exit_status, input_closed)
 
 
 def _is_list(frame: RecordedFrame) -> bool:

@@ -119,7 +119,7 @@ class AgentProcess:
             recording = self._recording
             if recording is not None:
                 if status is not None:
-                    recording.write({"t": round(recording.elapsed(), 4), "exit": status})
+                    recording.exit(status)
                 recording.out.close()
                 self._recording = None
 
