@@ -5,6 +5,7 @@ package unstable
 import (
 	"context"
 	"encoding/json"
+	"net"
 
 	acp "acp-protocol-sdk"
 	"acp-protocol-sdk/wire"
@@ -725,4 +726,25 @@ func ConnectAgent(t acp.Transport, handler Agent, options ...acp.Option) (*acp.C
 	}
 	conn := acp.NewConnection(t, AgentHandler(handler), options...)
 	return conn, ClientPeer{Conn: conn}
+}
+
+// ServeRemoteAgent serves ACP's remote transport over WebSocket (ws://<listener's address>/acp) on
+// listener until ctx ends: each socket a connection of its own to the agent newAgent returns
+// (return one shared agent to serve it to every connection). A socket that ends cancels its
+// handlers; ctx ending closes every connection, then it returns nil (or the listener's failure).
+func ServeRemoteAgent(ctx context.Context, listener net.Listener, newAgent func() Agent, options acp.ServeOptions) error {
+	return acp.ServeRemote(ctx, listener, connectAgentOf(newAgent), options)
+}
+
+// NewAgentServer is the http.Handler of ServeRemoteAgent, to mount in a server of your own (TLS,
+// other routes); ctx ending (or its Close) closes every connection.
+func NewAgentServer(ctx context.Context, newAgent func() Agent, options acp.ServeOptions) (*acp.Server, error) {
+	return acp.NewServer(ctx, connectAgentOf(newAgent), options)
+}
+
+func connectAgentOf(newAgent func() Agent) acp.Connect {
+	return func(t acp.Transport, options ...acp.Option) *acp.Connection {
+		conn, _ := ConnectAgent(t, newAgent(), options...)
+		return conn
+	}
 }
