@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from acp_protocol.runtime.wire_trace import trace_path
-from acp_protocol.trace.frames import read_frames
+from acp_protocol.trace.frames import FORMAT_VERSION, read_frames
 
 LANGUAGES = ("python", "typescript", "go")
 PROMPT = "hello trace"
@@ -106,7 +106,8 @@ def test_client_and_agent_record_the_frames_of_the_wire_with_the_recorders_direc
     assert frames(client) == wire
     assert frames(agent) == wire
     assert header(client)["side"] == "client" and header(agent)["side"] == "agent"
-    assert header(client)["acpTrace"] == 1 and header(agent)["pid"] != header(client)["pid"]
+    assert header(client)["acpTrace"] == header(agent)["acpTrace"] == FORMAT_VERSION
+    assert header(agent)["pid"] != header(client)["pid"]
     times = [frame.t for frame in read_frames(client)]
     assert times == sorted(times) and times[0] >= 0
 

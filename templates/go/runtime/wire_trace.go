@@ -65,7 +65,7 @@ func traceFromEnvironment(t Transport) (Transport, *wireTrace) {
 	}
 	trace := &wireTrace{inner: t, file: file, started: time.Now(), wake: make(chan struct{}, 1), done: make(chan struct{})}
 	trace.header = map[string]any{
-		"acpTrace": 1,
+		"acpTrace": 2, // the recording format's version: Python's acp_protocol.trace.frames.FORMAT_VERSION
 		"program":  os.Args,
 		"started":  trace.started.UTC().Format("2006-01-02T15:04:05.000+00:00"),
 		"pid":      os.Getpid(),

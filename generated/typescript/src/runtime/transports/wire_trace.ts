@@ -129,7 +129,8 @@ class TracedTransport implements Transport {
 
   private header(side: "client" | "agent" | null): void {
     this.side = side;
-    const header = { acpTrace: 1, program: process.argv, started: this.startedAt, pid: process.pid, side };
+    // acpTrace: the recording format's version (Python's acp_protocol.trace.frames.FORMAT_VERSION)
+    const header = { acpTrace: 2, program: process.argv, started: this.startedAt, pid: process.pid, side };
     this.out.write(`${JSON.stringify(header)}\n`);
   }
 
