@@ -44,6 +44,20 @@ def test_the_typescript_store_corpus_passes_on_postgres(postgres: str) -> None:
     assert "# fail 0\n" in done.stdout
 
 
+def test_a_typescript_batch_of_updates_is_one_round_trip_to_the_database(postgres: str) -> None:
+    """tests/typescript/session_store_round_trips.test.ts: a proxy counts the round trips."""
+    done = subprocess.run(
+        ["node", "--test", str(TESTS / "session_store_round_trips.test.js")],
+        cwd=BUILD,
+        env={**os.environ, "ACP_TEST_POSTGRES": postgres},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "# pass 2\n" in done.stdout and "# skipped 0\n" in done.stdout
+
+
 async def test_a_typescript_writer_killed_beside_a_python_one_loses_nothing_acknowledged(
     postgres: str,
 ) -> None:

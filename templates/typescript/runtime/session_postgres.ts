@@ -46,6 +46,15 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
 ];
 /** "ACPS": the advisory lock held while the schema is created or migrated. */
 const LOCK_KEY = 0x41435053;
+/** A batch of updates (`$bodies`) numbered after session `$id`'s last, the ones past the cap
+ * (`$keep`) deleted, those of the batch itself not written (the numbers, and the count a replay
+ * reports dropped, are the same): the statement after the session's advisory lock, as the Python
+ * and Go stores send it. */
+const APPEND =
+  "WITH last AS (SELECT coalesce(max(seq), 0) AS seq FROM $updates WHERE session_id = $id)," +
+  " trimmed AS (DELETE FROM $updates WHERE session_id = $id AND seq <= (SELECT seq FROM last) + cardinality($bodies) - $keep)" +
+  " INSERT INTO $updates (session_id, seq, body) SELECT $id, last.seq + b.n, b.body" +
+  " FROM last, unnest($bodies) WITH ORDINALITY AS b(body, n) WHERE b.n > cardinality($bodies) - $keep";
 const PG_MISSING = "the PostgreSQL session store needs the pg package: npm install pg";
 
 /** The database is unusable for this store: unreachable, or a schema this runtime cannot use. One line. */
@@ -170,22 +179,23 @@ export class PostgresSessionStore extends MemorySessionStore {
     return applied;
   }
 
-  /** Appends `updates` to the session's history in one transaction (resolves after its COMMIT),
-   * keeping the last `historyLimit`: one appender per session at a time (an advisory lock on the
-   * session), so the next number is read, then used. */
+  /** Appends `updates` to the session's history and resolves once they are committed: one round
+   * trip, one query of two statements (an implicit transaction; `pg` cannot pipeline, so its
+   * values are literals, escaped by `pg`): the session's advisory lock first, so one appender per
+   * session at a time (its own statement: the next one's snapshot sees what the last holder
+   * committed), then the append-and-trim statement every runtime's store sends. */
   override async appendUpdates(sessionId: string, updates: readonly unknown[]): Promise<void> {
     if (updates.length === 0) return;
-    await inTransaction(this.pool, this.where, async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_KEY, sessionId]);
-      const found = await client.query(`SELECT coalesce(max(seq), 0) AS last FROM ${this.updates} WHERE session_id = $1`, [sessionId]);
-      const last = Number((found.rows[0] as { last: string | number }).last);
-      const seqs = updates.map((_, n) => last + n + 1);
-      await client.query(`INSERT INTO ${this.updates} (session_id, seq, body) SELECT $1::text, * FROM unnest($2::bigint[], $3::text[])`, [
-        sessionId,
-        seqs,
-        updates.map((update) => JSON.stringify(update)),
-      ]);
-      await client.query(`DELETE FROM ${this.updates} WHERE session_id = $1 AND seq <= $2`, [sessionId, last + updates.length - this.history.limit]);
+    await inOneQuery(this.pool, this.where, (client) => {
+      const values: Record<string, string> = {
+        updates: this.updates,
+        id: client.escapeLiteral(sessionId),
+        bodies: `ARRAY[${updates.map((update) => client.escapeLiteral(JSON.stringify(update))).join(",")}]::text[]`,
+        keep: String(this.history.limit),
+      };
+      // One pass: a value is never read again for a name (a session id holding "$keep" stays text).
+      const append = APPEND.replace(/\$(updates|id|bodies|keep)\b/g, (_, name: string) => values[name] ?? "");
+      return `SELECT pg_advisory_xact_lock(${LOCK_KEY}, hashtext(${values["id"]})); ${append}`;
     });
   }
 
@@ -288,6 +298,27 @@ async function inTransaction<T>(pool: Pool, where: string, work: (client: PoolCl
       broken = true;
     }
     if (error instanceof SessionStoreError || !isDatabaseError(error)) throw error;
+    throw new SessionStoreError(`${where}: ${firstLine(error)}`);
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** The text `write` makes, sent as one query (pg's simple protocol: its statements one implicit
+ * transaction, answered after its COMMIT); errors as `inTransaction`'s. */
+async function inOneQuery(pool: Pool, where: string, write: (client: PoolClient) => string): Promise<void> {
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw new SessionStoreError(`${where}: cannot connect: ${firstLine(error)}`);
+  }
+  let broken = false;
+  try {
+    await client.query(write(client));
+  } catch (error) {
+    broken = !(error instanceof Error && "severity" in error); // the server's error: rolled back, the connection fine
+    if (!isDatabaseError(error)) throw error;
     throw new SessionStoreError(`${where}: ${firstLine(error)}`);
   } finally {
     client.release(broken);
