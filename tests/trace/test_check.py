@@ -419,6 +419,28 @@ def test_a_batch_answered_after_the_clients_next_line_is_answered() -> None:
     ]
 
 
+def test_requests_behind_a_batch_the_agent_stopped_at_are_the_batch_cases() -> None:
+    # The official Python SDK's example (0.12.1): its reader fails on the suite's batch, it
+    # writes nothing more, and exits 0 once its input is closed. The probe behind the batch is
+    # the batch case's silence (the suite's own verdict), not a request read before the end.
+    batch = [request(9, "_conformance/echo", None)]
+    probe = request("probe", "_conformance/probe", None)
+    new = request(3, "session/new", {"cwd": "/", "mcpServers": []})
+    frames = [*v1_clean(), ("sent", batch), ("sent", probe)]
+    assert eof_ids(frames, 0, len(frames)) == [
+        "envelope.batch_of_one_request_is_one_invalid_request_with_null_id"
+    ]
+    # a request it read before the batch and never answered is the end of input's
+    before = [*v1_clean(), ("sent", new), ("sent", batch), ("sent", probe)]
+    assert eof_ids(before, 0, len(before)) == [
+        "eof.every_request_read_is_answered",
+        "envelope.batch_of_one_request_is_one_invalid_request_with_null_id",
+    ]
+    # an agent that still wrote after the batch was reading: what it left is the end's
+    went_on = [*frames, ("sent", new), ("received", chunk("late"))]
+    assert "eof.every_request_read_is_answered" in eof_ids(went_on, 0, len(went_on))
+
+
 def test_v2_work_never_idle_at_the_recordings_end_is_no_verdict() -> None:
     # The client may close its end mid-work (the suite's eof case does; the official TypeScript
     # SDK's agent then logs "could not send the idle update" and exits 0): the agent exiting on

@@ -85,15 +85,17 @@ class Checker:
         otherwise). The suite's case `eof.every_request_read_is_answered` ("every request read
         before the end of input is answered"): a request read before that end and never
         answered, by an agent that then exited on its own (no verdict when it died with its
-        input open, was ended by a signal, or the recording stops first)."""
+        input open, was ended by a signal, or the recording stops first; nor for the requests
+        behind a batch where it stopped, `_stopped_at`)."""
         if self.judge is None:
             self._start(_settled(self.held) or self._unsettled())
         judge, turns = self.judge, self.turns
         assert judge is not None and turns is not None
+        read_before = min(input_closed, _stopped_at(judge) or input_closed) if input_closed else 0
         batches_unanswered(judge)
-        ended_alone = exit_status is not None and exit_status >= 0 and input_closed is not None
+        ended_alone = exit_status is not None and exit_status >= 0
         for request in judge.asked["client"].values():
-            if request.answers == 0 and ended_alone and request.frame < (input_closed or 0):
+            if request.answers == 0 and ended_alone and request.frame < read_before:
                 judge.report(
                     "eof.every_request_read_is_answered",
                     request.frame,
@@ -157,6 +159,18 @@ def check_recording(
     for frame in frames:
         checker.feed(frame)
     return checker.finish(exit_status, input_closed)
+
+
+def _stopped_at(judge: Judge) -> int | None:
+    """The frame of the oldest batch the agent never answered, when it wrote nothing after it:
+    where it stopped reading (the official Python SDK's example fails on a batch and goes
+    silent). The requests behind it are that batch's silence, which its case reports (the
+    suite's probe behind its batch, unanswered), not requests read before the end of input."""
+    if not judge.batches:
+        return None
+    index = judge.batches[0][0]
+    last = judge.last.get("received")
+    return index if last is None or last[0] < index else None
 
 
 def _is_list(frame: RecordedFrame) -> bool:
