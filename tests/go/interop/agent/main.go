@@ -9,7 +9,8 @@
 //     cancelling the prompt cascades a $/cancel_request to that nested request;
 //   - "info": three session_info_update: a title with _meta, a cleared title, a cleared _meta.
 //
-// With $ACP_INTEROP_EVENTS set it appends what it saw there as JSON lines: each cancel that
+// With --listen it serves the same agent over WebSocket instead (its URL the first line of its
+// output) until its stdin ends. With $ACP_INTEROP_EVENTS set it appends what it saw there as JSON lines: each cancel that
 // came ({"event":"cancel_request","requestId":…}, {"event":"session_cancel"}) and each prompt
 // cancelled ({"event":"prompt_cancelled","by":"request"|"session"}).
 package main
@@ -19,6 +20,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -134,8 +137,33 @@ func main() {
 		defer events.Close()
 		a.events = events
 	}
+	if len(os.Args) > 1 && os.Args[1] == "--listen" {
+		listen(a)
+		return
+	}
 	conn, _ := v1.ConnectAgent(observed{acp.Stdio(), a}, a)
 	<-conn.Done()
+}
+
+// listen serves the agent over WebSocket (v1.ServeRemoteAgent) on a free loopback port, prints
+// its URL as the first line (http://…/acp, as our TypeScript agent's --listen does) and stops
+// at the end of its stdin.
+func listen(a *agent) {
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "agent:", err)
+		os.Exit(1)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		stop()
+	}()
+	fmt.Printf("http://%s/acp\n", listener.Addr())
+	if err := v1.ServeRemoteAgent(ctx, listener, func() v1.Agent { return a }, acp.ServeOptions{}); err != nil {
+		fmt.Fprintln(os.Stderr, "agent:", err)
+		os.Exit(1)
+	}
 }
 
 // observed logs the cancels among the frames the client sends.
