@@ -54,6 +54,7 @@ class BenchAgent(Agent):
 async def listen() -> None:
     """Serve `http_app(BenchAgent)` under uvicorn until stdin ends."""
     import uvicorn
+    from acp_protocol.runtime.transports.uvicorn_ws import AcpWebSocket
 
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -63,7 +64,7 @@ async def listen() -> None:
         app,
         log_level="warning",
         lifespan="off",
-        ws="websockets-sansio",
+        ws=AcpWebSocket,  # as docs/transports.md serves it
         ws_per_message_deflate=False,  # as ws's server, under both TypeScript servers
     )
     server = uvicorn.Server(config)

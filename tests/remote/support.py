@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import uvicorn
+from acp_protocol.runtime.transports.uvicorn_ws import AcpWebSocket
 
 
 @contextlib.asynccontextmanager
@@ -28,7 +29,7 @@ async def serving(app: Any) -> AsyncIterator[str]:
         app,
         log_level="warning",
         lifespan="off" if closes else "on",
-        ws="websockets-sansio",
+        ws=AcpWebSocket,  # as docs/transports.md serves it (`acp.websocket.direct`)
         ws_per_message_deflate=False,  # as docs/transports.md advises
     )
     server = uvicorn.Server(config)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import ConnectionClosed
 from ..json_codec import decode
@@ -39,6 +39,21 @@ from .http_routing import (
 from .queues import Backlog, Inbox, Outbox
 
 log = logging.getLogger(__name__)
+
+DIRECT = "acp.websocket.direct"
+"""The ASGI scope extension of an ASGI server's WebSocket that hands messages straight over
+(`{"socket": DirectWebSocket}`; `uvicorn_ws.AcpWebSocket`)."""
+
+
+class DirectWebSocket(Protocol):
+    """A WebSocket the server's connection reads and writes without ASGI events."""
+
+    def attach(self, receiver: Callable[[bytes], None]) -> None: ...
+    def pause_reading(self) -> None: ...
+    def resume_reading(self) -> None: ...
+    def send_texts(self, payloads: list[bytes]) -> bool: ...
+    def buffered(self) -> int: ...
+    async def writable_again(self) -> None: ...
 
 
 class SessionOwners:
@@ -91,6 +106,7 @@ class HttpConnection:
         self.last_active = self._loop.time()
         self._sink: Callable[[bytes], None] | None = None  # push (WebSocket): the receiver's
         self._held: asyncio.Future[None] | None = None  # push: reading paused until done
+        self._direct: DirectWebSocket | None = None  # the socket, when it takes our frames
 
     # -- the Transport protocol (the Connection's side) --------------------------------------
 
@@ -115,10 +131,14 @@ class HttpConnection:
     def pause_reading(self) -> None:
         """Push flow control: the receive loop takes no message until `resume_reading()` (the
         ASGI server then stops reading the socket: TCP makes the client wait)."""
-        if self._held is None:
+        if self._direct is not None:
+            self._direct.pause_reading()
+        elif self._held is None:
             self._held = self._loop.create_future()
 
     def resume_reading(self) -> None:
+        if self._direct is not None:
+            self._direct.resume_reading()
         held, self._held = self._held, None
         if held is not None and not held.done():
             held.set_result(None)
@@ -126,18 +146,26 @@ class HttpConnection:
     def write(self, data: bytes, *, batch: int = 0) -> None:
         if self._closed:
             raise ConnectionClosed("the HTTP connection is closed")
+        if self._direct is not None:  # a message per frame, all in one write (dropped once
+            # the socket is closing, as the ASGI path drops what it can no longer send)
+            self._direct.send_texts([line for line in data.split(b"\n") if line])
+            return
         for line in data.split(b"\n"):
             if line:
                 self._route_out(line)
 
     def writing_paused(self) -> bool:
-        return self._closed or self._backlog.size > self._options.max_buffered_bytes
+        return self._closed or self._buffered() > self._options.max_buffered_bytes
+
+    def _buffered(self) -> int:
+        direct = self._direct
+        return self._backlog.size + (0 if direct is None else direct.buffered())
 
     async def drain(self) -> None:
         """Wait while the client has more than `max_buffered_bytes` to read; a client that reads
         nothing for `output_stall_timeout` seconds is gone (the connection ends)."""
-        while not self._closed and self._backlog.size > self._options.max_buffered_bytes:
-            if not await self._backlog.progress(self._options.output_stall_timeout):
+        while not self._closed and self._buffered() > self._options.max_buffered_bytes:
+            if not await self._progress(self._options.output_stall_timeout):
                 log.warning(
                     "connection %s: the client read nothing for %.0f s; ending it",
                     self.id[:8],
@@ -145,6 +173,17 @@ class HttpConnection:
                 )
                 self.end_input()
                 raise ConnectionClosed("the client stopped reading")
+
+    async def _progress(self, timeout: float) -> bool:
+        """Wait until the client has taken some of our messages; False after `timeout` s."""
+        direct = self._direct
+        if direct is None or direct.buffered() == 0:
+            return await self._backlog.progress(timeout)
+        try:
+            await asyncio.wait_for(direct.writable_again(), timeout)
+        except asyncio.TimeoutError:  # `TimeoutError` itself only from Python 3.11
+            return False
+        return True
 
     async def close(self) -> None:
         """The Connection is done: end every stream (after what is queued) and free the
@@ -193,6 +232,13 @@ class HttpConnection:
         assert key is not None
         self._initialize = (key, future)
         return future
+
+    def go_direct(self, socket: DirectWebSocket, receiver: Callable[[bytes], None]) -> None:
+        """Over a WebSocket that offers it (`DIRECT`): each text message goes to `receiver` in
+        the callback that read it, and what the connection writes goes out as frames at once,
+        neither through ASGI events nor the stream's sending task."""
+        self._direct = socket
+        socket.attach(receiver)
 
     def put(self, line: bytes) -> bool:
         """A WebSocket message, as it came (newline added); False past the buffered bytes."""

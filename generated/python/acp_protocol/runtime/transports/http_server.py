@@ -35,7 +35,7 @@ from typing import Any
 
 from ..json_codec import decode
 from .framing import ndjson_line
-from .http_connection import HttpConnection
+from .http_connection import DIRECT, DirectWebSocket, HttpConnection
 from .http_policy import HttpServerOptions
 from .http_routing import (
     CONNECTION_ID,
@@ -227,6 +227,9 @@ class AcpHttpServer:
         connection.stream.acquire()
         accept = [(CONNECTION_ID.encode(), connection.id.encode())]
         await send({"type": "websocket.accept", "headers": accept})
+        direct = scope.get("extensions", {}).get(DIRECT)
+        if direct is not None:  # the rest comes as ASGI events: the client's close, its end
+            connection.go_direct(direct["socket"], _receiver(connection, direct["socket"], send))
         writer = asyncio.get_running_loop().create_task(_send_frames(connection, send))
         try:
             while True:
@@ -273,6 +276,24 @@ async def _send_frames(connection: HttpConnection, send: Send) -> None:
             for item in items:
                 await send({"type": "websocket.send", "text": item.decode()})
         await send({"type": "websocket.close", "code": 1000})
+
+
+def _receiver(
+    connection: HttpConnection, socket: DirectWebSocket, send: Send
+) -> Callable[[bytes], None]:
+    """What a `DIRECT` socket calls with each text message: the receive loop's work."""
+    closing: list[asyncio.Future[None]] = []
+
+    def take(text: bytes) -> None:
+        line = ndjson_line(text)
+        if line is None:
+            socket.send_texts([_PARSE_ERROR])
+        elif not connection.put(line + b"\n") and not closing:
+            log.warning("connection %s: too much input waiting; closing", connection.id[:8])
+            close = send({"type": "websocket.close", "code": 1013})
+            closing.append(asyncio.ensure_future(close))
+
+    return take
 
 
 async def _disconnected(receive: Receive) -> None:

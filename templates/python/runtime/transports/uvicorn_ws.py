@@ -1,0 +1,136 @@
+"""uvicorn's WebSocket with ACP's messages handed straight to the connection: `AcpWebSocket`.
+
+Layer: transport. Needs the `http` extra (uvicorn 0.35+, websockets). Serve `http_app` with
+`uvicorn.Config(app, ws=AcpWebSocket)` or `uvicorn my_server:app --ws
+acp_protocol.runtime.transports.uvicorn_ws:AcpWebSocket`; under any other ASGI server (or
+uvicorn's own WebSocket) the app runs as it always did, through ASGI's `receive` and `send`.
+
+uvicorn's `websockets-sansio` protocol passes each text message to the app as an ASGI event: it
+decodes it to `str`, queues it, stops reading the socket (`pause_reading`) until the app's
+`receive()` takes it and starts again (`resume_reading`): two `epoll_ctl` system calls, a queue
+and a task switch per message, then our `_send_frames` task, a `str` and the library's `Frame`
+per message sent. Here the app is offered the scope extension `acp.websocket.direct` (this
+protocol, a `DirectWebSocket`): a text message goes to the connection in the callback that read
+it, and the agent's messages leave as text frames in one `write()` per call; the handshake,
+ping/pong, the closing handshake, limits and every other event stay uvicorn's. The RFD: "All
+messages are WebSocket text frames containing JSON-RPC. Binary frames are ignored."
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from typing import Any
+
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from .http_connection import DIRECT
+
+
+def server_text_frame(payload: bytes) -> bytes:
+    """One whole message as an unmasked text frame (RFC 6455 5.2: FIN, opcode 1, the 7, 16 or
+    64-bit length; "A server MUST NOT mask any frames that it sends to the client")."""
+    length = len(payload)
+    if length < 126:
+        return bytes((0x81, length)) + payload
+    if length < 65536:
+        return struct.pack("!BBH", 0x81, 126, length) + payload
+    return struct.pack("!BBQ", 0x81, 127, length) + payload
+
+
+class AcpWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's `websockets-sansio` WebSocket protocol, with the `acp.websocket.direct`
+    extension (see the module). Pass the class as uvicorn's `ws`."""
+
+    _receiver: Callable[[bytes], None] | None = None
+    _held = False
+    _kept: list[bytes] | None = None
+
+    # -- uvicorn's side ------------------------------------------------------------------------
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)  # none when the handshake was refused
+        if scope is not None:
+            scope["extensions"][DIRECT] = {"socket": self}
+
+    def send_receive_event_to_app(self) -> None:
+        receiver = self._receiver
+        if receiver is None or self.close_sent:
+            super().send_receive_event_to_app()
+            return
+        if self.curr_msg_data_type != "text":
+            self.frames = []  # "Binary frames are ignored"
+            return
+        frames = self.frames
+        data = frames[0] if len(frames) == 1 else b"".join(frames)
+        self.frames = []
+        if not data.isascii():
+            try:
+                data.decode()
+            except UnicodeDecodeError:  # as uvicorn: RFC 6455 8.1, close 1007
+                self.logger.warning("Invalid UTF-8 sequence received from client.")
+                self.conn.send_close(1007)
+                self.handle_parser_exception()
+                return
+        if type(data) is not bytes:
+            data = bytes(data)
+        if self._held:
+            assert self._kept is not None
+            self._kept.append(data)
+        else:
+            receiver(data)
+
+    # -- the app's side (`DirectWebSocket`) ----------------------------------------------------
+
+    def attach(self, receiver: Callable[[bytes], None]) -> None:
+        """From now on each text message (its UTF-8 bytes) goes to `receiver`, not to
+        `receive()`; binary messages are dropped."""
+        self._receiver = receiver
+        self._kept = []
+
+    def pause_reading(self) -> None:
+        """Stop reading the socket; the messages of what was already read wait."""
+        if not self._held:
+            self._held = True
+            if not self.transport.is_closing():
+                self.transport.pause_reading()
+
+    def resume_reading(self) -> None:
+        """Deliver what waited (until paused again), then read the socket again."""
+        if not self._held or self._receiver is None:
+            return
+        self._held = False
+        kept = self._kept
+        assert kept is not None
+        while kept and not self._held:
+            self._receiver(kept.pop(0))
+        if not self._held and not self.read_paused and not self.transport.is_closing():
+            self.transport.resume_reading()
+
+    def send_texts(self, payloads: list[bytes]) -> bool:
+        """Each payload one text frame, all in one write; False (nothing sent) once the socket
+        is closing or closed."""
+        if self.close_sent or self.disconnected or self.transport.is_closing():
+            return False
+        if not payloads:
+            return True
+        if self.conn.extensions:  # permessage-deflate: the library compresses each frame
+            for payload in payloads:
+                self.conn.send_text(payload)
+            self.transport.write(b"".join(self.conn.data_to_send()))
+        else:
+            frames = [server_text_frame(payload) for payload in payloads]
+            self.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
+        return True
+
+    def buffered(self) -> int:
+        """Bytes written and not yet sent."""
+        return int(self.transport.get_write_buffer_size())
+
+    async def writable_again(self) -> None:
+        """Return once the socket's buffer is below its low-water mark (or the socket is gone)."""
+        await self.writable.wait()
+
+
+__all__ = ["DIRECT", "AcpWebSocket", "server_text_frame"]
