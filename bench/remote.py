@@ -5,12 +5,14 @@ with `--listen`, it prints its URL) and the client a second process given that U
 TypeScript SDK 2.4.0 (`AcpServer` through its node adapter; `experimental/http-client`,
 `ws-client` with ws), our TypeScript target (`listenAgent`, `connectRemoteAgent`) and our Python
 target (`http_app` under uvicorn on uvloop, with uvicorn's own HTTP parser where httptools is not
-installed; `connect_remote` over httpx and websockets). The phases are those of the stdio pairs
-(bench/stdio/schedule.py): notify/s, round trips/s with 1 and with 64 in flight.
+installed; `connect_remote` over httpx and websockets), and over WebSocket only our Go target
+(`v1.ServeRemoteAgent`, `v1.ConnectRemoteAgent`: bench/stdio/go, built by `build_go`). The
+phases are those of the stdio pairs (bench/stdio/schedule.py): notify/s, round trips/s with 1
+and with 64 in flight.
 
 Memory per idle connection: each server, `IDLE` connections opened (`initialize`, then the
 connection's SSE stream held open and read by nobody), the growth of its resident set divided by
-`IDLE`.
+`IDLE` (the pairs that serve Streamable HTTP).
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from two_process import KINDS, OURS_TS, STDIO
+from two_process import GO_BENCH, KINDS, OURS_TS, STDIO, build_go
 
 TRANSPORTS = ("http", "ws")
 IDLE = 200
+WEBSOCKET_ONLY = frozenset({"ours-go"})
+"""Pairs without a Streamable HTTP server: measured over WebSocket only."""
 INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
 
 
@@ -39,6 +43,7 @@ def servers(python: str) -> dict[str, list[str]]:
         "ts-node": ["node", str(STDIO / "ts" / "agent.mjs"), "--listen"],
         "ours-ts-node": ["node", str(OURS_TS / "agent.js"), "--listen"],
         "ours-uvloop": [python, str(STDIO / "ours_agent.py"), "uvloop", "--listen"],
+        "ours-go": [str(GO_BENCH / "ours_agent"), "--listen"],
     }
 
 
@@ -48,6 +53,7 @@ def clients(python: str) -> dict[str, list[str]]:
         "ts-node": ["node", str(STDIO / "ts" / "client.mjs")],
         "ours-ts-node": ["node", str(OURS_TS / "client.js")],
         "ours-uvloop": [python, str(STDIO / "ours_client.py")],
+        "ours-go": [str(GO_BENCH / "ours_client")],
     }
 
 
@@ -77,10 +83,13 @@ def measure(python: str, n: int, rounds: int, env: dict[str, str]) -> dict[str, 
     """Median rates per transport, pair and workload (every run's figure kept), and memory per
     idle connection per server."""
     samples: dict[str, dict[str, dict[str, list[float]]]] = {}
-    loops = {"ts-node": "node", "ours-ts-node": "node", "ours-uvloop": "uvloop"}
+    loops = {"ts-node": "node", "ours-ts-node": "node", "ours-uvloop": "uvloop", "ours-go": "go"}
+    build_go()
     for round_ in range(rounds):
         for transport in TRANSPORTS:
             for label, server in servers(python).items():
+                if transport == "http" and label in WEBSOCKET_ONLY:
+                    continue
                 with listening(server, env) as (url, _):
                     endpoint = url.replace("http", transport, 1)
                     client = clients(python)[label]
@@ -106,7 +115,11 @@ def measure(python: str, n: int, rounds: int, env: dict[str, str]) -> dict[str, 
         }
         for transport, by_label in samples.items()
     }
-    memory = {label: idle_memory(command, env) for label, command in servers(python).items()}
+    memory = {
+        label: idle_memory(command, env)
+        for label, command in servers(python).items()
+        if label not in WEBSOCKET_ONLY
+    }
     return {"rates": rates_out, "idle_connection_kib": memory, "idle_connections": IDLE}
 
 
@@ -165,12 +178,20 @@ def summary(results: dict[str, Any]) -> list[str]:
 
 
 def goals(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """Issues 26 and 50: ours (TypeScript and Python) at or above the official TS SDK on every
-    remote row (notify, one round trip in flight, 64 in flight), over each transport."""
+    """Issues 26 and 50: ours (TypeScript, Python and, over WebSocket, Go) at or above the
+    official TS SDK on every remote row (notify, one round trip in flight, 64 in flight), over
+    each transport."""
     rows = []
+    names = {
+        "ours-ts-node": "our TS target",
+        "ours-uvloop": "ours (uvloop)",
+        "ours-go": "our Go target",
+    }
     for transport in TRANSPORTS:
         rates = results["rates"][transport]
-        for label, name in (("ours-ts-node", "our TS target"), ("ours-uvloop", "ours (uvloop)")):
+        for label, name in names.items():
+            if label not in rates:
+                continue
             for kind in ("notify", "rt1", "rt64"):
                 value = rates[label][kind]["median"] / rates["ts-node"][kind]["median"]
                 rows.append(

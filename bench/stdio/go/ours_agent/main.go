@@ -1,9 +1,13 @@
-// Command ours_agent is the two-process bench agent on our generated Go package (v1, stdio): the
+// Command ours_agent is the two-process bench agent on our generated Go package (v1, stdio; with --listen over WebSocket): the
 // work of bench/stdio/ts/agent.mjs, chosen by the prompt's text (bench/stdio/schedule.py).
 package main
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
 	"strings"
 
 	acp "acp-protocol-sdk"
@@ -53,6 +57,30 @@ func (agent) SessionPrompt(ctx context.Context, params v1.PromptRequest) (v1.Pro
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "--listen" {
+		listen()
+		return
+	}
 	conn, _ := v1.ConnectAgent(acp.Stdio(), agent{})
 	<-conn.Done()
+}
+
+// listen serves the agent over WebSocket (bench/remote.py): its URL the first line printed, until
+// its stdin ends.
+func listen() {
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ours_agent:", err)
+		os.Exit(1)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		stop()
+	}()
+	fmt.Printf("http://%s/acp\n", listener.Addr())
+	if err := v1.ServeRemoteAgent(ctx, listener, func() v1.Agent { return agent{} }, acp.ServeOptions{}); err != nil {
+		fmt.Fprintln(os.Stderr, "ours_agent:", err)
+		os.Exit(1)
+	}
 }

@@ -1,11 +1,13 @@
 // Command ours_client is the two-process bench client on our generated Go package: it spawns the
-// agent command after `--`, runs the phases of bench/stdio/schedule.py and prints the JSON line.
+// agent command after `--` (or connects to the ws:// URL there: bench/remote.py), runs the phases
+// of bench/stdio/schedule.py and prints the JSON line.
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync/atomic"
 
 	acp "acp-protocol-sdk"
@@ -29,13 +31,24 @@ func (client) FsReadTextFile(context.Context, v1.ReadTextFileRequest) (v1.ReadTe
 func run() error {
 	n, command := schedule.Arguments()
 	ctx := context.Background()
-	child, err := acp.Spawn(ctx, command[0], command[1:]...)
-	if err != nil {
-		return err
-	}
 	var updates atomic.Int64
-	conn, agent := v1.ConnectClient(child, client{updates: &updates})
-	defer conn.Close()
+	var agent v1.AgentPeer
+	if strings.HasPrefix(command[0], "ws://") { // a remote agent (bench/remote.py)
+		remote, err := v1.ConnectRemoteAgent(ctx, command[0], client{updates: &updates}, acp.RemoteOptions{})
+		if err != nil {
+			return err
+		}
+		defer remote.Close()
+		agent = remote.Agent()
+	} else {
+		child, err := acp.Spawn(ctx, command[0], command[1:]...)
+		if err != nil {
+			return err
+		}
+		var conn *acp.Connection
+		conn, agent = v1.ConnectClient(child, client{updates: &updates})
+		defer conn.Close()
+	}
 	capabilities := v1.ClientCapabilities{Fs: wire.Some(v1.FileSystemCapabilities{ReadTextFile: wire.Some(true)})}
 	if _, err := agent.Initialize(ctx, v1.InitializeRequest{ProtocolVersion: v1.EditionVersion, ClientCapabilities: wire.Some(capabilities)}); err != nil {
 		return err
