@@ -17,6 +17,7 @@ TS_BUILD := .build/typescript
 TS_STAMP := $(TS_BUILD)/node_modules/.package-lock.json
 OFFICIAL_VENV := .venv-official
 OFFICIAL_STAMP := $(OFFICIAL_VENV)/.installed-stamp
+OFFICIAL_EXAMPLES := .build/conformance-field/official-python/examples/agent.py
 VERSION ?=
 CRATE ?=
 
@@ -56,11 +57,19 @@ $(TS_STAMP): $(TS_PACKAGE)/package.json $(TS_PACKAGE)/package-lock.json
 	cp $(TS_PACKAGE)/package.json $(TS_PACKAGE)/package-lock.json $(TS_BUILD)/
 	npm ci --prefix $(TS_BUILD) --ignore-scripts --no-audit --no-fund
 
-# The official ACP Python SDK in an environment of its own, for `make bench` only.
+# The official ACP Python SDK in an environment of its own (`make bench`, `make conformance`, and
+# the trace check's side-by-side test through its example agent).
 $(OFFICIAL_STAMP): bench/official-requirements.txt
 	$(PYTHON) -m venv $(OFFICIAL_VENV)
 	$(OFFICIAL_VENV)/bin/pip install --quiet -r bench/official-requirements.txt
 	touch $(OFFICIAL_STAMP)
+
+# Its examples (agent.py, client.py) from its source distribution, pinned by hash, as the field's
+# row builds them (tools/conformance_field/third_party.py), for tests/trace/test_check_side_by_side.py.
+$(OFFICIAL_EXAMPLES): $(OFFICIAL_STAMP) tools/conformance_field/python/requirements.txt
+	rm -rf .build/conformance-field/official-python
+	$(BIN)/python -c 'from tools.conformance_field.third_party import official_python_examples as e; e()'
+	touch $(OFFICIAL_EXAMPLES)
 
 ## generate: regenerate generated/ from the pinned schemas (a no-op when nothing changed)
 generate: $(STAMP)
@@ -108,7 +117,7 @@ services: $(STAMP)
 ## the main pytest run in one; lint, check, TypeScript, Go, the side pytest run and the Python matrix
 ## one after another in the other. Every tier runs even when another fails (-k); each tier's output is
 ## printed whole when it ends (-O), with the seconds it took (tests/tier.sh) and its slowest tests
-test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) services
+test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) $(OFFICIAL_EXAMPLES) services
 	@$(MAKE) --no-print-directory -k -j2 -O test-main lint check test-typescript test-go test-side test-matrix
 
 # The tests the second lane runs (test-side), to even the lanes: none of them uses the session's
@@ -117,7 +126,7 @@ test: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP)
 SIDE_TESTS := tests/distribution tests/interop tests/generator/test_schema_crate_fidelity.py
 
 ## test-main: the main pytest run (everything but tests/go, which test-go runs, and SIDE_TESTS)
-test-main: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) services ts-build
+test-main: $(STAMP) $(NODE_STAMP) $(PRODUCTION_STAMP) $(BENCH_STAMP) $(BROWSER_STAMP) $(CHROMIUM) $(OFFICIAL_EXAMPLES) services ts-build
 	@sh tests/tier.sh test-main $(BIN)/pytest -q --durations=30 --ignore=tests/go $(addprefix --ignore=,$(SIDE_TESTS))
 
 ## test-side: the rest of the pytest run (SIDE_TESTS: the distribution, interop and crate fidelity tests), in the second lane

@@ -18,7 +18,9 @@ behind `trace record` as an editor would start it and a `tee` on each side of it
   read and wrote (the `tee`s' files).
 
 The programs: our starters in three languages, the official TypeScript SDK's agents (v1 and
-v2, tests/interop/node), broken fixtures of tests/conformance/broken, one per kind of rule
+v2, tests/interop/node), the official Python SDK's example agent (0.12.1, built as the
+conformance field's row: `make test` builds it; it goes silent on a batch and exits once its
+input is closed), broken fixtures of tests/conformance/broken, one per kind of rule
 (an answered notification, an ignored cancel, requests dropped at the end of the input, v2 work
 never idle, an update after a close answer), and one that breaks nothing though the two once
 disagreed on it (a title after the prompt's answer: the session's update, not the turn's). The
@@ -53,10 +55,12 @@ from tests.trace.side_by_side import (
     tapped,
     violations,
 )
+from tools.conformance_field.builds import BuildError
+from tools.conformance_field.third_party import official_python
 
 POOL = 2
 OURS = ("python-v1", "python-v2", "typescript-v2", "go-v1")
-OFFICIAL = ("official-ts-v1", "official-ts-v2")
+OFFICIAL = ("official-ts-v1", "official-ts-v2", "official-python")
 BROKEN = (
     "answers_notifications",
     "ignores_cancel",
@@ -86,6 +90,11 @@ def _command(program: str, starters: Callable[[], Starters], scratch: Path) -> l
     """The program's command line, or a skip saying what it needs."""
     if program in BROKEN or program in SOUND:
         return forked_agent(program)
+    if program == "official-python":
+        try:
+            return list(official_python("agent.py")().command)
+        except BuildError as error:
+            pytest.skip(f"{error} (`make test` builds it)")
     if program.startswith("official-ts-"):
         if (
             shutil.which("node") is None
