@@ -154,6 +154,26 @@ class PromptRetry:
 
 
 @dataclass(frozen=True, slots=True)
+class ResumeReplay:
+    """How `method` (`session/resume`) replays a session's history, as a session store serves it
+    for the agent. `cursor` None: it never replays (v1: "without returning previous messages").
+    Else the request's `cursor` field names where replay begins: omitted or null, no replay; a
+    `cursor_tag` of `start`, every retained update; any other cursor is `unsupported` (the store
+    keeps no other positions). A replay ends with the `marker` session update, then the current
+    state update (the lifecycle's `states`); `not_history` names the session updates that are
+    not part of the history (never recorded, never replayed)."""
+
+    method: str
+    cursor: str | None
+    spec: str
+    cursor_tag: str = ""
+    start: str = ""
+    unsupported: int = 0
+    marker: str = ""
+    not_history: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Negotiation:
     """Version negotiation in `initialize`: the agent answers the highest version it implements
     at or below the one asked; `unsupported` is the error when none is (None: the edition
@@ -224,6 +244,9 @@ class Behaviour:
     """ACP v1's feature-level cancellation (`session/cancel` ending a session's turns), one per
     request it applies to: entries of the same table as the lifecycle, carried out by the same
     engine in each runtime."""
+    resume: ResumeReplay | None = None
+    """How `session/resume` replays from a session store (None: the edition has no rule for it,
+    and a store does not answer it)."""
     rules: tuple[RuleRecord, ...] = ()
     """The rules this edition carries out, in the table's order, each with its quotes."""
     absent: tuple[RuleRecord, ...] = ()

@@ -27,6 +27,7 @@ from acp_codegen.ir.behaviour import (
     PromptLifecycle,
     PromptRetry,
     Quote,
+    ResumeReplay,
     RuleRecord,
     TargetCancel,
 )
@@ -49,7 +50,7 @@ __all__ = ["RULES", "Needs", "Rule", "lower_behaviour"]
 RULES: tuple[Rule, ...] = BEHAVIOUR_RULES + STATE_RULES
 """Every rule of a published schema: the behaviour rules, then the client-state table."""
 
-SINGLE_VALUED = (Negotiation, PromptLifecycle)
+SINGLE_VALUED = (Negotiation, PromptLifecycle, ResumeReplay)
 """Rule values an edition has at most one of: later rules of the kind are alternatives."""
 
 
@@ -91,6 +92,7 @@ def lower_behaviour(
         cancel_outcomes=tuple(v for v in values if isinstance(v, CancelOutcome)),
         target_cancels=tuple(v for v in values if isinstance(v, TargetCancel)),
         turn_rules=tuple(v for v in values if isinstance(v, TurnRule)),
+        resume=_one(values, ResumeReplay),
         # The client-state rules are the state table's (`Edition.state`), not the router's.
         rules=tuple(record for rule, record in applied if not isinstance(rule.value, StateRule)),
         absent=tuple(absent),

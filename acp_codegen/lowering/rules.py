@@ -26,6 +26,7 @@ from acp_codegen.ir.behaviour import (
     StateUpdates,
     TargetCancel,
 )
+from acp_codegen.lowering.replay_rules import REPLAY_RULES
 from acp_codegen.lowering.rule_needs import NOTIFICATION, REQUEST, Needs, Rule
 
 V2_SESSION_BASELINE_KINDS = (
@@ -395,5 +396,6 @@ RULES: tuple[Rule, ...] = (
             paths=(("InitializeResponse", ("capabilities", "session", "delete")),),
         ),
     ),
+    *REPLAY_RULES,
 )
 """Every behaviour rule, keyed by meaning: (protocol, what the rule says)."""

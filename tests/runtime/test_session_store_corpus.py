@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 from acp_protocol.runtime import InvalidParams
 from acp_protocol.runtime.session_backends import SessionRecord
+from acp_protocol.runtime.session_resume import replay_wanted, replayed
 from acp_protocol.runtime.session_store import UNSET, SessionStore
+from acp_protocol.v2.behaviour import BEHAVIOUR as V2
 
 CASES = json.loads(
     (Path(__file__).parents[1] / "corpus" / "session_store" / "cases.json").read_text("utf-8")
@@ -73,6 +75,20 @@ def stamped(value: Any) -> Any:
     return json.loads(json.dumps(value).replace('"NOW"', json.dumps(NOW)))
 
 
+V2_RESUME = V2.resume
+"""ACP v2's `session/resume` rule (the generated edition's data): the `resume` steps."""
+
+
+async def resumed(store: SessionStore, args: dict[str, Any]) -> list[Any]:
+    """What a v2 `session/resume` with these params replays from the store before its current
+    state update: nothing, or the history then `replay_complete` (-32602 for another cursor)."""
+    assert V2_RESUME is not None
+    params = {k: v for k, v in args.items() if k != "id"}
+    if not replay_wanted(V2_RESUME, params):
+        return []
+    return replayed(V2_RESUME, (await store.history.aread(args["id"])).updates)
+
+
 async def run_step(store: SessionStore, step: dict[str, Any], cursor: str | None) -> Any:
     """One step's outcome (and the next cursor, for a `list`)."""
     if "create" in step:
@@ -96,6 +112,8 @@ async def run_step(store: SessionStore, step: dict[str, Any], cursor: str | None
     if "replay" in step:
         replay = await store.history.aread(step["replay"])
         return {"updates": replay.updates, "dropped": replay.dropped}
+    if "resume" in step:
+        return await resumed(store, step["resume"])
     args = step["list"]
     given = args.get("cursor")
     return await store.alist_sessions(args.get("cwd"), cursor if given == "next" else given)

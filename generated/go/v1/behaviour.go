@@ -38,6 +38,10 @@ import acp "acp-protocol-sdk"
 //
 //   - session/delete is advertised by agentCapabilities.sessionCapabilities.delete:
 //     InitializeResponse: agentCapabilities.sessionCapabilities.delete
+//
+//   - session/resume answers without replaying the history: ResumeSessionRequest: Resumes an
+//     existing session without returning previous messages (unlike `session/load`).
+//     - "without returning previous messages" (#/$defs/ResumeSessionRequest/description)
 
 // Behaviour is what this edition's SDK does beyond its types, as data the runtime reads:
 // version negotiation, the prompt lifecycle, the capabilities advertising optional methods, the

@@ -73,6 +73,32 @@ import acp "acp-protocol-sdk"
 //
 //   - session/delete is advertised by capabilities.session.delete: SessionCapabilities.delete:
 //     Supplying `{}` means the agent supports deleting sessions from `session/list`.
+//
+//   - session/resume replays from the client's replayFrom, then marks the end and the state:
+//     ResumeSessionRequest.replayFrom: Omitted and `null` are equivalent, and the Agent MUST NOT
+//     replay previous conversation history. [...] Supplying `{ "type": "start" }` means the
+//     Agent MUST replay all retained conversation history before responding. Agents MUST reject
+//     unsupported cursor types or malformed cursor values with `-32602` (Invalid params).
+//     ReplayComplete: The Agent MUST send this exactly once [...] after the last replayed update
+//     for that session and before the response, even for an empty replay.
+//     - "Omitted and `null` are equivalent, and the Agent MUST NOT replay previous conversation
+//       history." (#/$defs/ResumeSessionRequest/properties/replayFrom/description)
+//     - "means the Agent MUST replay all retained conversation history before responding."
+//       (#/$defs/ResumeSessionRequest/properties/replayFrom/description)
+//     - "Agents MUST reject unsupported cursor types or malformed cursor values with `-32602`
+//       (Invalid params)" (#/$defs/ResumeSessionRequest/properties/replayFrom/description)
+//     - "The Agent MUST send this exactly once on a session for each `session/resume` request
+//       with a `replayFrom` cursor, after the last replayed update for that session and before
+//       the response, even for an empty replay." (#/$defs/ReplayComplete/description)
+//     - "the Agent MUST hold live updates for the session during replay."
+//       (#/$defs/ReplayComplete/description)
+//     - "The Agent MUST NOT send it when `replayFrom` is omitted or `null`"
+//       (#/$defs/ReplayComplete/description)
+//     - "The Agent MUST send a current `state_update` after any requested history replay and
+//       before this response, even without replay." (#/$defs/ResumeSessionResponse/description)
+//     - "Resume MUST send a current-state snapshot after any replay"
+//       (#/$defs/StateUpdate/description)
+//     - "not part of session history" (#/$defs/SessionUpdate/anyOf/17/description)
 
 // Behaviour is what this edition's SDK does beyond its types, as data the runtime reads:
 // version negotiation, the prompt lifecycle, the capabilities advertising optional methods, the

@@ -98,6 +98,11 @@ class WorkContext(RequestContext):
     def entry(self) -> InFlight:
         return self._entry
 
+    @property
+    def waiting(self) -> bool:
+        """Whether a request waiting on the user is pending (`requires_action` reported)."""
+        return self._waiting > 0
+
     def request(
         self,
         method: str,
@@ -148,6 +153,8 @@ class _Session:
     work: asyncio.Task[None] | None = None
     entry: InFlight | None = None
     held: deque[asyncio.Future[None]] = field(default_factory=deque)
+    context: WorkContext | None = None
+    """The running work's context (whether it waits on the user)."""
     inserted: dict[str, str] = field(default_factory=dict)
     """The message id of each insertion that carried a retry key, by key."""
 
@@ -155,12 +162,25 @@ class _Session:
 class Foreground:
     """The sessions' foreground work on one connection (agent side, answer at insertion)."""
 
-    def __init__(self, lifecycle: PromptLifecycle, connection: Connection) -> None:
+    def __init__(
+        self, lifecycle: PromptLifecycle, connection: Connection, updates: Any = None
+    ) -> None:
         assert lifecycle.states is not None and lifecycle.message_id is not None
         self._lifecycle = lifecycle
         self._states: StateUpdates = lifecycle.states
         self._connection = connection
+        self._updates = connection if updates is None else updates
+        """What the session updates go through (a session store's recorder wraps it)."""
         self._sessions: dict[str, _Session] = {}
+
+    def state(self, session_id: str) -> str:
+        """The session's foreground state now: `running` while a work runs (`requires_action`
+        while it waits on the user), else `idle` ("A new session defaults to idle")."""
+        session = self._sessions.get(session_id)
+        if session is None or session.entry is None:
+            return self._states.idle
+        waiting = session.context is not None and session.context.waiting
+        return self._states.requires_action if waiting else self._states.running
 
     async def prompt(self, session_id: str, request: RequestContext, work: Work) -> dict[str, Any]:
         """Insert a prompt (once the session's work before it ended) and start its work; the
@@ -193,6 +213,7 @@ class Foreground:
         await self._state(session_id, self._states.running)
         report = partial(self._state, session_id)
         context = WorkContext(self._connection, entry, message_id, report, self._states)
+        session.context = context
         session.work = asyncio.get_running_loop().create_task(self._run(session, context, work))
         self._connection.track(session.work)
         return self._answer(message_id)
@@ -265,7 +286,7 @@ class Foreground:
         except (ConnectionClosed, asyncio.CancelledError):
             pass  # the connection is gone: nobody is left to tell
         finally:
-            session.work = session.entry = None
+            session.work = session.entry = session.context = None
             _insert_next(session)
 
     async def _state(
@@ -276,7 +297,7 @@ class Foreground:
         await self._update(session_id, update | (extra or {}))
 
     async def _update(self, session_id: str, update: dict[str, Any]) -> None:
-        await self._connection.notify(
+        await self._updates.notify(
             self._states.notification, {"sessionId": session_id, "update": update}
         )
 

@@ -154,7 +154,11 @@ class Router(Generic[PeerT]):
     def bind(self, connection: Connection) -> PeerT:
         """Attach the connection this router serves; returns the connection-wide typed peer."""
         self._connection = connection
-        self._engine.bind(connection)
+        replay = self._replay
+        # The foreground's session updates (echo, states) are recorded and held as the agent's.
+        self._engine.bind(connection, None if replay is None else replay.sender(connection))
+        if replay is not None:
+            replay.state_of = self._engine.current_state
         if self._engine.views is not None:
             self._engine.views.client_state = self.client_state
         self._peer = self._peer_type(self._sender_for(connection))

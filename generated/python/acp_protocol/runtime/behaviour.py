@@ -113,6 +113,23 @@ class TurnRule:
 
 
 @dataclass(frozen=True, slots=True)
+class ResumeReplay:
+    """How `method` (`session/resume`) replays a session's history when a session store answers
+    it (`session_resume`). `cursor` None: it never replays. Else the params' `cursor` names where
+    replay begins: omitted or null, nowhere; `{cursor_tag: start}`, every retained update; any
+    other is answered `unsupported`. A replay ends with the `marker` update; `not_history` are
+    the updates that are not history (never recorded, never replayed)."""
+
+    method: str
+    cursor: str | None
+    cursor_tag: str = ""
+    start: str = ""
+    unsupported: int = 0
+    marker: str = ""
+    not_history: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class Behaviour:
     negotiation: Negotiation
     lifecycle: PromptLifecycle | None
@@ -125,6 +142,8 @@ class Behaviour:
     target_cancels: tuple[TargetCancel, ...] = ()
     turn_rules: tuple[TurnRule, ...] = ()
     """v1's turn rules, one per request it applies to (`turn_rule_for` picks a side's)."""
+    resume: ResumeReplay | None = None
+    """How a session store answers `session/resume` (None: it does not)."""
 
     def turn_rule_for(self, requests: Iterable[str]) -> TurnRule | None:
         """The turn rule of the side handling `requests` (request method names), if any."""

@@ -93,12 +93,17 @@ class BehaviourEngine:
         self._owned = frozenset(owned)
         self._notifications = frozenset(notifications)
 
-    def bind(self, connection: Connection) -> None:
+    def bind(self, connection: Connection, updates: Sender | None = None) -> None:
+        """`updates`: what the foreground's session updates go through (the connection)."""
         self._connection = connection
         if self._insertion is not None:
-            self._foreground = Foreground(self._insertion, connection)
+            self._foreground = Foreground(self._insertion, connection, updates)
             if self._viewed:
                 self.views = SessionViews(self._insertion, connection)
+
+    def current_state(self, session_id: str) -> str | None:
+        """The session's foreground state on this connection (None: no lifecycle reports one)."""
+        return None if self._foreground is None else self._foreground.state(session_id)
 
     @property
     def initialize(self) -> str | None:

@@ -20,6 +20,19 @@ An agent that sets `session_store` gets, with no code of its own:
 - both advertised in `initialize` (`loadSession`, `sessionCapabilities.resume`), unless the agent
   implements them itself (its own methods are used, and its updates are still recorded).
 
+Where the edition's resume replays from a cursor the client names (its `Behaviour.resume`, ACP
+v2, which has no `session/load`), `session/resume` replays as that rule says (`session_resume`):
+omitted or null `replayFrom`, nothing; `{"type": "start"}`, the retained history, then the
+`replay_complete` marker; another cursor, -32602. Then "a current `state_update` after any
+requested history replay and before this response, even without replay" (the session's
+foreground state on this connection: `running` while its work runs here, else `idle`). "After
+receiving the request, the Agent MUST hold live updates for the session during replay": the
+session's updates this connection sends meanwhile wait, and are recorded and sent once the
+state update is. A state update waits for the updates recorded before it to be committed (v2's
+prompt answer is the insertion; the work's `idle` is its end, and a replay shows what it saw).
+The capability is the edition's as for v1 (`capabilities.session`, the baseline with
+`session/resume` among it): the router advertises what the store serves.
+
 A session the store does not know is answered -32002 (ACP's "Resource not found").
 """
 
@@ -30,9 +43,11 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+from .behaviour import Behaviour, ResumeReplay
 from .errors import InternalError, RpcError
 from .request_state import DEFAULT_OPTIONS, RequestContext, RequestOptions
-from .session_history import SessionHistory
+from .session_history import Replay, SessionHistory
+from .session_resume import is_history, replay_wanted, replayed, state_snapshot
 from .session_store import SessionStore
 
 log = logging.getLogger(__name__)
@@ -48,17 +63,26 @@ class UpdateRecorder:
     """Appends the updates a connection sends to the store's history, in order, in the
     background; `barrier()` returns once every update recorded so far is committed."""
 
-    def __init__(self, history: SessionHistory) -> None:
+    def __init__(self, history: SessionHistory, rule: ResumeReplay | None = None) -> None:
         self._history = history
+        self._rule = rule  # what is not history is not recorded
         self._pending: list[tuple[str, Any]] = []
         self._task: asyncio.Task[None] | None = None
         self._failed: str | None = None
+        self.holds: dict[str, _Hold] = {}
+        """The sessions whose live updates wait for a replay in progress."""
+        self.snapshots: str | None = None
+        """The tag of the updates sent once what was recorded before them is committed (the
+        state updates, where the edition replays from a cursor); None: none wait."""
 
     def record(self, params: Any) -> None:
         wire = params.to_wire() if hasattr(params, "to_wire") else params
         if not isinstance(wire, dict) or not isinstance(wire.get("sessionId"), str):
             return
-        self._pending.append((wire["sessionId"], wire.get("update")))
+        update = wire.get("update")
+        if self._rule is not None and not is_history(self._rule, update):
+            return
+        self._pending.append((wire["sessionId"], update))
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._drain())
 
@@ -74,6 +98,40 @@ class UpdateRecorder:
         finally:
             self._task = None
 
+    async def send(self, sender: Any, params: Any) -> None:
+        """Record and send a session update: once its session's replay ended, if one is in
+        progress; once what was recorded before it is committed, for a state update."""
+        wire = params.to_wire() if hasattr(params, "to_wire") else params
+        session_id = wire.get("sessionId") if isinstance(wire, dict) else None
+        hold = self.holds.get(session_id) if isinstance(session_id, str) else None
+        if hold is not None:
+            await hold.done.wait()
+        self.record(params)
+        update = wire.get("update") if isinstance(wire, dict) else None
+        if isinstance(update, dict) and update.get("sessionUpdate") == self.snapshots:
+            await self.settled()
+        await sender.notify(UPDATE, params)
+
+    def hold(self, session_id: str) -> _Hold:
+        """Hold the session's live updates until `release`."""
+        hold = self.holds.get(session_id)
+        if hold is None:
+            hold = self.holds[session_id] = _Hold()
+        hold.count += 1
+        return hold
+
+    def release(self, session_id: str, hold: _Hold) -> None:
+        hold.count -= 1
+        if hold.count == 0:
+            del self.holds[session_id]
+            hold.done.set()
+
+    async def settled(self) -> None:
+        """Wait for what was recorded so far, without raising: a failed write stays for the next
+        `barrier()` (the next answer) to report."""
+        while self._task is not None:
+            await asyncio.shield(self._task)
+
     async def barrier(self) -> None:
         """Wait for what was recorded so far; a failed write is this turn's error (the client
         must not be told a turn ended that a replay would not show)."""
@@ -82,6 +140,16 @@ class UpdateRecorder:
         if self._failed is not None:
             failed, self._failed = self._failed, None
             raise InternalError(data={"details": f"session updates not recorded: {failed}"})
+
+
+class _Hold:
+    """A session's replays in progress; `done` is set when the last one ended."""
+
+    __slots__ = ("count", "done")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.done = asyncio.Event()
 
 
 def _runs(batch: list[tuple[str, Any]]) -> list[tuple[str, list[Any]]]:
@@ -111,7 +179,10 @@ class RecordingSender:
 
     def notify(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]:
         if method == UPDATE:
-            self._recorder.record(params)
+            recorder = self._recorder
+            if recorder.holds or recorder.snapshots is not None:
+                return recorder.send(self._sender, params)
+            recorder.record(params)
         return self._sender.notify(method, params)  # type: ignore[no-any-return]
 
     def __getattr__(self, name: str) -> Any:
@@ -122,15 +193,24 @@ Served = Callable[[Any, RequestContext], Awaitable[Any]]
 
 
 class SessionReplay:
-    """One connection's share of a store: its recorder and the methods answered from the store."""
+    """One connection's share of a store: its recorder and the methods answered from the store
+    (`session/load`, and `session/resume` as the edition's `Behaviour.resume` says)."""
 
-    def __init__(self, store: SessionStore) -> None:
+    def __init__(self, store: SessionStore, behaviour: Behaviour | None = None) -> None:
         self.store = store
-        self.recorder = UpdateRecorder(store.history)
-        self.methods: dict[str, Served] = {
-            "session/load": self._load,
-            "session/resume": self._resume,
-        }
+        rule = None if behaviour is None else behaviour.resume
+        lifecycle = None if behaviour is None else behaviour.lifecycle
+        self._rule = rule
+        self._states = None if lifecycle is None else lifecycle.states
+        self.recorder = UpdateRecorder(store.history, rule)
+        self.methods: dict[str, Served] = {"session/load": self._load}
+        if rule is not None and rule.cursor is None:
+            self.methods[rule.method] = self._resume
+        elif rule is not None and self._states is not None:
+            self.methods[rule.method] = self._resume_from
+            self.recorder.snapshots = self._states.update_value
+        self.state_of: Callable[[str], str | None] = lambda session_id: None
+        """The session's foreground state on this connection (set by the router)."""
 
     def sender(self, sender: Any) -> RecordingSender:
         return RecordingSender(sender, self.recorder)
@@ -157,6 +237,10 @@ class SessionReplay:
         for update in replay.updates:
             # Sent on the request's own sender: written before the answer, not recorded again.
             await request.notify(UPDATE, {"sessionId": session_id, "update": update})
+        return self._result(session_id, replay)
+
+    def _result(self, session_id: str, replay: Replay) -> Any:
+        """`{}`, or for a replay the cap cut, `_meta` saying so (and one warning line)."""
         if not replay.dropped:
             return {}
         limit = self.store.history.limit
@@ -174,3 +258,27 @@ class SessionReplay:
     async def _resume(self, params: Any, request: RequestContext) -> Any:
         await self._known(params.session_id)
         return {}
+
+    async def _resume_from(self, params: Any, request: RequestContext) -> Any:
+        rule, states = self._rule, self._states
+        assert rule is not None and states is not None
+        session_id = params.session_id
+        replaying = replay_wanted(rule, params.to_wire())  # -32602 before anything is sent
+        await self._known(session_id)
+        # "After receiving the request, the Agent MUST hold live updates for the session during
+        # replay": from here until the current state is sent.
+        hold = self.recorder.hold(session_id)
+        try:
+            await self.recorder.barrier()  # this connection's own updates first
+            result: Any = {}
+            if replaying:
+                replay = await self.store.history.aread(session_id)
+                for update in replayed(rule, replay.updates):  # the history, then the marker
+                    await request.notify(UPDATE, {"sessionId": session_id, "update": update})
+                result = self._result(session_id, replay)
+            state = self.state_of(session_id) or states.idle
+            snapshot = state_snapshot(states, state)
+            await request.notify(UPDATE, {"sessionId": session_id, "update": snapshot})
+        finally:
+            self.recorder.release(session_id, hold)
+        return result

@@ -59,8 +59,8 @@ class Agent:
 
     session_store: SessionStore | None = None
     """Set it (`SessionStore()`, or `SessionStore("sessions.db")`) and `session/list` is answered
-    from it; the sessions this agent opens are recorded in it, with the updates it sends, and
-    `session/load` and `session/resume` are answered from it by any process sharing it."""
+    from it; the sessions this agent opens are recorded in it, with the updates it sends;
+    and `session/load` and `session/resume` are answered from it by any process sharing it."""
 
     async def authenticate(
         self, params: models.AuthenticateRequest, ctx: AgentContext
@@ -212,9 +212,12 @@ def _advertised(agent: Agent) -> tuple[str, ...]:
 
 
 def _replay(agent: Agent) -> SessionReplay | None:
-    """`session/load` and `session/resume` answered from the agent's `session_store`, and the
-    updates it sends recorded there (`session_replay`), when it has one."""
-    return None if agent.session_store is None else SessionReplay(agent.session_store)
+    """`session/load` and `session/resume` answered from the agent's `session_store` as this
+    edition's rules say (`BEHAVIOUR.resume`), and the updates it sends recorded there
+    (`session_replay`), when it has one."""
+    if agent.session_store is None:
+        return None
+    return SessionReplay(agent.session_store, BEHAVIOUR)
 
 
 def agent_router(agent: Agent) -> Router[ClientPeer]:

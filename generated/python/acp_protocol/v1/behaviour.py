@@ -42,6 +42,10 @@ Rules carried out, each with the schema text it rests on (schema.json):
 
 - session/delete is advertised by agentCapabilities.sessionCapabilities.delete:
   InitializeResponse: agentCapabilities.sessionCapabilities.delete
+
+- session/resume answers without replaying the history: ResumeSessionRequest: Resumes an
+  existing session without returning previous messages (unlike `session/load`).
+  - "without returning previous messages" (#/$defs/ResumeSessionRequest/description)
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ from ..runtime.behaviour import (
     Capability,
     Negotiation,
     PromptLifecycle,
+    ResumeReplay,
     StateUpdates,
     TargetCancel,
     TurnRule,
@@ -164,6 +169,12 @@ TURN_RULES: tuple[TurnRule, ...] = (
 """ACP's feature-level cancellation (v1: `session/cancel` ends a session's turns with a result), by
 request: the role handling a rule's `method` carries it out (`Behaviour.turn_rule_for`)."""
 
+RESUME: ResumeReplay | None = ResumeReplay(
+    method="session/resume",
+    cursor=None,
+)
+"""ResumeSessionRequest: Resumes an existing session without returning previous messages (unlike `session/load`)."""
+
 BEHAVIOUR = Behaviour(
     negotiation=NEGOTIATION,
     lifecycle=LIFECYCLE,
@@ -174,4 +185,5 @@ BEHAVIOUR = Behaviour(
     cancel_outcomes=CANCEL_OUTCOMES,
     target_cancels=TARGET_CANCELS,
     turn_rules=TURN_RULES,
+    resume=RESUME,
 )

@@ -267,6 +267,17 @@ EDITION = EditionData(
             "InitializeResponse: agentCapabilities.sessionCapabilities.delete",
             (),
         ),
+        RuleEntry(
+            "session/resume answers without replaying the history",
+            "informative",
+            "ResumeSessionRequest: Resumes an existing session without returning previous messages (unlike `session/load`).",
+            (
+                Quote(
+                    "without returning previous messages",
+                    "schema.json#/$defs/ResumeSessionRequest/description",
+                ),
+            ),
+        ),
     ),
     negotiation=NegotiationEntry(
         method="initialize",

@@ -258,6 +258,49 @@ EDITION = EditionData(
             "SessionCapabilities.delete: Supplying `{}` means the agent supports deleting sessions from `session/list`.",
             (),
         ),
+        RuleEntry(
+            "session/resume replays from the client's replayFrom, then marks the end and the state",
+            "MUST",
+            'ResumeSessionRequest.replayFrom: Omitted and `null` are equivalent, and the Agent MUST NOT replay previous conversation history. [...] Supplying `{ "type": "start" }` means the Agent MUST replay all retained conversation history before responding. Agents MUST reject unsupported cursor types or malformed cursor values with `-32602` (Invalid params). ReplayComplete: The Agent MUST send this exactly once [...] after the last replayed update for that session and before the response, even for an empty replay.',
+            (
+                Quote(
+                    "Omitted and `null` are equivalent, and the Agent MUST NOT replay previous conversation history.",
+                    "schema.json#/$defs/ResumeSessionRequest/properties/replayFrom/description",
+                ),
+                Quote(
+                    "means the Agent MUST replay all retained conversation history before responding.",
+                    "schema.json#/$defs/ResumeSessionRequest/properties/replayFrom/description",
+                ),
+                Quote(
+                    "Agents MUST reject unsupported cursor types or malformed cursor values with `-32602` (Invalid params)",
+                    "schema.json#/$defs/ResumeSessionRequest/properties/replayFrom/description",
+                ),
+                Quote(
+                    "The Agent MUST send this exactly once on a session for each `session/resume` request with a `replayFrom` cursor, after the last replayed update for that session and before the response, even for an empty replay.",
+                    "schema.json#/$defs/ReplayComplete/description",
+                ),
+                Quote(
+                    "the Agent MUST hold live updates for the session during replay.",
+                    "schema.json#/$defs/ReplayComplete/description",
+                ),
+                Quote(
+                    "The Agent MUST NOT send it when `replayFrom` is omitted or `null`",
+                    "schema.json#/$defs/ReplayComplete/description",
+                ),
+                Quote(
+                    "The Agent MUST send a current `state_update` after any requested history replay and before this response, even without replay.",
+                    "schema.json#/$defs/ResumeSessionResponse/description",
+                ),
+                Quote(
+                    "Resume MUST send a current-state snapshot after any replay",
+                    "schema.json#/$defs/StateUpdate/description",
+                ),
+                Quote(
+                    "not part of session history",
+                    "schema.json#/$defs/SessionUpdate/anyOf/17/description",
+                ),
+            ),
+        ),
     ),
     negotiation=NegotiationEntry(
         method="initialize",

@@ -62,7 +62,9 @@ class Agent:
 
     session_store: SessionStore | None = None
     """Set it (`SessionStore()`, or `SessionStore("sessions.db")`) and `session/list` is answered
-    from it; the sessions this agent opens are recorded in it."""
+    from it; the sessions this agent opens are recorded in it, with the updates it sends;
+    and `session/resume` is answered from it, replaying
+    from its `replayFrom`, by any process sharing it."""
 
     async def auth_login(
         self, params: models.LoginAuthRequest, ctx: AgentContext
@@ -450,9 +452,12 @@ def _advertised(agent: Agent) -> tuple[str, ...]:
 
 
 def _replay(agent: Agent) -> SessionReplay | None:
-    """None: this edition's `session/resume` replays from a point the client names, which the
-    store does not serve yet (docs/scale.md)."""
-    return None
+    """`session/load` and `session/resume` answered from the agent's `session_store` as this
+    edition's rules say (`BEHAVIOUR.resume`), and the updates it sends recorded there
+    (`session_replay`), when it has one."""
+    if agent.session_store is None:
+        return None
+    return SessionReplay(agent.session_store, BEHAVIOUR)
 
 
 def agent_router(agent: Agent) -> Router[ClientPeer]:

@@ -76,6 +76,32 @@ Rules carried out, each with the schema text it rests on (schema.unstable.json):
 
 - session/delete is advertised by capabilities.session.delete: SessionCapabilities.delete:
   Supplying `{}` means the agent supports deleting sessions from `session/list`.
+
+- session/resume replays from the client's replayFrom, then marks the end and the state:
+  ResumeSessionRequest.replayFrom: Omitted and `null` are equivalent, and the Agent MUST NOT
+  replay previous conversation history. [...] Supplying `{ "type": "start" }` means the Agent
+  MUST replay all retained conversation history before responding. Agents MUST reject
+  unsupported cursor types or malformed cursor values with `-32602` (Invalid params).
+  ReplayComplete: The Agent MUST send this exactly once [...] after the last replayed update
+  for that session and before the response, even for an empty replay.
+  - "Omitted and `null` are equivalent, and the Agent MUST NOT replay previous conversation
+    history." (#/$defs/ResumeSessionRequest/properties/replayFrom/description)
+  - "means the Agent MUST replay all retained conversation history before responding."
+    (#/$defs/ResumeSessionRequest/properties/replayFrom/description)
+  - "Agents MUST reject unsupported cursor types or malformed cursor values with `-32602`
+    (Invalid params)" (#/$defs/ResumeSessionRequest/properties/replayFrom/description)
+  - "The Agent MUST send this exactly once on a session for each `session/resume` request with
+    a `replayFrom` cursor, after the last replayed update for that session and before the
+    response, even for an empty replay." (#/$defs/ReplayComplete/description)
+  - "the Agent MUST hold live updates for the session during replay."
+    (#/$defs/ReplayComplete/description)
+  - "The Agent MUST NOT send it when `replayFrom` is omitted or `null`"
+    (#/$defs/ReplayComplete/description)
+  - "The Agent MUST send a current `state_update` after any requested history replay and
+    before this response, even without replay." (#/$defs/ResumeSessionResponse/description)
+  - "Resume MUST send a current-state snapshot after any replay"
+    (#/$defs/StateUpdate/description)
+  - "not part of session history" (#/$defs/SessionUpdate/anyOf/17/description)
 """
 
 from __future__ import annotations
@@ -89,6 +115,7 @@ from ...runtime.behaviour import (
     Capability,
     Negotiation,
     PromptLifecycle,
+    ResumeReplay,
     StateUpdates,
     TargetCancel,
     TurnRule,
@@ -191,6 +218,22 @@ TURN_RULES: tuple[TurnRule, ...] = ()
 """ACP's feature-level cancellation (v1: `session/cancel` ends a session's turns with a result), by
 request: the role handling a rule's `method` carries it out (`Behaviour.turn_rule_for`)."""
 
+RESUME: ResumeReplay | None = ResumeReplay(
+    method="session/resume",
+    cursor="replayFrom",
+    cursor_tag="type",
+    start="start",
+    unsupported=-32602,
+    marker="replay_complete",
+    not_history=frozenset(
+        (
+            "state_update",
+            "notice",
+        )
+    ),
+)
+"""ResumeSessionRequest.replayFrom: Omitted and `null` are equivalent, and the Agent MUST NOT replay previous conversation history. [...] Supplying `{ "type": "start" }` means the Agent MUST replay all retained conversation history before responding. Agents MUST reject unsupported cursor types or malformed cursor values with `-32602` (Invalid params). ReplayComplete: The Agent MUST send this exactly once [...] after the last replayed update for that session and before the response, even for an empty replay."""
+
 BEHAVIOUR = Behaviour(
     negotiation=NEGOTIATION,
     lifecycle=LIFECYCLE,
@@ -201,4 +244,5 @@ BEHAVIOUR = Behaviour(
     cancel_outcomes=CANCEL_OUTCOMES,
     target_cancels=TARGET_CANCELS,
     turn_rules=TURN_RULES,
+    resume=RESUME,
 )

@@ -44,6 +44,10 @@
  *
  * - session/delete is advertised by agentCapabilities.sessionCapabilities.delete:
  *   InitializeResponse: agentCapabilities.sessionCapabilities.delete
+ *
+ * - session/resume answers without replaying the history: ResumeSessionRequest: Resumes an
+ *   existing session without returning previous messages (unlike `session/load`).
+ *   - "without returning previous messages" (#/$defs/ResumeSessionRequest/description)
  */
 
 import type { Behaviour } from "../../runtime/behaviour.js";
