@@ -228,6 +228,8 @@ async def serve(
     folder where each connection is recorded (`AgentProcess`)."""
     try:
         import uvicorn
+
+        from ..transports.uvicorn_ws import AcpWebSocket
     except ImportError:
         raise MissingExtra(f"bridge serve needs uvicorn: {EXTRA}") from None
     children: set[ProcessTransport] = set()
@@ -242,7 +244,7 @@ async def serve(
     config = uvicorn.Config(
         app,
         lifespan="off",
-        ws="websockets-sansio",
+        ws=AcpWebSocket,  # each frame to the connection as it is read (transports/uvicorn_ws)
         ws_max_size=options.frame_limit,
         # ACP frames are small JSON: compressing each one costs more than it saves, and a client
         # that offers permessage-deflate (ws, browsers) would get it: rt64 went 34k → 17k/s.
