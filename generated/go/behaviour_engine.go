@@ -246,7 +246,12 @@ func Send(conn *Connection, method string, params any) error {
 		}
 	}
 	if e := engineOf(conn); e != nil && e.replay != nil && method == methodUpdate {
-		e.replay.record(params)
+		raw, err := paramsJSON(params) // encoded once: the frame sent and the update recorded
+		if err != nil {
+			return err
+		}
+		e.replay.record(raw)
+		return conn.notifyEncoded(method, raw)
 	}
 	return conn.Notify(method, params)
 }

@@ -67,6 +67,12 @@ func notificationFrame(method string, params any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return encodedNotificationFrame(method, raw)
+}
+
+// encodedNotificationFrame is a notification of params encoded already (as paramsJSON writes
+// them: compact JSON).
+func encodedNotificationFrame(method string, raw json.RawMessage) ([]byte, error) {
 	return withParams(append(make([]byte, 0, len(raw)+len(method)+40), `{"jsonrpc":"2.0"`...), method, raw)
 }
 

@@ -101,7 +101,16 @@ func (c *Connection) withdraw(ctx context.Context, method, key string, id int64,
 
 // Notify sends a notification.
 func (c *Connection) Notify(method string, params any) error {
-	frame, err := notificationFrame(method, params)
+	raw, err := paramsJSON(params)
+	if err != nil {
+		return err
+	}
+	return c.notifyEncoded(method, raw)
+}
+
+// notifyEncoded sends a notification of params encoded already (by paramsJSON).
+func (c *Connection) notifyEncoded(method string, raw json.RawMessage) error {
+	frame, err := encodedNotificationFrame(method, raw)
 	if err != nil {
 		return err
 	}

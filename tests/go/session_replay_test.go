@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	acp "acp-protocol-sdk"
 	v1 "acp-protocol-sdk/v1"
@@ -98,5 +99,91 @@ func TestAStoreThatCannotWriteMakesTheTurnsAnswerAnInternalError(t *testing.T) {
 	}
 	if want := `{"code":-32603,"message":"Internal error","data":{"details":"session updates not recorded: disk full"}}`; string(answer["error"]) != want {
 		t.Fatalf("%s", answer["error"])
+	}
+}
+
+// blockingBackend is a store whose writes never answer (a database hung): each returns only
+// when its ctx ends, which it reports.
+type blockingBackend struct {
+	acp.SessionBackend
+	asked chan context.Context
+}
+
+func (b blockingBackend) AppendUpdates(ctx context.Context, _ string, _ []json.RawMessage) error {
+	b.asked <- ctx
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func TestAStoreThatDoesNotAnswerFailsTheTurnWithinTheRecordTimeout(t *testing.T) {
+	// A hung database must not hold the turn's answer: each write has RecordTimeout, then the
+	// answer is -32603 as for any write that failed.
+	defer func(kept time.Duration) { acp.RecordTimeout = kept }(acp.RecordTimeout)
+	acp.RecordTimeout = 200 * time.Millisecond
+	backend := blockingBackend{acp.BackendOf(&acp.SessionStore{}), make(chan context.Context, 8)}
+	conn, peer := connect(t, v1.AgentHandler(chattyAgent{v1.UnimplementedAgent{SessionBackend: backend}}))
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`)
+	nextMsg(peer)
+	started := time.Now()
+	peer.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"a"}]}}`)
+	answer := nextMsg(peer)
+	for ; answer["id"] == nil; answer = nextMsg(peer) {
+	}
+	if want := `{"code":-32603,"message":"Internal error","data":{"details":"session updates not recorded: the store did not answer within 200ms"}}`; string(answer["error"]) != want {
+		t.Fatalf("%s", answer["error"])
+	}
+	if waited := time.Since(started); waited > 5*time.Second {
+		t.Fatalf("the answer took %v", waited)
+	}
+	ctx := <-backend.asked
+	if _, bounded := ctx.Deadline(); !bounded || acp.ConnectionOf(ctx) != conn {
+		t.Fatalf("the write's ctx: a deadline %v, the connection's %v", bounded, acp.ConnectionOf(ctx) == conn)
+	}
+}
+
+// keptBackend keeps what each write was given.
+type keptBackend struct {
+	acp.SessionBackend
+	writes chan []string
+}
+
+func (k keptBackend) AppendUpdates(_ context.Context, session string, updates []json.RawMessage) error {
+	write := []string{session}
+	for _, update := range updates {
+		write = append(write, string(update))
+	}
+	k.writes <- write
+	return nil
+}
+
+func TestTheUpdateRecordedIsTheOneSentByteForByte(t *testing.T) {
+	// Encoded once: the store is given the update as the frame carries it, whatever its
+	// session id and text hold (quotes, backslashes, braces, escapes, non-ASCII).
+	backend := keptBackend{acp.BackendOf(&acp.SessionStore{}), make(chan []string, 8)}
+	conn, peer := connect(t, v1.AgentHandler(chattyAgent{v1.UnimplementedAgent{SessionBackend: backend}}))
+	var note v1.SessionNotification
+	sent := `{"sessionId":"s\"1\\ {","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"} ] \" \\ \u2028 é , {\"sessionId\":\"x\"}"}}}`
+	if err := json.Unmarshal([]byte(sent), &note); err != nil {
+		t.Fatal(err)
+	}
+	if err := (v1.ClientPeer{Conn: conn}).SessionUpdate(note); err != nil {
+		t.Fatal(err)
+	}
+	var frame struct {
+		Params struct {
+			Update json.RawMessage `json:"update"`
+		} `json:"params"`
+	}
+	received := nextMsg(peer)
+	if err := json.Unmarshal(received["params"], &frame.Params); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case write := <-backend.writes:
+		if len(write) != 2 || write[0] != `s"1\ {` || write[1] != string(frame.Params.Update) {
+			t.Fatalf("recorded %q, sent %s", write, frame.Params.Update)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("nothing recorded")
 	}
 }

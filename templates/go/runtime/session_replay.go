@@ -8,8 +8,8 @@ package acp
 //     history in the store, in the order sent, and written before the turn's answer: "the Agent
 //     MUST respond to the original `session/prompt` request" only once this process has kept what
 //     the turn sent, so an answered turn is never missing from a later replay, whichever process
-//     replays it. A write that fails makes the answer -32603 (one log line), never a turn a
-//     replay would not show;
+//     replays it. A write that fails, or that the store has not answered within RecordTimeout,
+//     makes the answer -32603 (one log line), never a turn a replay would not show;
 //   - session/load answered from the store: "The Agent MUST replay the entire conversation to the
 //     Client in the form of `session/update` notifications" (v1 session-setup.mdx), then the
 //     result. A history past the store's cap replays its last updates and says how many it
@@ -19,10 +19,14 @@ package acp
 // A session the store does not know is -32002 (ACP's "Resource not found").
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log"
 	"sync"
+	"time"
 
 	"acp-protocol-sdk/wire"
 )
@@ -39,12 +43,19 @@ const (
 	methodResume = "session/resume"
 )
 
+// RecordTimeout bounds each write of the updates a connection sent (30 s unless set; read when
+// a connection starts): a store that has not answered by then fails the write, which makes the
+// turn's answer -32603 as any failed write does, so a hung database never holds an answer.
+var RecordTimeout = 30 * time.Second
+
 // KeepSessions has the engine record, in store, each session this connection's agent creates
 // and each update it sends, and answer session/load and session/resume from it (AnswerFromStore);
 // a nil store keeps nothing. It returns the engine.
 func (e *BehaviourEngine) KeepSessions(store SessionBackend) *BehaviourEngine {
 	if store != nil {
-		e.replay = &sessionReplay{store: store}
+		// The writes take the connection's ctx without its end: what was sent is written even
+		// when the connection closes first (as in every runtime), each within RecordTimeout.
+		e.replay = &sessionReplay{store: store, ctx: context.WithoutCancel(e.conn.base), timeout: RecordTimeout}
 	}
 	return e
 }
@@ -52,6 +63,8 @@ func (e *BehaviourEngine) KeepSessions(store SessionBackend) *BehaviourEngine {
 // sessionReplay is one connection's share of a store: the updates it sent not yet written.
 type sessionReplay struct {
 	store   SessionBackend
+	ctx     context.Context
+	timeout time.Duration
 	mu      sync.Mutex
 	pending []sentUpdate
 	drained chan struct{} // closed when the running drain has written everything; nil: none runs
@@ -63,26 +76,98 @@ type sentUpdate struct {
 	update  json.RawMessage
 }
 
-// record queues a sent session/update's update; a goroutine appends the queue in order.
-func (r *sessionReplay) record(params any) {
-	raw, err := paramsJSON(params)
-	if err != nil {
-		return
-	}
-	var note struct {
-		SessionID string          `json:"sessionId"`
-		Update    json.RawMessage `json:"update"`
-	}
-	if json.Unmarshal(raw, &note) != nil || note.SessionID == "" {
+// record queues the update of a sent session/update (its params as the frame carries them); a
+// goroutine appends the queue in order.
+func (r *sessionReplay) record(params json.RawMessage) {
+	session, update := sentUpdateOf(params)
+	if session == "" || update == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.pending = append(r.pending, sentUpdate{note.SessionID, note.Update})
+	r.pending = append(r.pending, sentUpdate{session, update})
 	if r.drained == nil {
 		r.drained = make(chan struct{})
 		go r.drain(r.drained)
 	}
+}
+
+// sentUpdateOf is the sessionId and the update of a session/update's params as paramsJSON wrote
+// them (compact JSON), found in one pass over the bytes, not decoded: the update is a slice of
+// params (the bytes the frame carries), the id decoded only when it holds an escape.
+func sentUpdateOf(params []byte) (session string, update json.RawMessage) {
+	if len(params) < 2 || params[0] != '{' {
+		return "", nil
+	}
+	for i := 1; i < len(params) && params[i] == '"'; {
+		colon := stringEnd(params, i)
+		if colon < 0 || colon >= len(params) || params[colon] != ':' {
+			return "", nil
+		}
+		end := valueEnd(params, colon+1)
+		if end <= colon+1 {
+			return "", nil
+		}
+		value := params[colon+1 : end]
+		switch string(params[i+1 : colon-1]) {
+		case "sessionId":
+			if len(value) < 2 || value[0] != '"' {
+				return "", nil
+			}
+			if bytes.IndexByte(value, '\\') < 0 {
+				session = string(value[1 : len(value)-1])
+			} else if json.Unmarshal(value, &session) != nil {
+				return "", nil
+			}
+		case "update":
+			update = value
+		}
+		i = end
+		if i < len(params) && params[i] == ',' {
+			i++
+		}
+	}
+	return session, update
+}
+
+// stringEnd is the index after the JSON string that starts at b[i] ('"'), or -1.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// valueEnd is the index after the JSON value that starts at b[i], or -1.
+func valueEnd(b []byte, i int) int {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			if i = stringEnd(b, i) - 1; i < 0 {
+				return -1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // drain appends what is queued, a run of one session at a time, until the queue is empty.
@@ -104,7 +189,7 @@ func (r *sessionReplay) drain(done chan struct{}) {
 			for ; end < len(batch) && batch[end].session == batch[start].session; end++ {
 				updates = append(updates, batch[end].update)
 			}
-			if err := r.store.AppendUpdates(context.Background(), batch[start].session, updates); err != nil {
+			if err := r.write(batch[start].session, updates); err != nil {
 				log.Printf("acp: session updates not recorded: %v", err)
 				r.mu.Lock()
 				if r.failed == nil {
@@ -117,9 +202,20 @@ func (r *sessionReplay) drain(done chan struct{}) {
 	}
 }
 
+// write appends one session's updates, within the timeout.
+func (r *sessionReplay) write(session string, updates []json.RawMessage) error {
+	ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
+	defer cancel()
+	err := r.store.AppendUpdates(ctx, session, updates)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("the store did not answer within %v", r.timeout)
+	}
+	return err
+}
+
 // barrier returns once every update recorded so far is written, a cancelled turn's too (the
-// writes do not take the request's ctx, so they end); a failed write is this answer's error (the
-// client must not be told a turn ended that a replay would not show).
+// writes do not take the request's ctx, and each ends within the timeout); a failed write is
+// this answer's error (the client must not be told a turn ended that a replay would not show).
 func (r *sessionReplay) barrier() error {
 	r.mu.Lock()
 	done := r.drained
