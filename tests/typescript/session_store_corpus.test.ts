@@ -13,6 +13,8 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { FileSessionStore, MemorySessionStore, RequestError, type SessionRecord, type SessionStoreOptions } from "../src/index.js";
 import { PostgresSessionStore } from "../src/runtime/session_postgres.js";
+import { replayed, replayWanted } from "../src/runtime/session_resume.js";
+import { BEHAVIOUR as V2 } from "../src/v2/behaviour.js";
 
 interface Step {
   create?: { id: string; cwd: string; title?: string | null };
@@ -21,6 +23,8 @@ interface Step {
   get?: string;
   record?: { id: string; updates: unknown[] };
   replay?: string;
+  /** A v2 `session/resume` with these params (`replayFrom` as given): what it replays. */
+  resume?: { id: string; replayFrom?: unknown };
   list?: { cwd?: string | null; cursor?: string };
   expect?: unknown;
   more?: boolean;
@@ -79,8 +83,20 @@ async function run(store: Store, step: Step, cursor: string | undefined): Promis
     const { updates, dropped } = await store.readUpdates(step.replay);
     return { updates, dropped };
   }
+  if (step.resume !== undefined) return resumed(store, step.resume);
   const list = step.list ?? {};
   return store.listSessions(list.cwd, list.cursor === "next" ? cursor : list.cursor);
+}
+
+/** What a v2 `session/resume` with these params replays from the store before its current state
+ * update (the edition's rule, `BEHAVIOUR.resume`): nothing, or the history then `replay_complete`
+ * (-32602 for another cursor). */
+async function resumed(store: Store, args: { id: string; replayFrom?: unknown }): Promise<unknown[]> {
+  const rule = V2.resume;
+  assert.ok(rule !== null, "v2 has a resume rule");
+  const { id, ...params } = args;
+  if (!replayWanted(rule, params)) return [];
+  return replayed(rule, (await store.readUpdates(id)).updates);
 }
 
 for (const [backend, open] of BACKENDS) {

@@ -112,6 +112,21 @@ export interface TurnRule {
   readonly result: unknown;
 }
 
+/** How `method` (`session/resume`) replays a session's history when a session store answers it
+ * (session_resume.ts). `cursor` null: it never replays. Else the params' `cursor` names where
+ * replay begins: omitted or null, nowhere; `{[cursorTag]: start}`, every retained update; any
+ * other is answered `unsupported`. A replay ends with the `marker` update; `notHistory` are the
+ * updates that are not history (never recorded, never replayed). */
+export interface ResumeReplay {
+  readonly method: string;
+  readonly cursor: string | null;
+  readonly cursorTag: string;
+  readonly start: string;
+  readonly unsupported: number;
+  readonly marker: string;
+  readonly notHistory: readonly string[];
+}
+
 /** Every behaviour rule of one edition. */
 export interface Behaviour {
   readonly negotiation: Negotiation;
@@ -123,6 +138,8 @@ export interface Behaviour {
   readonly targetCancels: readonly TargetCancel[];
   /** v1's turn rules, one per request it applies to (`turnRuleFor` picks a side's). */
   readonly turnRules: readonly TurnRule[];
+  /** How a session store answers `session/resume` (null: it does not). */
+  readonly resume: ResumeReplay | null;
 }
 
 /** The turn rule of the side handling `requests` (its request methods' names); null: none. */

@@ -119,6 +119,11 @@ export class BehaviourEngine {
 
   /** Starts what the lifecycle needs once this side's typed peers' `link` exists: the agent's
    * foreground (it reports the work's state through `link`), the client's session views. */
+  /** The session's foreground state on this connection (null: no lifecycle reports one). */
+  currentState(sessionId: string): string | null {
+    return this.foreground === null ? null : this.foreground.currentState(sessionId);
+  }
+
   bind(link: SessionSender, state: ClientState | null): void {
     const lifecycle = this.lifecycle;
     if (lifecycle === null) return;

@@ -91,6 +91,8 @@ interface Held {
 
 interface Work {
   readonly controller: AbortController;
+  /** User-action requests pending (`requires_action` reported while any is). */
+  waiting: number;
   /** Settles once the work has ended and its idle update is written. */
   done: Promise<void>;
 }
@@ -115,6 +117,15 @@ export class Foreground {
     lifetime.addEventListener("abort", () => {
       for (const id of this.sessions.keys()) void this.cancel(id, "the connection closing");
     });
+  }
+
+  /** The session's foreground state now: `running` while a work runs (`requires_action` while it
+   * waits on the user), else `idle` ("A new session defaults to idle"). */
+  currentState(sessionId: string): string {
+    const { states } = this.lifecycle;
+    const work = this.sessions.get(sessionId)?.work ?? null;
+    if (work === null) return states.idle;
+    return work.waiting > 0 ? states.requiresAction : states.running;
   }
 
   /** Whether `sessionId` has foreground work running. */
@@ -226,7 +237,7 @@ export class Foreground {
     const controller = new AbortController();
     let begin!: (go: boolean) => void;
     const begun = new Promise<boolean>((resolve) => (begin = resolve));
-    const work: Work = { controller, done: Promise.resolve() };
+    const work: Work = { controller, waiting: 0, done: Promise.resolve() };
     work.done = begun.then((go) => (go ? this.perform(sessionId, session, work, { params, request, messageId }, run) : this.ended(sessionId, session)));
     session.work = work; // from here on, prompts are held
     try {
@@ -252,18 +263,17 @@ export class Foreground {
     const { states, endTurn, cancelled, failed } = this.lifecycle;
     const signal = work.controller.signal;
     let over = false;
-    let waiting = 0; // user-action requests pending
     const around: AroundRequest = async (method, send) => {
       if (!states.userAction.includes(method)) return send();
-      waiting += 1;
+      work.waiting += 1;
       try {
-        if (waiting === 1) await this.update(sessionId, start.request, this.state(states.requiresAction));
+        if (work.waiting === 1) await this.update(sessionId, start.request, this.state(states.requiresAction));
         return await send();
       } finally {
-        waiting -= 1;
+        work.waiting -= 1;
         // "Resolving one of several requests does not itself change the state"; a work
         // cancelled meanwhile goes to idle, never back to running.
-        if (waiting === 0 && !signal.aborted && !over) await this.update(sessionId, start.request, this.state(states.running));
+        if (work.waiting === 0 && !signal.aborted && !over) await this.update(sessionId, start.request, this.state(states.running));
       }
     };
     let extra: { [key: string]: unknown };

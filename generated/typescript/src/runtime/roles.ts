@@ -93,7 +93,9 @@ export class PeerLink {
 
   notify(method: string, params: unknown): Promise<void> {
     this.engine?.sent(method, params);
-    this.replay?.record(method, params);
+    const { replay } = this;
+    if (replay?.delays(method) === true) return replay.send(params, (name, sent) => this.connection.notify(name, this.traced(sent)));
+    replay?.record(method, params);
     return this.connection.notify(method, this.traced(params));
   }
 
@@ -126,8 +128,8 @@ export interface RoleWiring<P> {
   readonly provided?: ReadonlyMap<string, Provided>;
   /** The client's state table (`STATE_TABLE`): the connection keeps the state its messages leave. */
   readonly stateTable?: StateTable;
-  /** The store a v1 agent's sessions are recorded in and `session/load` and `session/resume`
-   * answered from (session_replay.ts), from the handlers object. */
+  /** The store an agent's sessions are recorded in and `session/load` and `session/resume`
+   * answered from as the edition's rules say (session_replay.ts), from the handlers object. */
   readonly sessionStore?: (handlers: object) => SessionStore | undefined;
 }
 
@@ -312,11 +314,12 @@ export class RoleConnection<P> {
     const problem = (message: string): void => options.onProblem?.(message);
     const state = wiring.stateTable === undefined ? null : new ClientState(wiring.stateTable, problem);
     let made = null as BehaviourEngine | null;
-    const replay = sessionReplay(wiring.sessionStore?.(handlers));
+    const replay = sessionReplay(wiring.sessionStore?.(handlers), wiring.behaviour);
     const router = (connection: Connection): Router => {
       const engine = new BehaviourEngine(wiring.behaviour, servedSide(handlers, wiring, replay), connection, problem);
       const link = new PeerLink(connection, engine, null, null, null, state, replay);
       engine.bind(link, state);
+      if (replay !== null) replay.stateOf = (sessionId) => engine.currentState(sessionId);
       made = engine;
       return new RoleRouter(handlers, wiring, connection, link, engine, state, replay);
     };

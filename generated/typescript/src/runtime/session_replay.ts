@@ -20,19 +20,35 @@
  *   conversation to continue without replaying the message history";
  * - both advertised in `initialize` (`loadSession`, `sessionCapabilities.resume`), unless the
  *   agent implements them itself (its own handlers are used, and its updates are still recorded).
+ *
+ * Where the edition's resume replays from a cursor the client names (its `Behaviour.resume`, ACP
+ * v2, which has no `session/load`), `session/resume` replays as that rule says (session_resume.ts):
+ * omitted or null `replayFrom`, nothing; `{"type": "start"}`, the retained history, then the
+ * `replay_complete` marker; another cursor, -32602. Then "a current `state_update` after any
+ * requested history replay and before this response, even without replay" (the session's
+ * foreground state on this connection: `running` while its work runs here, else `idle`). "After
+ * receiving the request, the Agent MUST hold live updates for the session during replay": the
+ * session's updates this connection sends meanwhile wait, and are recorded and sent once the
+ * state update is. A state update waits for the updates recorded before it to be written (v2's
+ * prompt answer is the insertion; the work's `idle` is its end, and a replay shows what it saw).
+ * The capability is the edition's as for v1 (`capabilities.session`, the baseline with
+ * `session/resume` among it): the router advertises what the store serves.
+ *
  * A session the store does not know is -32002 (ACP's "Resource not found").
  */
 
+import type { Behaviour, ResumeReplay, StateUpdates } from "./behaviour.js";
 import { INTERNAL_ERROR, RequestError } from "./errors.js";
 import { RESOURCE_NOT_FOUND } from "./file_service.js";
 import type { Replay } from "./session_history.js";
+import { isHistory, replayed, replayWanted, stateSnapshot } from "./session_resume.js";
 import type { SessionStore } from "./session_store.js";
 
 /** The `_meta` key of a `session/load` result whose replay lost updates to the cap:
  * `{"replayed": n, "dropped": k, "limit": historyLimit}`. */
 export const REPLAY_META = "acp-codegen/replay";
 const UPDATE = "session/update";
-const ANSWERED = new Set(["session/load", "session/resume"]);
+const LOAD = "session/load";
 
 /** A store that keeps a history: what a `SessionReplay` is made on. */
 type HistoryStore = SessionStore & {
@@ -42,28 +58,99 @@ type HistoryStore = SessionStore & {
 
 /** One connection's share of a store: the updates it sent not yet written, and the methods
  * answered from the store. Null for a store that keeps no history. */
-export function sessionReplay(store: SessionStore | undefined, log: (line: string) => void = (line) => console.warn(line)): SessionReplay | null {
+export function sessionReplay(
+  store: SessionStore | undefined,
+  behaviour: Behaviour | null = null,
+  log: (line: string) => void = (line) => console.warn(line),
+): SessionReplay | null {
   if (store === undefined || store.appendUpdates === undefined || store.readUpdates === undefined) return null;
-  return new SessionReplay(store as HistoryStore, log);
+  return new SessionReplay(store as HistoryStore, log, behaviour);
+}
+
+/** A session's replays in progress; `done` settles when the last one ended. */
+interface Hold {
+  count: number;
+  readonly done: Promise<void>;
+  readonly release: () => void;
 }
 
 export class SessionReplay {
   private pending: Array<[string, unknown]> = [];
   private draining: Promise<void> | null = null;
   private failed: string | null = null;
+  private readonly rule: ResumeReplay | null;
+  private readonly states: StateUpdates | null;
+  private readonly served = new Set<string>([LOAD]);
+  /** The sessions whose live updates wait for a replay in progress. */
+  private readonly holds = new Map<string, Hold>();
+  /** The tag of the updates sent once what was recorded before them is written (the state
+   * updates, where the edition replays from a cursor); null: none wait. */
+  private readonly snapshots: string | null = null;
+  /** The session's foreground state on this connection (set by the connection). */
+  stateOf: (sessionId: string) => string | null = () => null;
 
   constructor(
     readonly store: HistoryStore,
     private readonly log: (line: string) => void,
-  ) {}
+    behaviour: Behaviour | null = null,
+  ) {
+    this.rule = behaviour?.resume ?? null;
+    this.states = behaviour?.lifecycle?.states ?? null;
+    if (this.rule !== null && (this.rule.cursor === null || this.states !== null)) this.served.add(this.rule.method);
+    if (this.rule?.cursor != null && this.states !== null) this.snapshots = this.states.updateValue;
+  }
 
-  /** Queues a sent `session/update` (its params); appended in the background, in order. */
+  /** Queues a sent `session/update` (its params); appended in the background, in order. What is
+   * not history (the edition's `notHistory`) is not recorded. */
   record(method: string, params: unknown): void {
     if (method !== UPDATE || typeof params !== "object" || params === null) return;
     const { sessionId, update } = params as { sessionId?: unknown; update?: unknown };
-    if (typeof sessionId !== "string") return;
+    if (typeof sessionId !== "string" || !isHistory(this.rule, update)) return;
     this.pending.push([sessionId, update]);
     this.draining ??= this.drain();
+  }
+
+  /** Whether sending `method` must go through `send` (a replay holds updates, or a state update
+   * waits for what was recorded before it). */
+  delays(method: string): boolean {
+    return method === UPDATE && (this.holds.size > 0 || this.snapshots !== null);
+  }
+
+  /** Records and sends a session update: once its session's replay ended, if one is in progress;
+   * once what was recorded before it is written, for a state update. */
+  async send(params: unknown, notify: (method: string, params: unknown) => Promise<void>): Promise<void> {
+    const { sessionId, update } = (params ?? {}) as { sessionId?: unknown; update?: unknown };
+    const hold = typeof sessionId === "string" ? this.holds.get(sessionId) : undefined;
+    if (hold !== undefined) await hold.done;
+    this.record(UPDATE, params);
+    if ((update as { sessionUpdate?: unknown } | null)?.sessionUpdate === this.snapshots) await this.settled();
+    await notify(UPDATE, params);
+  }
+
+  private hold(sessionId: string): Hold {
+    let hold = this.holds.get(sessionId);
+    if (hold === undefined) {
+      let release!: () => void;
+      const done = new Promise<void>((resolve) => (release = resolve));
+      hold = { count: 0, done, release };
+      this.holds.set(sessionId, hold);
+    }
+    hold.count += 1;
+    return hold;
+  }
+
+  private release(sessionId: string, hold: Hold): void {
+    hold.count -= 1;
+    if (hold.count === 0) {
+      this.holds.delete(sessionId);
+      hold.release();
+    }
+  }
+
+  /** Waits for what was recorded so far, without throwing: a failed write stays for the next
+   * `barrier()` (the next answer) to report. */
+  async settled(): Promise<void> {
+    while (this.draining !== null) await this.draining;
   }
 
   private async drain(): Promise<void> {
@@ -109,20 +196,50 @@ export class SessionReplay {
     }
   }
 
-  /** Whether the store answers `method` (`session/load`, `session/resume`). */
+  /** Whether the store answers `method` (`session/load`; `session/resume` where the edition has
+   * a rule for it). */
   answers(method: string): boolean {
-    return ANSWERED.has(method);
+    return this.served.has(method);
   }
 
   /** Answers `session/load` (the replay sent first with `notify`, not recorded again) or
-   * `session/resume`. */
+   * `session/resume` (`params`: the request's, as received). */
   async answer(method: string, params: unknown, notify: (method: string, params: unknown) => Promise<void>): Promise<unknown> {
     const sessionId = (params as { sessionId: string }).sessionId;
+    const rule = method === LOAD ? null : this.rule;
+    const replaying = rule === null ? true : replayWanted(rule, params); // -32602 before anything is sent
     if ((await this.store.get(sessionId)) === undefined) throw new RequestError(RESOURCE_NOT_FOUND, "Resource not found", { sessionId });
-    if (method !== "session/load") return {};
+    if (rule === null) return this.replay(sessionId, (update) => notify(UPDATE, { sessionId, update }));
+    if (rule.cursor === null || this.states === null) return {};
+    const states = this.states;
+    // "After receiving the request, the Agent MUST hold live updates for the session during
+    // replay": from here until the current state is sent.
+    const hold = this.hold(sessionId);
+    try {
+      let result: unknown = {};
+      if (replaying) {
+        result = await this.replay(sessionId, (update) => notify(UPDATE, { sessionId, update }), (updates) => replayed(rule, updates));
+      } else {
+        await this.barrier();
+      }
+      const state = this.stateOf(sessionId) ?? states.idle;
+      await notify(UPDATE, { sessionId, update: stateSnapshot(states, state) });
+      return result;
+    } finally {
+      this.release(sessionId, hold);
+    }
+  }
+
+  /** Sends the session's kept updates (as `sent` makes them: the history, then a marker); the
+   * result, with `_meta` saying what the cap cut. */
+  private async replay(
+    sessionId: string,
+    send: (update: unknown) => Promise<void>,
+    sent: (updates: readonly unknown[]) => readonly unknown[] = (updates) => updates,
+  ): Promise<unknown> {
     await this.barrier(); // this connection's own updates first
     const replay = await this.store.readUpdates(sessionId);
-    for (const update of replay.updates) await notify(UPDATE, { sessionId, update });
+    for (const update of sent(replay.updates)) await send(update);
     if (replay.dropped === 0) return {};
     this.log(
       `session ${sessionId}: replayed its last ${replay.updates.length} updates; ${replay.dropped} older ones are past the store's historyLimit (${replay.limit})`,

@@ -102,6 +102,8 @@ export const BEHAVIOUR: Behaviour = {
     // prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome.
     { method: "session/request_permission", cancel: "session/cancel", received: false, result: {"outcome": {"outcome": "cancelled"}} },
   ],
+  // ResumeSessionRequest: Resumes an existing session without returning previous messages (unlike `session/load`).
+  resume: { method: "session/resume", cursor: null, cursorTag: "", start: "", unsupported: 0, marker: "", notHistory: [] },
 };
 
 /** How a `session_info_update`'s `_meta` object applies to what is stored, in this edition. */

@@ -168,6 +168,8 @@ export const BEHAVIOUR: Behaviour = {
    * request: the side handling a rule's `method` carries it out (`turnRuleFor`). */
   turnRules: [
   ],
+  // ResumeSessionRequest.replayFrom: Omitted and `null` are equivalent, and the Agent MUST NOT replay previous conversation history. [...] Supplying `{ "type": "start" }` means the Agent MUST replay all retained conversation history before responding. Agents MUST reject unsupported cursor types or malformed cursor values with `-32602` (Invalid params). ReplayComplete: The Agent MUST send this exactly once [...] after the last replayed update for that session and before the response, even for an empty replay.
+  resume: { method: "session/resume", cursor: "replayFrom", cursorTag: "type", start: "start", unsupported: -32602, marker: "replay_complete", notHistory: ["state_update", "notice"] },
 };
 
 /** How a `session_info_update`'s `_meta` object applies to what is stored, in this edition. */

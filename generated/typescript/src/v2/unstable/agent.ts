@@ -61,7 +61,10 @@ export interface Agent {
   /** Set it (`new MemorySessionStore()`, or `await FileSessionStore.open(path)`) and `session/list` is
    * answered from it, with cursor pagination, and advertised in `initialize`; record sessions with
    * `sessionStore.create()` (or `newSession()`) in `sessionNew`. A `sessionList` handler wins.
-   */
+   * Each `session/new` answered and each `session/update` sent is recorded in it too, and
+   * `session/resume` is answered from it unless handled here (replaying from its
+   * `replayFrom`), for a session any process sharing the store started
+   * (`PostgresSessionStore`; docs/scale.md). */
   sessionStore?: SessionStore;
   /**
    * Request parameters for the `auth/login` method.
@@ -399,6 +402,7 @@ const WIRING: RoleWiring<ClientPeer> = {
       },
     ],
   ]),
+  sessionStore: (handlers) => (handlers as Agent).sessionStore,
 };
 
 /** Serves `agent` on `transport` (or on a `Switchboard`, once its version is agreed). */
