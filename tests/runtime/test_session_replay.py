@@ -6,7 +6,9 @@ version 1 store and a newer version is refused."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_protocol.runtime import memory_pair
+from acp_protocol.runtime import memory_pair, session_replay
 from acp_protocol.runtime.session_backends import SessionStoreError
 from acp_protocol.runtime.session_replay import REPLAY_META
 from acp_protocol.runtime.session_store import SessionStore
@@ -212,3 +214,47 @@ def test_a_sqlite_store_of_a_newer_version_is_refused_untouched(tmp_path: Path) 
     db.close()
     with pytest.raises(SessionStoreError, match="schema version 3 is newer than this runtime's"):
         SessionStore(path)
+
+
+class Hung(SessionStore):
+    """A store whose history writes never answer (a database hung) or fail (one gone away)."""
+
+    def __init__(self, fail: str | None = None) -> None:
+        super().__init__()
+        self.fail = fail
+
+        async def write(session_id: str, updates: Any) -> None:
+            if self.fail is not None:
+                raise SessionStoreError(self.fail)
+            await asyncio.Event().wait()
+
+        self.history.arecord = write  # type: ignore[method-assign]
+
+
+async def answer_of_a_turn_on(store: SessionStore) -> dict[str, Any]:
+    async with process(store) as peer:
+        peer.request(1, "session/new", {"cwd": "/w", "mcpServers": []})
+        session_id = (await peer.receive())["result"]["sessionId"]
+        return (await turn(peer, session_id, "a", 2))[-1]
+
+
+async def test_a_store_that_cannot_write_makes_the_turns_answer_an_internal_error() -> None:
+    answer = await answer_of_a_turn_on(Hung(fail="disk full"))
+    assert answer["error"] == {
+        "code": -32603,
+        "message": "Internal error",
+        "data": {"details": "session updates not recorded: disk full"},
+    }
+
+
+async def test_a_store_that_does_not_answer_fails_the_turn_within_the_record_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A hung database must not hold the turn's answer: each write has RECORD_TIMEOUT."""
+    monkeypatch.setattr(session_replay, "RECORD_TIMEOUT", 0.2)
+    started = time.monotonic()
+    answer = await asyncio.wait_for(answer_of_a_turn_on(Hung()), 10)
+    assert answer["error"]["data"] == {
+        "details": "session updates not recorded: the store did not answer within 0.2s"
+    }
+    assert time.monotonic() - started < 5

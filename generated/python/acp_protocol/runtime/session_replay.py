@@ -10,7 +10,9 @@ An agent that sets `session_store` gets, with no code of its own:
 - each `session/update` it sends recorded in the store's history (`session_history`), in the
   order sent, and written before the turn's answer: "the Agent MUST respond to the original
   `session/prompt` request" only once this process has committed what the turn sent, so an
-  answered turn is never missing from a later replay, whichever process replays it;
+  answered turn is never missing from a later replay, whichever process replays it. A write
+  that fails, or that the store has not answered within `RECORD_TIMEOUT`, makes the turn's
+  answer -32603 (one log line), never a turn a replay would not show;
 - `session/load` answered from the store: "The Agent MUST replay the entire conversation to the
   Client in the form of `session/update` notifications" (v1 `session-setup.mdx`), then the
   result. A history past the store's cap replays its last `history_limit` updates and says how
@@ -57,6 +59,10 @@ REPLAY_META = "acp-codegen/replay"
 """The `_meta` key of a `session/load` result whose replay lost updates to the cap:
 `{"replayed": n, "dropped": k, "limit": history_limit}`."""
 RESOURCE_NOT_FOUND = -32002
+RECORD_TIMEOUT = 30.0
+"""Seconds each write of a connection's updates may take (read when the connection starts): a
+store that has not answered by then fails the write, which makes the turn's answer -32603 as any
+failed write does, so a hung database never holds an answer (the same bound in every runtime)."""
 
 
 class UpdateRecorder:
@@ -69,6 +75,7 @@ class UpdateRecorder:
         self._pending: list[tuple[str, Any]] = []
         self._task: asyncio.Task[None] | None = None
         self._failed: str | None = None
+        self._timeout = RECORD_TIMEOUT
         self.holds: dict[str, _Hold] = {}
         """The sessions whose live updates wait for a replay in progress."""
         self.snapshots: str | None = None
@@ -91,8 +98,14 @@ class UpdateRecorder:
             while self._pending:
                 batch, self._pending = self._pending, []
                 for session_id, updates in _runs(batch):
-                    await self._history.arecord(session_id, updates)
-        except Exception as error:  # the store: SessionStoreError, or the pool's
+                    written = self._history.arecord(session_id, updates)
+                    try:
+                        await asyncio.wait_for(written, self._timeout)
+                    except asyncio.TimeoutError:
+                        raise TimeoutError(
+                            f"the store did not answer within {self._timeout:g}s"
+                        ) from None
+        except Exception as error:  # the store: SessionStoreError, the pool's, or the timeout
             self._failed = str(error) or type(error).__name__
             log.error("session updates not recorded: %s", self._failed)
         finally:
