@@ -4,11 +4,11 @@ Each pair is one implementation on both ends, the agent a server process on 127.
 with `--listen`, it prints its URL) and the client a second process given that URL: the official
 TypeScript SDK 2.4.0 (`AcpServer` through its node adapter; `experimental/http-client`,
 `ws-client` with ws), our TypeScript target (`listenAgent`, `connectRemoteAgent`) and our Python
-target (`http_app` under uvicorn on uvloop, with uvicorn's own HTTP parser where httptools is not
-installed; `connect_remote` over httpx and websockets), and over WebSocket only our Go target
-(`v1.ServeRemoteAgent`, `v1.ConnectRemoteAgent`: bench/stdio/go, built by `build_go`). The
-phases are those of the stdio pairs (bench/stdio/schedule.py): notify/s, round trips/s with 1
-and with 64 in flight.
+target (`http_app` under uvicorn on uvloop with our `AcpWebSocket`, as docs/transports.md serves
+it, and uvicorn's own HTTP parser where httptools is not installed; `connect_remote` over httpx
+and websockets), and over WebSocket only our Go target (`v1.ServeRemoteAgent`,
+`v1.ConnectRemoteAgent`: bench/stdio/go, built by `build_go`). The phases are those of the
+stdio pairs (bench/stdio/schedule.py): notify/s, round trips/s with 1 and with 64 in flight.
 
 Memory per idle connection: each server, `IDLE` connections opened (`initialize`, then the
 connection's SSE stream held open and read by nobody), the growth of its resident set divided by
