@@ -6,7 +6,7 @@
 // error, never an answered turn a replay would not show.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MemorySessionStore, REPLAY_META } from "../src/index.js";
+import { MemorySessionStore, REPLAY_META, recordTimeout } from "../src/index.js";
 import type * as v1 from "../src/v1/index.js";
 import { chunk, connected, rejection, textOf } from "./support.js";
 
@@ -84,6 +84,24 @@ test("a store that cannot write makes the turn's answer -32603, not an answered 
   const failed = await rejection(side.agent.sessionPrompt(prompt("a")));
   assert.deepEqual([failed.code, failed.data], [-32603, { details: "session updates not recorded: disk full" }]);
   await side.close();
+});
+
+test("a store that does not answer fails the turn -32603 within the record timeout", async () => {
+  const kept = recordTimeout.ms;
+  recordTimeout.ms = 200;
+  try {
+    const store = new MemorySessionStore();
+    store.appendUpdates = () => new Promise<void>(() => undefined); // a database hung
+    const side = connected(talker(store), listener().client).clientSide;
+    await side.agent.sessionNew({ cwd: "/w", mcpServers: [] });
+    const started = Date.now();
+    const failed = await rejection(side.agent.sessionPrompt(prompt("a")));
+    assert.deepEqual([failed.code, failed.data], [-32603, { details: "session updates not recorded: the store did not answer within 0.2s" }]);
+    assert.ok(Date.now() - started < 5_000);
+    await side.close();
+  } finally {
+    recordTimeout.ms = kept;
+  }
 });
 
 test("an agent's own sessionLoad wins; its updates are still recorded", async () => {

@@ -8,8 +8,9 @@
  * - each `session/update` it sends recorded in the store's history (session_history.ts), in the
  *   order sent, and written before the turn's answer: "the Agent MUST respond to the original
  *   `session/prompt` request" only once this process has kept what the turn sent, so an answered
- *   turn is never missing from a later replay, whichever process replays it. A write that fails
- *   makes the answer -32603 (one log line), never a turn a replay would not show;
+ *   turn is never missing from a later replay, whichever process replays it. A write that fails,
+ *   or that the store has not answered within `recordTimeout.ms`, makes the answer -32603 (one
+ *   log line), never a turn a replay would not show;
  * - `session/load` answered from the store: "The Agent MUST replay the entire conversation to the
  *   Client in the form of `session/update` notifications" (v1 `session-setup.mdx`), then the
  *   result. A history past the store's cap replays its last `historyLimit` updates and says how
@@ -45,6 +46,11 @@ import type { SessionStore } from "./session_store.js";
 /** The `_meta` key of a `session/load` result whose replay lost updates to the cap:
  * `{"replayed": n, "dropped": k, "limit": historyLimit}`. */
 export const REPLAY_META = "acp-codegen/replay";
+/** How long each write of a connection's updates may take, in milliseconds (30,000; read when a
+ * connection starts): a store that has not answered by then fails the write, which makes the
+ * turn's answer -32603 as any failed write does, so a hung database never holds an answer (the
+ * same bound in every runtime: Python `RECORD_TIMEOUT`, Go `acp.RecordTimeout`). */
+export const recordTimeout = { ms: 30_000 };
 const UPDATE = "session/update";
 const LOAD = "session/load";
 
@@ -76,6 +82,7 @@ export class SessionReplay {
   private pending: Array<[string, unknown]> = [];
   private draining: Promise<void> | null = null;
   private failed: string | null = null;
+  private readonly timeoutMs = recordTimeout.ms;
   private readonly rule: ResumeReplay | null;
   private readonly states: StateUpdates | null;
   private readonly served = new Set<string>([LOAD]);
@@ -159,7 +166,7 @@ export class SessionReplay {
         this.pending = [];
         for (const [sessionId, updates] of runs(batch)) {
           try {
-            await this.store.appendUpdates(sessionId, updates);
+            await within(this.store.appendUpdates(sessionId, updates), this.timeoutMs);
           } catch (error) {
             this.failed ??= error instanceof Error ? error.message : String(error);
             this.log(`session updates not recorded: ${this.failed}`);
@@ -255,4 +262,17 @@ function runs(batch: ReadonlyArray<[string, unknown]>): Array<[string, unknown[]
     else out.push([sessionId, [update]]);
   }
   return out;
+}
+
+/** `work`, or an error once `ms` have passed (the work goes on; its outcome is dropped). */
+async function within(work: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the store did not answer within ${ms / 1000}s`)), ms);
+  });
+  try {
+    await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -118,4 +118,4 @@ export {
 } from "./session_store.js";
 export { FileSessionStore, SESSION_FILE_FORMAT } from "./session_file.js";
 export { DEFAULT_HISTORY_LIMIT, type Replay } from "./session_history.js";
-export { REPLAY_META } from "./session_replay.js";
+export { REPLAY_META, recordTimeout } from "./session_replay.js";
