@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -29,32 +29,45 @@ OPTIONS = {
     "historyLimit": "history_limit",
 }
 
-Opener = Callable[[dict[str, Any]], Any]
 
+class Opener:
+    """Opens a store on one backend with a case's options (each case a store of its own), and
+    opens it again where it keeps its sessions (`reopen`: the case's `{"reopen": true}`)."""
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
-async def open_store(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[Callable[..., Any]]:
-    """Opens a store on this backend with a case's options (each case a store of its own)."""
-    opened: list[SessionStore] = []
+    def __init__(self, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+        self.backend = request.param
+        self.request = request
+        self.tmp_path = tmp_path
+        self.opened: list[SessionStore] = []
+        self.place = uuid.uuid4().hex
+        self.options: dict[str, Any] = {}
 
-    async def opener(**options: Any) -> SessionStore:
-        if request.param == "memory":
+    async def open(self, **options: Any) -> SessionStore:
+        self.options = options
+        if self.backend == "memory":
             store = SessionStore(**options)
-        elif request.param == "sqlite":
-            store = SessionStore(tmp_path / f"{uuid.uuid4().hex}.db", **options)
+        elif self.backend == "sqlite":
+            store = SessionStore(self.tmp_path / f"{self.place}.db", **options)
         else:
             pytest.importorskip("psycopg_pool", reason="the postgres extra (psycopg) is missing")
             from acp_protocol.runtime.session_postgres import open_postgres_store
 
-            dsn = request.getfixturevalue("postgres")
-            store = await open_postgres_store(dsn, schema=f"corpus_{uuid.uuid4().hex}", **options)
-        opened.append(store)
+            dsn = self.request.getfixturevalue("postgres")
+            store = await open_postgres_store(dsn, schema=f"corpus_{self.place}", **options)
+        self.opened.append(store)
         return store
 
+    async def reopen(self, store: SessionStore) -> SessionStore:
+        await store.aclose()
+        self.opened.remove(store)
+        return await self.open(**self.options)
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+async def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Opener]:
+    opener = Opener(request, tmp_path)
     yield opener
-    for store in opened:
+    for store in opener.opened:
         await store.aclose()
 
 
@@ -120,12 +133,18 @@ async def run_step(store: SessionStore, step: dict[str, Any], cursor: str | None
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["case"] for case in CASES])
-async def test_store_corpus_case(open_store: Callable[..., Any], case: dict[str, Any]) -> None:
+async def test_store_corpus_case(open_store: Opener, case: dict[str, Any]) -> None:
+    reopens = any("reopen" in step for step in case["steps"])
+    if reopens and open_store.backend == "memory":
+        pytest.skip("a memory store is gone with its process: nothing to open again")
     options = {OPTIONS.get(key, key): value for key, value in case.get("options", {}).items()}
-    store = await open_store(clock=lambda: NOW, **options)
+    store = await open_store.open(clock=lambda: NOW, **options)
     cursor: str | None = None
     for number, step in enumerate(case["steps"]):
         where = f"step {number}: {json.dumps(step)[:120]}"
+        if "reopen" in step:
+            store = await open_store.reopen(store)
+            continue
         if "error" in step:
             expected = InvalidParams if step["error"] == -32602 else KeyError
             with pytest.raises(expected) as raised:

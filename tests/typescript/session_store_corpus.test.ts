@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
@@ -30,6 +30,8 @@ interface Step {
   more?: boolean;
   sessions?: unknown;
   error?: number | string;
+  /** Close the store and open it again where it keeps its sessions (skipped on memory). */
+  reopen?: boolean;
 }
 
 interface Case {
@@ -55,10 +57,11 @@ function corpus(): Case[] {
   }
 }
 
-const BACKENDS: ReadonlyArray<[string, (options: SessionStoreOptions) => Promise<Store>]> = [
+/** Backend → opens a store in `place` (a case's own folder name or schema suffix). */
+const BACKENDS: ReadonlyArray<[string, (options: SessionStoreOptions, place: string) => Promise<Store>]> = [
   ["memory", async (options) => new MemorySessionStore(options)],
-  ["file", async (options) => FileSessionStore.open(join(await mkdtemp(join(tmpdir(), "acp-store-")), "sessions.json"), options)],
-  ["postgres", async (options) => PostgresSessionStore.open(POSTGRES ?? "", { ...options, schema: `corpus_${randomUUID().replaceAll("-", "")}` })],
+  ["file", async (options, place) => FileSessionStore.open(join(tmpdir(), `acp-store-${place}`, "sessions.json"), options)],
+  ["postgres", async (options, place) => PostgresSessionStore.open(POSTGRES ?? "", { ...options, schema: `corpus_${place}` })],
 ];
 
 function wire(record: SessionRecord | undefined): unknown {
@@ -101,13 +104,27 @@ async function resumed(store: Store, args: { id: string; replayFrom?: unknown })
 
 for (const [backend, open] of BACKENDS) {
   for (const entry of corpus()) {
-    const skip = backend === "postgres" && POSTGRES === undefined ? "no PostgreSQL server (ACP_TEST_POSTGRES unset)" : false;
+    const reopens = entry.steps.some((step) => step.reopen === true);
+    const skip =
+      backend === "postgres" && POSTGRES === undefined
+        ? "no PostgreSQL server (ACP_TEST_POSTGRES unset)"
+        : backend === "memory" && reopens
+          ? "a memory store is gone with its process: nothing to open again"
+          : false;
     test(`${backend}: ${entry.case}`, { skip }, async () => {
-      const store = await open({ ...entry.options, clock: () => NOW });
+      const place = randomUUID().replaceAll("-", "");
+      const options = { ...entry.options, clock: () => NOW };
+      if (backend === "file") await mkdir(join(tmpdir(), `acp-store-${place}`));
+      let store = await open(options, place);
       try {
         let cursor: string | undefined;
         for (const [number, step] of entry.steps.entries()) {
           const where = `step ${number}: ${JSON.stringify(step).slice(0, 120)}`;
+          if (step.reopen === true) {
+            await store.close?.();
+            store = await open(options, place);
+            continue;
+          }
           if (step.error !== undefined) {
             const error = await run(store, step, cursor).then(
               () => assert.fail(`${where}: no error`),
@@ -130,6 +147,7 @@ for (const [backend, open] of BACKENDS) {
         }
       } finally {
         await store.close?.();
+        if (backend === "file") await rm(join(tmpdir(), `acp-store-${place}`), { recursive: true, force: true });
       }
     });
   }

@@ -13,12 +13,13 @@ package acp
 // Bounded: each session keeps its last HistoryLimit updates (DefaultHistoryLimit, 1,000, unless
 // set); older ones are deleted as new ones come, and a replay says how many it no longer has
 // (Replay.Dropped). Updates are numbered per session from 1, so the number dropped is the first
-// kept one's minus one. A SessionStore keeps its history in memory only (a file store too: its
-// file holds the sessions, not their updates); a shared store keeps it in its database.
+// kept one's minus one. A SessionStore keeps its history in memory (OpenSessionFile's also in a
+// log beside its file, session_file_updates.go); a shared store keeps it in its database.
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"acp-protocol-sdk/wire"
 )
@@ -84,8 +85,7 @@ func (b memoryBackend) ListSessions(_ context.Context, cwd, cursor string) (Sess
 func (b memoryBackend) AdoptPolicy(policy MetaPolicy) { b.store.AdoptPolicy(policy) }
 
 func (b memoryBackend) AppendUpdates(_ context.Context, id string, updates []json.RawMessage) error {
-	b.store.AppendUpdates(id, updates)
-	return nil
+	return b.store.AppendUpdates(id, updates)
 }
 
 func (b memoryBackend) ReadUpdates(_ context.Context, id string) (Replay, error) {
@@ -98,11 +98,29 @@ type sessionHistory struct {
 	kept []json.RawMessage
 }
 
-// AppendUpdates appends updates to session id's history in memory, keeping its last
-// HistoryLimit.
-func (s *SessionStore) AppendUpdates(id string, updates []json.RawMessage) {
+// AppendUpdates appends updates to session id's history, keeping its last HistoryLimit; a store
+// kept in a file has them on disk before it returns. An error (the log could not be written) is
+// the store's Err from then on: every later change is refused, as for a failed write of the
+// store's file.
+func (s *SessionStore) AppendUpdates(id string, updates []json.RawMessage) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.failed != nil {
+		return s.failed
+	}
+	if len(updates) == 0 {
+		return nil
+	}
+	if s.updates != nil {
+		first := 1
+		if history := s.history[id]; history != nil {
+			first = history.sent + 1
+		}
+		if err := s.updates.append(id, first, updates); err != nil {
+			s.failed = fmt.Errorf("acp: session history %s: cannot write it (%w); the updates are not kept", s.updates.path, err)
+			return s.failed
+		}
+	}
 	if s.history == nil {
 		s.history = map[string]*sessionHistory{}
 	}
@@ -116,6 +134,13 @@ func (s *SessionStore) AppendUpdates(id string, updates []json.RawMessage) {
 	if extra := len(history.kept) - s.historyLimit(); extra > 0 {
 		history.kept = append([]json.RawMessage(nil), history.kept[extra:]...)
 	}
+	if s.updates != nil {
+		if err := s.updates.bound(s.history, s.historyLimit()); err != nil {
+			s.failed = fmt.Errorf("acp: session history %s: cannot write it again (%w)", s.updates.path, err)
+			return s.failed
+		}
+	}
+	return nil
 }
 
 // ReadUpdates is session id's kept history.
@@ -124,8 +149,9 @@ func (s *SessionStore) ReadUpdates(id string) Replay {
 	defer s.mu.Unlock()
 	replay := Replay{Updates: []json.RawMessage{}, Limit: s.historyLimit()}
 	if history := s.history[id]; history != nil {
-		replay.Updates = append(replay.Updates, history.kept...)
-		replay.Dropped = history.sent - len(history.kept)
+		kept := history.kept[max(len(history.kept)-replay.Limit, 0):] // a log read back keeps more
+		replay.Updates = append(replay.Updates, kept...)
+		replay.Dropped = history.sent - len(kept)
 	}
 	return replay
 }

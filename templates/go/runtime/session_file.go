@@ -10,7 +10,9 @@ package acp
 // mix. The write happens under the store's lock: a change waits for the one before it to be on
 // disk (reads wait too). A write that fails leaves memory as it was and the store refuses every
 // later change (Err). One process writes a store file at a time, as in TypeScript: a second one
-// would overwrite the first's changes with its own snapshot (no lock is taken).
+// would overwrite the first's changes with its own snapshot (no lock is taken). The updates each
+// session sent (what session/load replays) are on disk too, in a log beside the file
+// (<path>.updates, session_file_updates.go): appended, not the whole store written per turn.
 
 import (
 	"bytes"
@@ -76,6 +78,11 @@ func (p *storedPosition) UnmarshalJSON(data []byte) error {
 // before its first use, as for a store in memory.
 func OpenSessionFile(path string) (*SessionStore, error) {
 	store := &SessionStore{commit: func(snapshot storeFile) error { return writeStore(path, snapshot) }}
+	history, log, err := readUpdateLog(path + ".updates")
+	if err != nil {
+		return nil, fmt.Errorf("acp: %w", err)
+	}
+	store.history, store.updates = history, log
 	text, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if info, err := os.Stat(filepath.Dir(path)); err != nil || !info.IsDir() {
@@ -90,6 +97,17 @@ func OpenSessionFile(path string) (*SessionStore, error) {
 		return nil, fmt.Errorf("acp: %s is not a session store of format %s (%v)", path, SessionFileFormat, err)
 	}
 	return store, nil
+}
+
+// Close closes the history log a store kept in a file holds open (nil in memory). The store can
+// still be used: its next AppendUpdates opens the log again.
+func (s *SessionStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.updates == nil {
+		return nil
+	}
+	return s.updates.close()
 }
 
 // Err is the write that failed, for a store kept in a file (nil while every change is on disk;

@@ -67,6 +67,7 @@ type SessionStore struct {
 	commit  func(storeFile) error // keeps each change for good (OpenSessionFile's); nil: memory only
 	failed  error                 // the commit that failed: every later change is refused (Err)
 	history map[string]*sessionHistory
+	updates *updateLog // the history on disk (OpenSessionFile's); nil: memory only
 }
 
 // UTCNow is now as RFC 3339 UTC with whole seconds (2026-11-21T12:00:00Z).

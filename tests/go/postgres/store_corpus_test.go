@@ -46,6 +46,7 @@ type step struct {
 	More   *bool                      `json:"more"`
 	Listed json.RawMessage            `json:"sessions"`
 	Error  json.RawMessage            `json:"error"`
+	Reopen bool                       `json:"reopen"` // close the store and open it again (not on memory)
 }
 
 type corpusCase struct {
@@ -122,7 +123,9 @@ func loadCorpus(t *testing.T) []corpusCase {
 	return cases
 }
 
-func open(t *testing.T, backend string, c corpusCase) store {
+// open opens a store on backend with the case's options, in place (a folder for a file, a schema
+// suffix for PostgreSQL): opened again in the same place, it is the same store.
+func open(t *testing.T, backend string, c corpusCase, place string) store {
 	o := c.Options
 	clock := func() string { return now }
 	switch backend {
@@ -130,9 +133,10 @@ func open(t *testing.T, backend string, c corpusCase) store {
 		s := &acp.SessionStore{}
 		if backend == "file" {
 			var err error
-			if s, err = acp.OpenSessionFile(filepath.Join(t.TempDir(), "sessions.json")); err != nil {
+			if s, err = acp.OpenSessionFile(filepath.Join(place, "sessions.json")); err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { _ = s.Close() })
 		}
 		s.Policy, s.TitleLimit, s.MetaLimit, s.PageSize, s.Clock, s.HistoryLimit = o.Policy, o.TitleLimit, o.MetaLimit, o.PageSize, clock, o.History
 		return inMemory{s}
@@ -141,10 +145,8 @@ func open(t *testing.T, backend string, c corpusCase) store {
 	if dsn == "" {
 		t.Skip("no PostgreSQL server (ACP_TEST_POSTGRES unset)")
 	}
-	var random [8]byte
-	_, _ = rand.Read(random[:])
 	s, err := postgres.Open(context.Background(), dsn, postgres.Options{
-		Schema: "corpus_" + hex.EncodeToString(random[:]), Policy: o.Policy, TitleLimit: o.TitleLimit,
+		Schema: "corpus_" + filepath.Base(place), Policy: o.Policy, TitleLimit: o.TitleLimit,
 		MetaLimit: o.MetaLimit, PageSize: o.PageSize, Clock: clock, HistoryLimit: o.History,
 	})
 	if err != nil {
@@ -241,9 +243,26 @@ func TestStoreCorpusOnEveryBackend(t *testing.T) {
 	for _, backend := range []string{"memory", "file", "postgres"} {
 		for _, c := range cases {
 			t.Run(backend+": "+c.Case, func(t *testing.T) {
-				s := open(t, backend, c)
+				reopens := false
+				for _, st := range c.Steps {
+					reopens = reopens || st.Reopen
+				}
+				if reopens && backend == "memory" {
+					t.Skip("a memory store is gone with its process: nothing to open again")
+				}
+				var random [8]byte
+				_, _ = rand.Read(random[:])
+				place := filepath.Join(t.TempDir(), hex.EncodeToString(random[:]))
+				if err := os.Mkdir(place, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				s := open(t, backend, c, place)
 				cursor := ""
 				for number, st := range c.Steps {
+					if st.Reopen {
+						s = open(t, backend, c, place)
+						continue
+					}
 					outcome, next, err := run(s, st, cursor)
 					if st.Error != nil {
 						var code int

@@ -10,11 +10,17 @@
  * the old store or the new one, never a mix. Changes made while a write is under way share the
  * next write. One process writes a store file at a time (a second one would overwrite the
  * first's changes); the Python runtime's SQLite store is the one to share between processes.
+ *
+ * The updates each session sent (what `session/load` replays) are on disk too, in a log beside
+ * the file (`<path>.updates`, session_file_updates.ts): appended, not the whole store written
+ * again per turn.
  */
 
-import { randomBytes } from "node:crypto";
-import { open, readFile, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { readFile, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import { writeAtomically } from "./atomic_write.js";
+import { type LogContent, readUpdateLog, UpdateLog, updatesPath } from "./session_file_updates.js";
+import { DEFAULT_HISTORY_LIMIT } from "./session_history.js";
 import { MemorySessionStore, type SessionRecord, type SessionStoreOptions, type StoreSnapshot } from "./session_store.js";
 
 /** The format marker a store file carries; any other file is refused. */
@@ -32,18 +38,25 @@ export class FileSessionStore extends MemorySessionStore {
   /** The next write, shared by the changes made while one is under way. */
   private queued: Promise<void> | null = null;
 
+  /** The history's log (session_file_updates.ts). */
+  private readonly updates: UpdateLog;
+
   private constructor(
     readonly path: string,
     options: SessionStoreOptions,
+    log: LogContent,
   ) {
     super(options);
+    this.updates = new UpdateLog(updatesPath(path), log);
   }
 
   /** The store kept in `path` (created on its first change when there is no such file). Rejects
    * with one line for a file that is not a store of this format, or a folder that does not exist
    * (not at the first change, naming a temporary file). */
   static async open(path: string, options: SessionStoreOptions = {}): Promise<FileSessionStore> {
-    const store = new FileSessionStore(path, options);
+    const log = await readUpdateLog(updatesPath(path), options.historyLimit ?? DEFAULT_HISTORY_LIMIT);
+    const store = new FileSessionStore(path, options, log);
+    for (const [sessionId, history] of log.histories) store.history.all.set(sessionId, history);
     let text: string;
     try {
       text = await readFile(path, "utf8");
@@ -58,6 +71,21 @@ export class FileSessionStore extends MemorySessionStore {
     }
     store.restore(parseStore(path, text));
     return store;
+  }
+
+  /** Appends `updates` to the session's history, the last `historyLimit` of them kept in memory
+   * and every one on disk (the log) before it resolves. */
+  override async appendUpdates(sessionId: string, updates: readonly unknown[]): Promise<void> {
+    if (updates.length === 0) return;
+    // Numbered and kept in memory at once (appends made meanwhile come after), on disk in order.
+    const first = this.history.sent(sessionId) + 1;
+    this.history.append(sessionId, updates);
+    await this.updates.append(sessionId, first, updates, () => this.history.all);
+  }
+
+  /** Closes the history's log (the store can still be used: a later append opens it again). */
+  async close(): Promise<void> {
+    await this.updates.close();
   }
 
   protected override commit(): Promise<void> {
@@ -101,32 +129,4 @@ function parseStore(path: string, text: string): StoreSnapshot {
     throw new Error(`${path} is not a session store of format ${SESSION_FILE_FORMAT}`);
   }
   return { next: file.next, sessions: file.sessions };
-}
-
-/** Replaces `path` by `text` atomically and durably: a temporary file beside it, fsync, rename,
- * fsync of the folder (the rename itself is on disk). */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  const file = await open(temporary, "wx", 0o600);
-  let written = false;
-  try {
-    await file.writeFile(text, "utf8");
-    await file.sync();
-    written = true;
-  } finally {
-    await file.close();
-    if (!written) await rm(temporary, { force: true });
-  }
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  const folder = await open(dirname(path), "r");
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
 }

@@ -13,8 +13,8 @@
  * Bounded: each session keeps its last `historyLimit` updates (`DEFAULT_HISTORY_LIMIT`, 1,000,
  * unless the store was given one); older ones are deleted as new ones come, and a replay says how
  * many it no longer has (`Replay.dropped`). Updates are numbered per session (from 1), so the
- * number dropped is the first kept one's minus one. A `MemorySessionStore` keeps them in memory
- * (a `FileSessionStore` too: its file holds the sessions, not their updates); a
+ * number dropped is the first kept one's minus one. A `MemorySessionStore` keeps them in memory;
+ * a `FileSessionStore` in memory and in a log beside its file (session_file_updates.ts); a
  * `PostgresSessionStore` in `acp_session_updates`, the table the Python and Go runtimes write.
  */
 
@@ -35,6 +35,17 @@ export class MemoryHistory {
 
   constructor(readonly limit: number = DEFAULT_HISTORY_LIMIT) {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`historyLimit must keep at least one update, not ${limit}`);
+  }
+
+  /** Every session's history: `sent` updates so far, the last ones `kept` (a file store writes
+   * them and reads them back). */
+  get all(): Map<string, { sent: number; kept: unknown[] }> {
+    return this.sessions;
+  }
+
+  /** Updates sent so far in `sessionId` (the next one is number `sent + 1`). */
+  sent(sessionId: string): number {
+    return this.sessions.get(sessionId)?.sent ?? 0;
   }
 
   append(sessionId: string, updates: readonly unknown[]): void {
