@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from acp_protocol.trace import record
 from acp_protocol.trace.frames import read_frames, replayed
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 AGENT = (sys.executable, str(Path(__file__).with_name("echo_agent.py")))
 
@@ -249,3 +251,42 @@ def test_a_recording_that_can_no_longer_be_written_is_one_line_and_the_conversat
     ours = [line for line in stderr.decode().splitlines() if line != "started"]
     assert len(ours) == 1, stderr.decode()
     assert str(out) in ours[0] and "not recorded" in ours[0]
+
+
+LINES = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                b'{"jsonrpc":"2.0","id":1,"result":{}}',
+                b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s"}}',
+                b"[1,2]",
+                b'"text"',
+                b"",
+                b"not json",
+                b'{"a":1}\r',
+                b'{"a":\r1}',
+                b"1,2",
+                b'{"half":',
+                b"\xff\xfe",
+            ]
+        ),
+        st.binary(max_size=12),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=LINES)
+def test_the_records_of_a_chunk_are_each_lines_record_as_if_written_alone(
+    lines: list[bytes],
+) -> None:
+    """The records of a chunk's lines come in one join when every line is JSON with no carriage
+    return; whatever the lines, they are byte for byte each line's own record, in order."""
+    head = b'{"t":1.5000,"dir":"sent",'
+    alone = b"".join(
+        head + (record._frame(line, True) if line[-1:] == b"\r" else record._body(line)) + b"}\n"
+        for line in lines
+    )
+    assert record.encode_frames(1.5, "sent", lines) == alone
