@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Frame
 
 from .http_connection import DIRECT
 
@@ -48,6 +49,10 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
     _receiver: Callable[[bytes], None] | None = None
     _held = False
     _kept: list[bytes] | None = None
+    _parts: list[bytes | bytearray | memoryview] | None = (
+        None  # the fragments of the text message being read
+    )
+    _binary = False  # the message being read is binary
 
     # -- uvicorn's side ------------------------------------------------------------------------
 
@@ -57,17 +62,39 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
         if scope is not None:
             scope["extensions"][DIRECT] = {"socket": self}
 
-    def send_receive_event_to_app(self) -> None:
-        receiver = self._receiver
-        if receiver is None or self.close_sent:
-            super().send_receive_event_to_app()
+    def handle_text(self, event: Frame) -> None:
+        if self._receiver is None:
+            super().handle_text(event)
             return
-        if self.curr_msg_data_type != "text":
-            self.frames = []  # "Binary frames are ignored"
+        self._binary = False
+        self._parts = [event.data]
+        if event.fin:
+            self._message()
+
+    def handle_bytes(self, event: Frame) -> None:
+        if self._receiver is None:
+            super().handle_bytes(event)
             return
-        frames = self.frames
-        data = frames[0] if len(frames) == 1 else b"".join(frames)
-        self.frames = []
+        self._binary = True  # "Binary frames are ignored", and their continuations
+        self._parts = None
+
+    def handle_cont(self, event: Frame) -> None:
+        if self._receiver is None or (self._parts is None and not self._binary):
+            super().handle_cont(event)  # a message begun before `attach`: uvicorn's
+            return
+        if self._parts is not None:
+            self._parts.append(event.data)
+            if event.fin:
+                self._message()
+
+    def _message(self) -> None:
+        """A whole text message: to the receiver (kept while reading is paused)."""
+        parts, self._parts = self._parts, None
+        assert parts is not None and self._receiver is not None
+        if self.close_sent:
+            return  # as uvicorn: the app is past `websocket.close`
+        joined = parts[0] if len(parts) == 1 else b"".join(parts)
+        data = joined if isinstance(joined, bytes) else bytes(joined)
         if not data.isascii():
             try:
                 data.decode()
@@ -76,13 +103,11 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
                 self.conn.send_close(1007)
                 self.handle_parser_exception()
                 return
-        if type(data) is not bytes:
-            data = bytes(data)
         if self._held:
             assert self._kept is not None
             self._kept.append(data)
         else:
-            receiver(data)
+            self._receiver(data)
 
     # -- the app's side (`DirectWebSocket`) ----------------------------------------------------
 
@@ -114,7 +139,7 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
     def send_texts(self, payloads: list[bytes]) -> bool:
         """Each payload one text frame, all in one write; False (nothing sent) once the socket
         is closing or closed."""
-        if self.close_sent or self.disconnected or self.transport.is_closing():
+        if self.close_sent or self.transport.is_closing():
             return False
         if not payloads:
             return True
