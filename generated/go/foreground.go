@@ -297,7 +297,8 @@ func (f *foreground) state(session, state string, extra map[string]any) error {
 }
 
 func (f *foreground) update(session string, update map[string]any) error {
-	return f.conn.Notify(f.life.States.Notification, map[string]any{"sessionId": session, "update": update})
+	// Sent as the agent's own updates are (Send): recorded in a session store, held by a replay.
+	return Send(f.conn, f.life.States.Notification, map[string]any{"sessionId": session, "update": update})
 }
 
 // CallAwaitingUser is Call for a request that waits on the user (the lifecycle's user-action

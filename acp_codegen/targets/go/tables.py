@@ -91,20 +91,25 @@ advertised in the `initialize` answer, from the edition's `Behaviour.Capabilitie
 session_replay.go). Keyed by meaning: the names are the protocol's, the same in every edition
 that has them."""
 
-REPLAYED = frozenset({"load_session", "resume_session"})
-"""What the store answers only in an edition whose prompt is answered at the turn's end (v1):
-v2's `session/resume` replays from a point the client names, which the store does not serve."""
+REPLAYED = frozenset({"load_session"})
+"""What the store answers only in an edition whose prompt is answered at the turn's end (v1's
+`session/load`); `session/resume` is answered where the edition has a rule for how it replays
+(`Behaviour.resume`: v1's never replays, v2's from the client's `replayFrom`)."""
 
 
 def provided(role: ir.Role, behaviour: ir.Behaviour) -> dict[str, str]:
     """The requests of `role` the SDK can answer (`PROVIDED`), by method name."""
     life = behaviour.lifecycle
     replays = life is None or life.answer is not ir.PromptAnswer.INSERTION
+    resumes = behaviour.resume is not None and (
+        behaviour.resume.cursor is None or (life is not None and life.states is not None)
+    )
     return {
         m.name: PROVIDED[(role.name, m.name)]
         for m in role.requests
         if (role.name, m.name) in PROVIDED
         and (replays or PROVIDED[(role.name, m.name)] not in REPLAYED)
+        and (resumes or PROVIDED[(role.name, m.name)] != "resume_session")
     }
 
 

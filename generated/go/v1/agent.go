@@ -246,8 +246,9 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 			return acp.Answer(ctx, params, wire.Unmarshal[LoadSessionRequest], served.SessionLoad)
 		}
 		if sessionsOf(h.handler) != nil {
+			raw := params
 			return acp.Answer(ctx, params, wire.Unmarshal[LoadSessionRequest], func(ctx context.Context, params LoadSessionRequest) (LoadSessionResponse, error) {
-				return acp.AnswerFromStore(ctx, method, string(params.SessionID), wire.Unmarshal[LoadSessionResponse])
+				return acp.AnswerFromStore(ctx, method, raw, string(params.SessionID), wire.Unmarshal[LoadSessionResponse])
 			})
 		}
 		return nil, acp.MethodNotFoundError(method)
@@ -260,8 +261,9 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], served.SessionResume)
 		}
 		if sessionsOf(h.handler) != nil {
+			raw := params
 			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], func(ctx context.Context, params ResumeSessionRequest) (ResumeSessionResponse, error) {
-				return acp.AnswerFromStore(ctx, method, string(params.SessionID), wire.Unmarshal[ResumeSessionResponse])
+				return acp.AnswerFromStore(ctx, method, raw, string(params.SessionID), wire.Unmarshal[ResumeSessionResponse])
 			})
 		}
 		return nil, acp.MethodNotFoundError(method)

@@ -129,4 +129,7 @@ var Behaviour = acp.Behaviour{
 		{Method: "tool_call/cancel", Target: "toolCallId", Error: -32602, Spec: "CancelToolCallRequest: the Agent responds with `-32602` if the tool call is unknown, already final, or not cancellable."},
 		{Method: "terminal/cancel", Target: "terminalId", Error: -32602, Spec: "CancelTerminalRequest: the Agent responds with `-32602` if the terminal is unknown, has already exited, or not cancellable."},
 	},
+
+	// ResumeSessionRequest.replayFrom: Omitted and `null` are equivalent, and the Agent MUST NOT replay previous conversation history. [...] Supplying `{ "type": "start" }` means the Agent MUST replay all retained conversation history before responding. Agents MUST reject unsupported cursor types or malformed cursor values with `-32602` (Invalid params). ReplayComplete: The Agent MUST send this exactly once [...] after the last replayed update for that session and before the response, even for an empty replay.
+	Resume: &acp.ResumeReplay{Method: "session/resume", Cursor: "replayFrom", CursorTag: "type", Start: "start", Unsupported: -32602, Marker: "replay_complete", NotHistory: []string{"state_update", "notice"}},
 }

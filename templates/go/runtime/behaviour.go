@@ -21,6 +21,8 @@ type Behaviour struct {
 	// TurnRules are ACP v1's feature-level cancellation, one per request it applies to: entries
 	// of the same table as the lifecycle, carried out by the same engine.
 	TurnRules []TurnRule
+	// Resume is how a session store answers session/resume (session_resume.go); nil: it does not.
+	Resume *ResumeReplay
 }
 
 // Negotiation is version negotiation in initialize: the agent answers the highest version it

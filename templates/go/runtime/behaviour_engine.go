@@ -42,6 +42,7 @@ type BehaviourEngine struct {
 	foreground *foreground    // the sessions of the side answering an inserted prompt
 	views      *sessionViews  // the sessions of the side receiving the state updates
 	replay     *sessionReplay // the agent's session store (KeepSessions, session_replay.go), or nil
+	held       replayHolds    // the sessions whose live updates wait for a replay (session_resume.go)
 
 	mu     sync.Mutex
 	states map[*StateTable]*ClientState
@@ -248,7 +249,13 @@ func Send(conn *Connection, method string, params any) error {
 		if err != nil {
 			return err
 		}
-		e.replay.record(raw)
+		history, snapshot := e.beforeRecord(raw) // a replay of the session holds it
+		if history {
+			e.replay.record(raw)
+		}
+		if snapshot {
+			e.replay.settled()
+		}
 		return conn.notifyEncoded(method, raw)
 	}
 	return conn.Notify(method, params)

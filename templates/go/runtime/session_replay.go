@@ -260,32 +260,44 @@ func (r *sessionReplay) answered(ctx context.Context, method string, params json
 	return nil
 }
 
-// AnswerFromStore answers session/load or session/resume of session id from the store the
-// connection of ctx keeps (KeepSessions): the load's replay is sent first, on the connection,
-// not recorded again; the answer is decoded with decode.
-func AnswerFromStore[R any](ctx context.Context, method, id string, decode wire.Decoder[R]) (R, error) {
+// AnswerFromStore answers session/load or session/resume (params: the request's, as received)
+// of session id from the store the connection of ctx keeps (KeepSessions): the load's replay is
+// sent first, on the connection, not recorded again; a resume replays as the edition's
+// Behaviour.Resume says (session_resume.go); the answer is decoded with decode.
+func AnswerFromStore[R any](ctx context.Context, method string, params json.RawMessage, id string, decode wire.Decoder[R]) (R, error) {
 	var answer R
-	encoded, err := fromStore(ctx, method, id)
+	encoded, err := fromStore(ctx, method, params, id)
 	if err != nil {
 		return answer, err
 	}
 	return wire.Decode(encoded, decode)
 }
 
-func fromStore(ctx context.Context, method, id string) (json.RawMessage, error) {
+func fromStore(ctx context.Context, method string, params json.RawMessage, id string) (json.RawMessage, error) {
 	e := engineOf(ConnectionOf(ctx))
 	if e == nil || e.replay == nil {
 		return nil, MethodNotFoundError(method)
 	}
 	r := e.replay
+	rule := e.behaviour.Resume
+	replaying := false
+	if method != methodLoad && rule != nil {
+		var err error
+		if replaying, err = rule.Wanted(params); err != nil { // -32602 before anything is sent
+			return nil, err
+		}
+	}
 	if _, known, err := r.store.Get(ctx, id); err != nil {
 		return nil, err
 	} else if !known {
 		data, _ := json.Marshal(map[string]string{"sessionId": id})
 		return nil, &Error{Code: ResourceNotFound, Message: "Resource not found", Data: data}
 	}
-	if method != methodLoad {
+	if method != methodLoad && (rule == nil || rule.Cursor == "") {
 		return json.RawMessage(`{}`), nil
+	}
+	if method != methodLoad {
+		return e.resumeFromStore(ctx, rule, id, replaying)
 	}
 	if err := r.barrier(); err != nil { // this connection's own updates first
 		return nil, err

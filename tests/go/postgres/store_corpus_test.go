@@ -19,6 +19,7 @@ import (
 
 	acp "acp-protocol-sdk"
 	"acp-protocol-sdk/postgres"
+	v2 "acp-protocol-sdk/v2"
 	"acp-protocol-sdk/wire"
 )
 
@@ -40,7 +41,13 @@ type step struct {
 		ID      string            `json:"id"`
 		Updates []json.RawMessage `json:"updates"`
 	} `json:"record"`
-	Replay *string                    `json:"replay"`
+	Replay *string `json:"replay"`
+	// Resume is a v2 session/resume's params (replayFrom omitted, null or a cursor): what it
+	// replays from the store before its current state update (v2.Behaviour.Resume).
+	Resume *struct {
+		ID         string          `json:"id"`
+		ReplayFrom json.RawMessage `json:"replayFrom"`
+	} `json:"resume"`
 	List   map[string]json.RawMessage `json:"list"`
 	Expect json.RawMessage            `json:"expect"`
 	More   *bool                      `json:"more"`
@@ -189,6 +196,22 @@ func opt(fields map[string]json.RawMessage, key string) wire.Opt[string] {
 	return wire.Some(strings.ReplaceAll(*text, "NOW", now))
 }
 
+// resumed is what a v2 session/resume replays (replayFrom nil: omitted): nothing, or the history
+// then replay_complete; an *acp.Error (-32602) for a cursor the store cannot serve.
+func resumed(s store, id string, replayFrom json.RawMessage) (any, string, error) {
+	params := []byte(`{}`)
+	if replayFrom != nil {
+		params, _ = json.Marshal(map[string]json.RawMessage{"replayFrom": replayFrom})
+	}
+	rule := v2.Behaviour.Resume
+	wanted, err := rule.Wanted(params)
+	if err != nil || !wanted {
+		return asJSON([]json.RawMessage{}), "", err
+	}
+	replay, err := s.backend().ReadUpdates(context.Background(), id)
+	return asJSON(rule.Replayed(replay.Updates)), "", err
+}
+
 // run is one step's outcome as JSON (and the next cursor, for a list).
 func run(s store, st step, cursor string) (any, string, error) {
 	switch {
@@ -224,6 +247,8 @@ func run(s store, st step, cursor string) (any, string, error) {
 		return wireRecord(record, ok), "", err
 	case st.Record != nil:
 		return nil, "", s.backend().AppendUpdates(context.Background(), st.Record.ID, st.Record.Updates)
+	case st.Resume != nil:
+		return resumed(s, st.Resume.ID, st.Resume.ReplayFrom)
 	case st.Replay != nil:
 		replay, err := s.backend().ReadUpdates(context.Background(), *st.Replay)
 		return asJSON(map[string]any{"updates": replay.Updates, "dropped": replay.Dropped}), "", err

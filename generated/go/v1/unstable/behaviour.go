@@ -77,4 +77,7 @@ var Behaviour = acp.Behaviour{
 		// prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome.
 		{Method: "session/request_permission", Cancel: "session/cancel", Received: false, Result: `{"outcome":{"outcome":"cancelled"}}`, Spec: "prompt-turn § Cancellation: the Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome."},
 	},
+
+	// ResumeSessionRequest: Resumes an existing session without returning previous messages (unlike `session/load`).
+	Resume: &acp.ResumeReplay{Method: "session/resume", Cursor: "", CursorTag: "", Start: "", Unsupported: 0, Marker: "", NotHistory: []string{}},
 }

@@ -277,7 +277,7 @@ type AgentWithSessionPrompt interface {
 	SessionPrompt(ctx context.Context, params PromptRequest) (string, error)
 }
 
-// AgentWithSessionResume is an Agent that serves session/resume.
+// AgentWithSessionResume is an Agent that serves session/resume (without it, the SDK answers from UnimplementedAgent's session store when set).
 type AgentWithSessionResume interface {
 	// SessionResume answers session/resume. Request parameters for resuming an existing session.
 	//
@@ -297,6 +297,9 @@ type UnimplementedAgent struct {
 	// SessionBackend, when set (a store every server process shares, such as acppostgres's
 	// postgres.Open), is the session store in place of Sessions.
 	SessionBackend acp.SessionBackend
+	// Either store records each session/new answered and session/update sent, and answers
+	// session/resume unless the handler does, replaying as Behaviour.Resume says
+	// (session_replay.go, session_resume.go).
 }
 
 // sessionStore is the store the SDK answers session/list, load and resume from (promoted to
@@ -433,7 +436,7 @@ type handlerOfAgent struct {
 // Bind is the Handler a connection serves (acp.NewConnection calls it): this router under the
 // connection's own behaviour engine, which owns the rules of Behaviour around its methods.
 func (h handlerOfAgent) Bind(conn *acp.Connection) acp.Handler {
-	return acp.NewBehaviourEngine(conn, h, &Behaviour, &Roles[0], h.serves)
+	return acp.NewBehaviourEngine(conn, h, &Behaviour, &Roles[0], h.serves).KeepSessions(sessionsOf(h.handler))
 }
 
 func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -492,6 +495,12 @@ func (h handlerOfAgent) HandleRequest(ctx context.Context, method string, params
 		if served, ok := h.handler.(AgentWithSessionResume); ok {
 			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], served.SessionResume)
 		}
+		if sessionsOf(h.handler) != nil {
+			raw := params
+			return acp.Answer(ctx, params, wire.Unmarshal[ResumeSessionRequest], func(ctx context.Context, params ResumeSessionRequest) (ResumeSessionResponse, error) {
+				return acp.AnswerFromStore(ctx, method, raw, string(params.SessionID), wire.Unmarshal[ResumeSessionResponse])
+			})
+		}
 		return nil, acp.MethodNotFoundError(method)
 	case MethodSessionSetConfigOption:
 		return acp.Answer(ctx, params, decodeSetSessionConfigOptionRequest, h.handler.SessionSetConfigOption)
@@ -529,7 +538,7 @@ func (h handlerOfAgent) serves(method string) bool {
 		return ok
 	case MethodSessionResume:
 		_, ok := h.handler.(AgentWithSessionResume)
-		return ok
+		return ok || sessionsOf(h.handler) != nil
 	case MethodMCPMessageNotification, MethodSessionCancel:
 		return true
 	}
