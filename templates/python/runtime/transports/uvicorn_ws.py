@@ -149,9 +149,10 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
             self.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
         return True
 
-    def buffered(self) -> int:
-        """Bytes written and not yet sent."""
-        return int(self.transport.get_write_buffer_size())
+    def writing_paused(self) -> bool:
+        """The socket's buffer is over its high-water mark (uvicorn's `pause_writing`): the
+        writer should wait, so that what is written goes out while more is made."""
+        return not self.writable.is_set()
 
     async def writable_again(self) -> None:
         """Return once the socket's buffer is below its low-water mark (or the socket is gone)."""

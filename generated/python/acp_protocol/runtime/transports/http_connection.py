@@ -52,7 +52,7 @@ class DirectWebSocket(Protocol):
     def pause_reading(self) -> None: ...
     def resume_reading(self) -> None: ...
     def send_texts(self, payloads: list[bytes]) -> bool: ...
-    def buffered(self) -> int: ...
+    def writing_paused(self) -> bool: ...
     async def writable_again(self) -> None: ...
 
 
@@ -155,16 +155,17 @@ class HttpConnection:
                 self._route_out(line)
 
     def writing_paused(self) -> bool:
-        return self._closed or self._buffered() > self._options.max_buffered_bytes
-
-    def _buffered(self) -> int:
-        direct = self._direct
-        return self._backlog.size + (0 if direct is None else direct.buffered())
+        return (
+            self._closed
+            or self._backlog.size > self._options.max_buffered_bytes
+            or (self._direct is not None and self._direct.writing_paused())
+        )
 
     async def drain(self) -> None:
-        """Wait while the client has more than `max_buffered_bytes` to read; a client that reads
-        nothing for `output_stall_timeout` seconds is gone (the connection ends)."""
-        while not self._closed and self._buffered() > self._options.max_buffered_bytes:
+        """Wait while the client has more than `max_buffered_bytes` to read (a `DIRECT` socket:
+        while its buffer is over its high-water mark); a client that reads nothing for
+        `output_stall_timeout` seconds is gone (the connection ends)."""
+        while self.writing_paused() and not self._closed:
             if not await self._progress(self._options.output_stall_timeout):
                 log.warning(
                     "connection %s: the client read nothing for %.0f s; ending it",
@@ -177,7 +178,7 @@ class HttpConnection:
     async def _progress(self, timeout: float) -> bool:
         """Wait until the client has taken some of our messages; False after `timeout` s."""
         direct = self._direct
-        if direct is None or direct.buffered() == 0:
+        if direct is None or not direct.writing_paused():
             return await self._backlog.progress(timeout)
         try:
             await asyncio.wait_for(direct.writable_again(), timeout)
