@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	acp "acp-protocol-sdk"
 	v2 "acp-protocol-sdk/v2"
@@ -138,5 +139,69 @@ func TestV2AnEmptyReplayStillEndsWithTheMarker(t *testing.T) {
 	got := strings.Join(resumeKinds(t, peer, 1, "session/resume", `{"sessionId":"s1","cwd":"/w","replayFrom":{"type":"start"}}`), "|")
 	if got != "replay_complete|state_update idle|answer" {
 		t.Fatalf("got %s", got)
+	}
+}
+
+// slowReads is a backend whose ReadUpdates says it started (reading) and waits for release.
+type slowReads struct {
+	acp.SessionBackend
+	reading, release chan struct{}
+}
+
+func (s slowReads) ReadUpdates(ctx context.Context, id string) (acp.Replay, error) {
+	close(s.reading)
+	<-s.release
+	return s.SessionBackend.ReadUpdates(ctx, id)
+}
+
+// gatedTalker says "a", then waits for gate, then says "live".
+type gatedTalker struct {
+	talkerV2
+	gate chan struct{}
+}
+
+func (g gatedTalker) SessionPrompt(ctx context.Context, params v2.PromptRequest) (string, error) {
+	for n, word := range []string{"a", "live"} {
+		if n == 1 {
+			<-g.gate
+		}
+		var note v2.UpdateSessionNotification
+		_ = json.Unmarshal([]byte(fmt.Sprintf(`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","messageId":"a","content":{"type":"text","text":%q}}}`, word)), &note)
+		if err := v2.ClientOf(ctx).SessionUpdate(note); err != nil {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+func TestV2LiveUpdatesAreHeldDuringTheReplayAndTheStateIsCurrent(t *testing.T) {
+	// ReplayComplete: "After receiving the request, the Agent MUST hold live updates for the
+	// session during replay." replay_complete: "Every update for the session between the
+	// `session/resume` request and this update is replayed history. Every update after it is
+	// not." The work still running on this connection makes the current state running.
+	backend := slowReads{acp.BackendOf(&acp.SessionStore{}), make(chan struct{}), make(chan struct{})}
+	gate := make(chan struct{})
+	_, peer := connect(t, v2.AgentHandler(gatedTalker{talkerV2{v2.UnimplementedAgent{SessionBackend: backend}}, gate}))
+	resumeKinds(t, peer, 0, "initialize", `{"protocolVersion":2,"info":{"name":"c","version":"1"}}`)
+	resumeKinds(t, peer, 1, "session/new", `{"cwd":"/w"}`)
+	peer.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`)
+	for msg := nextMsg(peer); !strings.Contains(string(msg["params"]), `"text":"a"`); msg = nextMsg(peer) {
+	}
+	done := make(chan []string)
+	go func() {
+		<-backend.reading
+		close(gate) // the work says "live" while the replay is being read
+		time.Sleep(50 * time.Millisecond)
+		close(backend.release)
+	}()
+	go func() {
+		done <- resumeKinds(t, peer, 3, "session/resume", `{"sessionId":"s1","cwd":"/w","replayFrom":{"type":"start"}}`)
+	}()
+	got := <-done
+	if len(got) < 4 || strings.Join(got[:4], "|") != "user_message|a|replay_complete|state_update running" {
+		t.Fatalf("before the answer: %v", got)
+	}
+	if rest := strings.Join(got[4:], "|"); rest != "answer" && rest != "live|answer" {
+		t.Fatalf("after the state: %v", got[4:])
 	}
 }
