@@ -2,7 +2,7 @@
 
 package acp
 
-// Layer: typed layer (what the generated v1 agent adds, on each connection, for an agent with a
+// Layer: typed layer (what the generated agent adds, on each connection, for an agent with a
 // session store: UnimplementedAgent's Sessions or SessionBackend). The same rules as the Python
 // runtime's session_replay.py and the TypeScript one's session_replay.ts:
 //   - each session/new it answers is recorded in the store (under the params' cwd);

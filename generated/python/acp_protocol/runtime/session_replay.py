@@ -3,7 +3,7 @@
 
 """`session/load` and `session/resume` answered from a session store, by any server process.
 
-Layer: typed layer (what the router adds for an agent with a `session_store`, ACP v1).
+Layer: typed layer (what the router adds for an agent with a `session_store`; v2: session_resume).
 
 An agent that sets `session_store` gets, with no code of its own:
 - each `session/new` it answers recorded in the store (`acreate`, under the params' `cwd`);

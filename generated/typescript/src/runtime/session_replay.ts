@@ -2,7 +2,7 @@
 //   make generate
 /**
  * `session/load` and `session/resume` answered from a session store, by any server process.
- * Layer: typed layer (what the router adds for a v1 agent with a `sessionStore`). The same rules
+ * Layer: typed layer (what the router adds for an agent with a `sessionStore`). The same rules
  * as the Python runtime's session_replay.py and the Go one's session_replay.go.
  *
  * An agent that sets `sessionStore` gets, with no code of its own:
