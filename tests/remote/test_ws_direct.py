@@ -66,6 +66,7 @@ class _Server:
         for held in self.held:
             held.ended.set()
         await self.app.close()
+        self.held.clear()  # pytest keeps the fixture's value: keep no connection alive with it
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ HTTP_EXTRA = {
     "http_client.py": {"httpx", "httpx_sse", "httpcore"},
     "ws_client.py": {"websockets"},
     "serve.py": {"uvicorn"},
-    "uvicorn_ws.py": {"uvicorn"},
+    "uvicorn_ws.py": {"uvicorn", "websockets"},
     "session_postgres.py": {"psycopg", "psycopg_pool"},
 }
 """The modules of the `http` and `postgres` extras and what each imports: only
