@@ -32,8 +32,8 @@ REPLAY_RULES: tuple[Rule, ...] = (
             "session/resume",
             "replayFrom",
             "ResumeSessionRequest.replayFrom: Omitted and `null` are equivalent, and the Agent "
-            "MUST NOT replay previous conversation history. [...] Supplying `{ \"type\": "
-            "\"start\" }` means the Agent MUST replay all retained conversation history before "
+            'MUST NOT replay previous conversation history. [...] Supplying `{ "type": '
+            '"start" }` means the Agent MUST replay all retained conversation history before '
             "responding. Agents MUST reject unsupported cursor types or malformed cursor values "
             "with `-32602` (Invalid params). ReplayComplete: The Agent MUST send this exactly "
             "once [...] after the last replayed update for that session and before the "
