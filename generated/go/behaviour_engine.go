@@ -161,6 +161,9 @@ func (e *BehaviourEngine) request(ctx context.Context, method string, params jso
 			return e.foreground.insert(ctx, session, params, func(ctx context.Context) (string, error) {
 				result, err := call(ctx)
 				reason, _ := result.(string) // the stop reason ("": the lifecycle's end of turn)
+				if e.replay != nil {
+					e.replay.settled(ctx) // the work's updates are in the store before its idle
+				}
 				return reason, err
 			})
 		case life.Close:
@@ -251,12 +254,8 @@ func Send(conn *Connection, method string, params any) error {
 		if err != nil {
 			return err
 		}
-		history, snapshot := e.beforeRecord(raw) // a replay of the session holds it
-		if history {
+		if e.beforeRecord(raw) { // a replay of the session holds it; what is not history is not recorded
 			e.replay.record(raw)
-		}
-		if snapshot {
-			e.replay.settled()
 		}
 		return conn.notifyEncoded(method, raw)
 	}

@@ -20,8 +20,9 @@ package acp
 // `state_update` after any requested history replay and before this response, even without
 // replay." What is not history (NotHistory: the state updates, "Resume MUST send a current-state
 // snapshot after any replay"; notices, "not part of session history") is neither recorded nor
-// replayed, and a state update is sent once the updates recorded before it are written (v2
-// answers the prompt at insertion; the work's idle update plays the turn answer's part).
+// replayed. v2 answers a prompt at insertion: its answer waits for the echo's write, and a
+// work's updates are written before its idle update (in the work, so that a cancel arriving
+// meanwhile still ends it cancelled).
 
 import (
 	"context"
@@ -135,33 +136,27 @@ func (h *replayHolds) wait(session string) {
 }
 
 // beforeRecord runs before a sent session/update (its params) is recorded: it waits while a
-// replay of its session is in progress, and says whether the update is history (recorded) and
-// whether it is a state update (sent once what was recorded before it is written).
-func (e *BehaviourEngine) beforeRecord(params json.RawMessage) (history, snapshot bool) {
+// replay of its session is in progress, and says whether the update is history (recorded).
+func (e *BehaviourEngine) beforeRecord(params json.RawMessage) bool {
 	session, update := sentUpdateOf(params)
 	if session != "" {
 		e.held.wait(session)
 	}
-	rule, life := e.behaviour.Resume, e.behaviour.Lifecycle
-	if rule == nil || rule.Cursor == "" || life == nil || life.States == nil {
-		return true, false
-	}
-	var tagged map[string]json.RawMessage
-	var tag string
-	if json.Unmarshal(update, &tagged) == nil {
-		_ = json.Unmarshal(tagged[life.States.UpdateTag], &tag)
-	}
-	return rule.IsHistory(update), tag == life.States.UpdateValue
+	return e.behaviour.Resume.IsHistory(update)
 }
 
-// settled returns once every update recorded so far is written, whatever the outcome: a failed
-// write stays for the next answer (barrier) to report.
-func (r *sessionReplay) settled() {
+// settled returns once every update recorded so far is written (a failed write stays for the
+// next answer to report), or once ctx ends: a work's updates are in the store before its idle
+// update, and a work cancelled meanwhile still ends cancelled.
+func (r *sessionReplay) settled(ctx context.Context) {
 	r.mu.Lock()
 	done := r.drained
 	r.mu.Unlock()
 	if done != nil {
-		<-done
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
 	}
 }
 

@@ -197,6 +197,8 @@ class Router(Generic[PeerT]):
             feed_state(params)
         handler = route.handler
         call = None if handler is None else partial(self._call, handler, typed)
+        if call is not None and self._replay is not None:
+            call = self._replay.committing(method, call)
         if from_store is not None:
             call = partial(from_store, typed)
         try:

@@ -27,8 +27,9 @@ requested history replay and before this response, even without replay" (the ses
 foreground state on this connection: `running` while its work runs here, else `idle`). "After
 receiving the request, the Agent MUST hold live updates for the session during replay": the
 session's updates this connection sends meanwhile wait, and are recorded and sent once the
-state update is. A state update waits for the updates recorded before it to be committed (v2's
-prompt answer is the insertion; the work's `idle` is its end, and a replay shows what it saw).
+state update is. v2 answers a prompt at insertion: its answer waits for the echo's commit, and
+a work's updates are committed before its idle update (inside the work, so that a
+`session/cancel` arriving meanwhile still ends it `cancelled`).
 The capability is the edition's as for v1 (`capabilities.session`, the baseline with
 `session/resume` among it): the router advertises what the store serves.
 
@@ -75,9 +76,6 @@ class UpdateRecorder:
         self._timeout = RECORD_TIMEOUT
         self.holds: dict[str, _Hold] = {}
         """The sessions whose live updates wait for a replay in progress."""
-        self.snapshots: str | None = None
-        """The tag of the updates sent once what was recorded before them is committed (the
-        state updates, where the edition replays from a cursor); None: none wait."""
 
     def record(self, params: Any) -> None:
         wire = params.to_wire() if hasattr(params, "to_wire") else params
@@ -109,17 +107,14 @@ class UpdateRecorder:
             self._task = None
 
     async def send(self, sender: Any, params: Any) -> None:
-        """Record and send a session update: once its session's replay ended, if one is in
-        progress; once what was recorded before it is committed, for a state update."""
+        """Record and send a session update once its session's replay ended, if one is in
+        progress."""
         wire = params.to_wire() if hasattr(params, "to_wire") else params
         session_id = wire.get("sessionId") if isinstance(wire, dict) else None
         hold = self.holds.get(session_id) if isinstance(session_id, str) else None
         if hold is not None:
             await hold.done.wait()
         self.record(params)
-        update = wire.get("update") if isinstance(wire, dict) else None
-        if isinstance(update, dict) and update.get("sessionUpdate") == self.snapshots:
-            await self.settled()
         await sender.notify(UPDATE, params)
 
     def hold(self, session_id: str) -> _Hold:
@@ -190,7 +185,7 @@ class RecordingSender:
     def notify(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]:
         if method == UPDATE:
             recorder = self._recorder
-            if recorder.holds or recorder.snapshots is not None:
+            if recorder.holds:
                 return recorder.send(self._sender, params)
             recorder.record(params)
         return self._sender.notify(method, params)  # type: ignore[no-any-return]
@@ -212,18 +207,32 @@ class SessionReplay:
         lifecycle = None if behaviour is None else behaviour.lifecycle
         self._rule = rule
         self._states = None if lifecycle is None else lifecycle.states
+        self._prompt = None if lifecycle is None else lifecycle.prompt
         self.recorder = UpdateRecorder(store.history, rule)
         self.methods: dict[str, Served] = {"session/load": self._load}
         if rule is not None and rule.cursor is None:
             self.methods[rule.method] = self._resume
         elif rule is not None and self._states is not None:
             self.methods[rule.method] = self._resume_from
-            self.recorder.snapshots = self._states.update_value
         self.state_of: Callable[[str], str | None] = lambda session_id: None
         """The session's foreground state on this connection (set by the router)."""
 
     def sender(self, sender: Any) -> RecordingSender:
         return RecordingSender(sender, self.recorder)
+
+    def committing(self, method: str, call: Any) -> Any:
+        """`call` (a request's handler run), for the edition's inserted prompt: its work's updates
+        committed before it returns, so before the work's idle update. Inside the work: a
+        `session/cancel` arriving meanwhile cancels it, and it still ends `cancelled`."""
+        if self._rule is None or self._rule.cursor is None or method != self._prompt:
+            return call
+
+        async def committed(request: RequestContext) -> Any:
+            result = await call(request)
+            await self.recorder.settled()
+            return result
+
+        return committed
 
     async def answered(self, method: str, params: Any, result: Any) -> None:
         """After the agent's answer, before it is sent: record a new session; commit a turn's

@@ -227,6 +227,15 @@ class RoleRouter<P> implements Router {
     if (handler !== undefined) {
       if (this.state?.methods.has(method) === true) this.state.feed({ method, params: request.params });
       call = (source, around, work) => handler.call(this.handlers, params, this.context(request.id, method, source, around, request.params, work));
+      const { replay } = this;
+      if (replay?.commits(method) === true) {
+        const run = call;
+        call = async (source, around, work) => {
+          const result = await run(source, around, work);
+          await replay.settled(); // the work's updates are in the store before its idle update
+          return result;
+        };
+      }
     } else if (provided !== undefined) {
       call = () => provided(params);
     }

@@ -28,8 +28,8 @@
  * foreground state on this connection: `running` while its work runs here, else `idle`). "After
  * receiving the request, the Agent MUST hold live updates for the session during replay": the
  * session's updates this connection sends meanwhile wait, and are recorded and sent once the
- * state update is. A state update waits for the updates recorded before it to be written (v2's
- * prompt answer is the insertion; the work's `idle` is its end, and a replay shows what it saw).
+ * state update is. v2 answers a prompt at insertion: its answer waits for the echo's write, and
+ * a work's updates are written before its idle update (`commits`).
  * The capability is the edition's as for v1 (`capabilities.session`, the baseline with
  * `session/resume` among it): the router advertises what the store serves.
  *
@@ -85,12 +85,10 @@ export class SessionReplay {
   private readonly timeoutMs = recordTimeout.ms;
   private readonly rule: ResumeReplay | null;
   private readonly states: StateUpdates | null;
+  private readonly prompt: string | null;
   private readonly served = new Set<string>([LOAD]);
   /** The sessions whose live updates wait for a replay in progress. */
   private readonly holds = new Map<string, Hold>();
-  /** The tag of the updates sent once what was recorded before them is written (the state
-   * updates, where the edition replays from a cursor); null: none wait. */
-  private readonly snapshots: string | null = null;
   /** The session's foreground state on this connection (set by the connection). */
   stateOf: (sessionId: string) => string | null = () => null;
 
@@ -101,8 +99,8 @@ export class SessionReplay {
   ) {
     this.rule = behaviour?.resume ?? null;
     this.states = behaviour?.lifecycle?.states ?? null;
+    this.prompt = behaviour?.lifecycle?.prompt ?? null;
     if (this.rule !== null && (this.rule.cursor === null || this.states !== null)) this.served.add(this.rule.method);
-    if (this.rule?.cursor != null && this.states !== null) this.snapshots = this.states.updateValue;
   }
 
   /** Queues a sent `session/update` (its params); appended in the background, in order. What is
@@ -115,20 +113,17 @@ export class SessionReplay {
     this.draining ??= this.drain();
   }
 
-  /** Whether sending `method` must go through `send` (a replay holds updates, or a state update
-   * waits for what was recorded before it). */
+  /** Whether sending `method` must go through `send` (a replay holds the updates). */
   delays(method: string): boolean {
-    return method === UPDATE && (this.holds.size > 0 || this.snapshots !== null);
+    return method === UPDATE && this.holds.size > 0;
   }
 
-  /** Records and sends a session update: once its session's replay ended, if one is in progress;
-   * once what was recorded before it is written, for a state update. */
+  /** Records and sends a session update once its session's replay ended, if one is in progress. */
   async send(params: unknown, notify: (method: string, params: unknown) => Promise<void>): Promise<void> {
-    const { sessionId, update } = (params ?? {}) as { sessionId?: unknown; update?: unknown };
+    const sessionId = (params as { sessionId?: unknown } | null)?.sessionId;
     const hold = typeof sessionId === "string" ? this.holds.get(sessionId) : undefined;
     if (hold !== undefined) await hold.done;
     this.record(UPDATE, params);
-    if ((update as { sessionUpdate?: unknown } | null)?.sessionUpdate === this.snapshots) await this.settled();
     await notify(UPDATE, params);
   }
 
@@ -150,12 +145,6 @@ export class SessionReplay {
       this.holds.delete(sessionId);
       hold.release();
     }
-  }
-
-  /** Waits for what was recorded so far, without throwing: a failed write stays for the next
-   * `barrier()` (the next answer) to report. */
-  async settled(): Promise<void> {
-    while (this.draining !== null) await this.draining;
   }
 
   private async drain(): Promise<void> {
@@ -205,6 +194,19 @@ export class SessionReplay {
    * a rule for it). */
   answers(method: string): boolean {
     return this.served.has(method);
+  }
+
+  /** Waits for what was recorded so far, without throwing: a failed write stays for the next
+   * `barrier()` (the next answer) to report. */
+  async settled(): Promise<void> {
+    while (this.draining !== null) await this.draining;
+  }
+
+  /** Whether `method` is the edition's inserted prompt, whose work's updates are written before
+   * it returns (so before its idle update; inside the work, so that a `session/cancel` arriving
+   * meanwhile still ends it `cancelled`). */
+  commits(method: string): boolean {
+    return this.rule?.cursor != null && this.prompt === method;
   }
 
   /** Answers `session/load` (the replay sent first with `notify`, not recorded again) or
