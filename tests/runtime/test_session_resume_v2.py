@@ -7,6 +7,7 @@ What is asserted is exactly what the client receives on the wire."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -21,6 +22,7 @@ from acp_protocol.v2 import models
 from acp_protocol.v2.agent import Agent, AgentContext, connect_agent
 from acp_protocol.v2.behaviour import BEHAVIOUR
 
+from tests.conformance.suite import run_suite
 from tests.runtime.support import RawPeer
 
 INIT = {"protocolVersion": 2, "info": {"name": "c", "version": "1"}}
@@ -286,3 +288,15 @@ async def test_live_updates_are_held_during_replay_and_the_state_is_current() ->
     # The replay is what was sent before the request; "live" is released after it.
     assert kinds(frames)[:4] == ["user_message", "a", "replay_complete", "state_update running"]
     assert sorted(kinds(frames)[4:]) == ["answer", "live"]
+
+
+def test_the_conformance_suites_session_and_lifecycle_cases_pass_with_only_a_store() -> None:
+    """The suite's own v2 cases (`sessions.resume_*`: replayFrom, replay_complete, the state
+    update; `lifecycle.*`: the prompt's work, cancel and close with the store recording beside
+    them) against an agent whose resume, list and close are the store's and the SDK's."""
+    agent = Path(__file__).parents[1] / "fixture_agents" / "v2_store_agent.py"
+    run = run_suite(
+        [sys.executable, str(agent)], "--protocol", "v2", "--only", "sessions.*,lifecycle.*"
+    )
+    assert run.status == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "sessions.resume_replay_complete_once_before_answer" in run.stdout
