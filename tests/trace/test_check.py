@@ -230,6 +230,20 @@ def test_session_load_to_an_agent_without_load_session_is_reported() -> None:
     assert ids(advertised) == []
 
 
+def test_a_load_of_a_session_with_a_finished_turn_answered_with_an_error_replays_nothing() -> None:
+    """As the suite's case: the load of a session whose turn ended, in the same conversation,
+    answered with an error instead of its history (gemini-cli 0.61.0: -32603, "Invalid session
+    identifier"). A load of a session the recording never saw a turn of is not judged."""
+    load = {"sessionId": SID, "cwd": "/tmp", "mcpServers": []}
+    failed = {"code": -32603, "message": "Internal error"}
+    refused = [
+        ("sent", request(4, "session/load", load)),
+        ("received", {"jsonrpc": "2.0", "id": 4, "error": failed}),
+    ]
+    assert ids([*v1_opening(load=True), *v1_turn(), *refused]) == ["sessions.load_replays_history"]
+    assert ids([*v1_opening(load=True), *refused]) == []
+
+
 def test_a_message_the_schema_refuses_names_the_first_problems_pointer() -> None:
     frames = v1_opening() + v1_turn("end_turn", ("received", update("agent_message_chunk")))
     found = check_recording(recording(frames), 0)

@@ -43,6 +43,8 @@ class Session:
     last_answer: str | None = None
     """v1: what was answered last ("prompt" or "load"), while no turn runs."""
     reported_late: bool = False
+    ended_turn: int | None = None
+    """v1: the frame of the last prompt answer with a stop reason (the session has a history)."""
     tools: dict[str, tuple[str, int]] = field(default_factory=dict)
     """Tool call id → (last status, frame)."""
     permissions: dict[str, int] = field(default_factory=dict)
@@ -230,6 +232,17 @@ class Turns:
                     index,
                     "session/load answered with no update of the session's history before it",
                 )
+            elif method == "session/load" and "error" in message and state.ended_turn is not None:
+                # the suite's case loads a session whose turn ended and fails an error answer:
+                # "Stream the entire conversation history back" (a session the recording saw no
+                # turn of may have none: not judged)
+                state.reported_late = True
+                self.report(
+                    "sessions.load_replays_history",
+                    index,
+                    f"session/load of a session whose turn ended (frame {state.ended_turn}) was"
+                    " answered with an error, not its history",
+                )
         elif method == "session/close" and self.v2 and "result" in message:
             if state.close_while_working and not state.idle_cancelled_since_close:
                 self.report(
@@ -242,6 +255,8 @@ class Turns:
 
     def _v1_end(self, index: int, state: Session, result: Any) -> None:
         reason = result.get("stopReason") if type(result) is dict else None
+        if type(reason) is str:
+            state.ended_turn = index
         if state.cancel is not None and type(reason) is str and reason != "cancelled":
             self.report(
                 "prompt.cancel_answers_cancelled",
