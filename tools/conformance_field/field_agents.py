@@ -7,6 +7,9 @@ authentication error.
 - claude-agent-acp 0.101.0 (@agentclientprotocol, tests/interop/production's lock): the
   Anthropic Messages mock (tests/field/mocks/anthropic.py); every model request is answered with
   a few words, so a turn ends `end_turn`. It speaks v1 and v2: a row for each.
+- gemini-cli 0.61.0 (tests/field/locks/gemini, installed by `make field` or
+  `tests.field.gemini.install()`): the Gemini API mock (tests/field/mocks/gemini.py), the same
+  few words. It speaks v1.
 
 The mock is served by this process (a thread) for as long as it runs: `make conformance` runs
 the suite on the row while it lives.
@@ -14,6 +17,7 @@ the suite on the row while it lives.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -24,7 +28,10 @@ ANSWER = "Hello from the loopback model."
 """What the mocked model answers to every request."""
 
 _MOCKS = contextlib.ExitStack()
-"""The mocks started by this process (closed when it exits)."""
+"""The mocks started by this process, closed when it exits (at exit, while their threads still
+run: left to the interpreter's finalization, a mock's shutdown waits forever for its stopped
+thread, and `make conformance` never exits)."""
+atexit.register(_MOCKS.close)
 
 
 def claude_agent() -> Build:
@@ -48,4 +55,28 @@ def claude_agent() -> Build:
     return build
 
 
-BUILDS: dict[str, Build] = {"claude-agent-acp-mocked": claude_agent()}
+def gemini_agent() -> Build:
+    def build() -> Program:
+        from tests.field import gemini
+        from tests.field.mocks import gemini as gemini_mock
+        from tests.field.mocks.script import Script, words
+        from tests.field.mocks.server import serve
+
+        if not gemini.AGENT.exists():
+            raise BuildError("gemini-cli is not installed: run `make field`")
+        home = BUILD / "home" / "gemini-cli-mocked"
+        shutil.rmtree(home, ignore_errors=True)
+        offline = gemini.gemini_offline(home)
+        url = _MOCKS.enter_context(serve(gemini_mock.responder(Script([], words(ANSWER)))))
+        offline.env[offline.mock_variable] = url
+        env: dict[str, str | None] = {name: None for name in os.environ}
+        env |= offline.env
+        return Program(gemini.command(), env)
+
+    return build
+
+
+BUILDS: dict[str, Build] = {
+    "claude-agent-acp-mocked": claude_agent(),
+    "gemini-cli-mocked": gemini_agent(),
+}

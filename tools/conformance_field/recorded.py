@@ -43,6 +43,7 @@ RECORDED = (
     "codex-acp",
     "claude-agent-acp",
     "claude-agent-acp-v2",
+    "gemini-cli",
     "official-rust-v1",
     "official-rust-v2",
     "coder-go",

@@ -158,6 +158,16 @@ ROWS = (
         "claude-agent-acp-mocked",
         "the agent offline as the field runs it, its model the loopback Anthropic mock",
     ),
+    Row(
+        "gemini-cli",
+        "gemini-cli (`@google/gemini-cli`)",
+        "0.61.0",
+        "v1",
+        "third party",
+        "gemini-cli-mocked",
+        "the agent offline as the field runs it (tests/field/gemini.py, `--acp`), its model a"
+        " loopback mock of the Gemini API answering every request with a few words",
+    ),
     # Client rows (the suite's client mode): our starters' v1 and v2 clients, then the field's,
     # each told its prompt and its agent the way its usage line says, and given `--permission`
     # only where the example says what it answers (no field client cancels on Ctrl-C).
