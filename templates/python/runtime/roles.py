@@ -48,12 +48,15 @@ class Route:
     """One method the router serves: its table entry and the implementation's bound method (None
     when it does not override the base class's)."""
 
-    __slots__ = ("_validate", "handler", "spec")
+    __slots__ = ("_validate", "handler", "plain", "spec")
 
     def __init__(self, spec: MethodSpec, handler: Callable[[Any, Any], Awaitable[Any]] | None):
         self.spec = spec
         self.handler = handler
         self._validate: Callable[[Any], Any] | None = None
+        self.plain = False
+        """Whether nothing but the handler answers it: no rule, store, state feed or replay
+        around it (set by the router), so a request is validated, handled and checked only."""
 
     def params(self, params: Any) -> Any:
         """`params` validated as the method's params type (its models are built on first use)."""
@@ -145,6 +148,15 @@ class Router(Generic[PeerT]):
         # The notifications the rules observe once validated (a client's session views).
         self._observed = frozenset(self._engine.observed())
         self._initialize = self._engine.initialize
+        for name, route in self._requests.items():
+            route.plain = (
+                route.handler is not None
+                and replay is None
+                and name not in self._from_store
+                and name not in self._state_feeds
+                and name != self._initialize
+                and not self._engine.owns(name)
+            )
         self._extension_request = _override(implementation, base, "extension_request")
         self._extension_notification = _override(implementation, base, "extension_notification")
         self._connection: Connection | None = None
@@ -180,6 +192,15 @@ class Router(Generic[PeerT]):
 
     async def handle_request(self, method: str, params: Any, context: RequestContext) -> Any:
         route = self._requests.get(method)
+        if route is not None and route.plain:
+            # The one path below with nothing around the handler, without its steps.
+            try:
+                typed = route.params(params)
+            except ValidationError as error:
+                raise InvalidParams.from_validation(error) from None
+            handler = route.handler
+            assert handler is not None
+            return _checked_result(route.spec, await handler(typed, self._context(context)))
         engine = self._engine
         from_store = self._from_store.get(method)
         if route is None or (route.handler is None and not from_store and not engine.owns(method)):

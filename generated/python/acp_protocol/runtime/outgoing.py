@@ -39,6 +39,8 @@ class Outbound(Protocol):
 
     def write_frame(self, frame: dict[str, Any], *, batch: int = 0) -> None: ...
 
+    def writing_paused(self) -> bool: ...
+
     async def drain(self) -> None: ...
 
 
@@ -128,7 +130,8 @@ class OutgoingRequests:
             on_cancel = partial(self.cancel_child, entry, cancel)
             cancel.subscribe(on_cancel)
         try:
-            await self._out.drain()
+            if self._out.writing_paused():  # waiting costs coroutines; most requests need none
+                await self._out.drain()
             result = await future
             return result if parse is None else parse(result)
         except asyncio.CancelledError:

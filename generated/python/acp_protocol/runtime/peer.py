@@ -12,7 +12,7 @@ pass-through frame would cost memory per pending request and time per message).
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,7 +22,7 @@ from .errors import InvalidResponse, UnsupportedVersion, validation_details
 from .method_spec import MethodSpec
 from .validators import validator_for
 
-__all__ = ["Peer", "Sender", "parse_negotiated", "parse_result"]
+__all__ = ["Peer", "Sender", "parse_negotiated", "parse_result", "result_parser"]
 
 
 def parse_result(spec: MethodSpec, value: Any) -> Any:
@@ -32,6 +32,24 @@ def parse_result(spec: MethodSpec, value: Any) -> Any:
         return validator_for(spec.result_type)(value)
     except ValidationError as error:
         raise InvalidResponse(data={"method": spec.name, **validation_details(error)}) from None
+
+
+def result_parser(spec: MethodSpec) -> Callable[[Any], Any]:
+    """`parse_result` bound to `spec`, its validator looked up once (on the first answer, which
+    builds the models of its group): what typed peers pass as a request's `parse`."""
+    validate: Callable[[Any], Any] | None = None
+
+    def parse(value: Any) -> Any:
+        nonlocal validate
+        if validate is None:
+            validate = validator_for(spec.result_type)
+        try:
+            return validate(value)
+        except ValidationError as error:
+            details = validation_details(error)
+            raise InvalidResponse(data={"method": spec.name, **details}) from None
+
+    return parse
 
 
 def parse_negotiated(spec: MethodSpec, field: str, version: int, value: Any) -> Any:

@@ -21,7 +21,7 @@ from functools import partial
 from typing import Any, cast
 
 from ..runtime.cancellation import CancelSignal
-from ..runtime.peer import Peer, parse_negotiated, parse_result
+from ..runtime.peer import Peer, parse_negotiated, result_parser
 from ..runtime.request_state import RequestOptions
 
 from . import models
@@ -30,47 +30,47 @@ from .methods import REQUESTS
 # How each request's result is checked: as the result type of its method, bound once; the
 # answer to initialize first for its protocolVersion (another version: UnsupportedVersion).
 # Its options without cancel (the usual request), made once too.
-_PARSE_AUTHENTICATE = partial(parse_result, REQUESTS["authenticate"])
+_PARSE_AUTHENTICATE = result_parser(REQUESTS["authenticate"])
 _OPTIONS_AUTHENTICATE = RequestOptions(parse=_PARSE_AUTHENTICATE)
-_PARSE_ELICITATION_CREATE = partial(parse_result, REQUESTS["elicitation/create"])
+_PARSE_ELICITATION_CREATE = result_parser(REQUESTS["elicitation/create"])
 _OPTIONS_ELICITATION_CREATE = RequestOptions(parse=_PARSE_ELICITATION_CREATE)
-_PARSE_FS_READ_TEXT_FILE = partial(parse_result, REQUESTS["fs/read_text_file"])
+_PARSE_FS_READ_TEXT_FILE = result_parser(REQUESTS["fs/read_text_file"])
 _OPTIONS_FS_READ_TEXT_FILE = RequestOptions(parse=_PARSE_FS_READ_TEXT_FILE)
-_PARSE_FS_WRITE_TEXT_FILE = partial(parse_result, REQUESTS["fs/write_text_file"])
+_PARSE_FS_WRITE_TEXT_FILE = result_parser(REQUESTS["fs/write_text_file"])
 _OPTIONS_FS_WRITE_TEXT_FILE = RequestOptions(parse=_PARSE_FS_WRITE_TEXT_FILE)
 _PARSE_INITIALIZE = partial(parse_negotiated, REQUESTS["initialize"], "protocolVersion", 1)
 _OPTIONS_INITIALIZE = RequestOptions(parse=_PARSE_INITIALIZE)
-_PARSE_LOGOUT = partial(parse_result, REQUESTS["logout"])
+_PARSE_LOGOUT = result_parser(REQUESTS["logout"])
 _OPTIONS_LOGOUT = RequestOptions(parse=_PARSE_LOGOUT)
-_PARSE_SESSION_CLOSE = partial(parse_result, REQUESTS["session/close"])
+_PARSE_SESSION_CLOSE = result_parser(REQUESTS["session/close"])
 _OPTIONS_SESSION_CLOSE = RequestOptions(parse=_PARSE_SESSION_CLOSE)
-_PARSE_SESSION_DELETE = partial(parse_result, REQUESTS["session/delete"])
+_PARSE_SESSION_DELETE = result_parser(REQUESTS["session/delete"])
 _OPTIONS_SESSION_DELETE = RequestOptions(parse=_PARSE_SESSION_DELETE)
-_PARSE_SESSION_LIST = partial(parse_result, REQUESTS["session/list"])
+_PARSE_SESSION_LIST = result_parser(REQUESTS["session/list"])
 _OPTIONS_SESSION_LIST = RequestOptions(parse=_PARSE_SESSION_LIST)
-_PARSE_SESSION_LOAD = partial(parse_result, REQUESTS["session/load"])
+_PARSE_SESSION_LOAD = result_parser(REQUESTS["session/load"])
 _OPTIONS_SESSION_LOAD = RequestOptions(parse=_PARSE_SESSION_LOAD)
-_PARSE_SESSION_NEW = partial(parse_result, REQUESTS["session/new"])
+_PARSE_SESSION_NEW = result_parser(REQUESTS["session/new"])
 _OPTIONS_SESSION_NEW = RequestOptions(parse=_PARSE_SESSION_NEW)
-_PARSE_SESSION_PROMPT = partial(parse_result, REQUESTS["session/prompt"])
+_PARSE_SESSION_PROMPT = result_parser(REQUESTS["session/prompt"])
 _OPTIONS_SESSION_PROMPT = RequestOptions(parse=_PARSE_SESSION_PROMPT)
-_PARSE_SESSION_REQUEST_PERMISSION = partial(parse_result, REQUESTS["session/request_permission"])
+_PARSE_SESSION_REQUEST_PERMISSION = result_parser(REQUESTS["session/request_permission"])
 _OPTIONS_SESSION_REQUEST_PERMISSION = RequestOptions(parse=_PARSE_SESSION_REQUEST_PERMISSION)
-_PARSE_SESSION_RESUME = partial(parse_result, REQUESTS["session/resume"])
+_PARSE_SESSION_RESUME = result_parser(REQUESTS["session/resume"])
 _OPTIONS_SESSION_RESUME = RequestOptions(parse=_PARSE_SESSION_RESUME)
-_PARSE_SESSION_SET_CONFIG_OPTION = partial(parse_result, REQUESTS["session/set_config_option"])
+_PARSE_SESSION_SET_CONFIG_OPTION = result_parser(REQUESTS["session/set_config_option"])
 _OPTIONS_SESSION_SET_CONFIG_OPTION = RequestOptions(parse=_PARSE_SESSION_SET_CONFIG_OPTION)
-_PARSE_SESSION_SET_MODE = partial(parse_result, REQUESTS["session/set_mode"])
+_PARSE_SESSION_SET_MODE = result_parser(REQUESTS["session/set_mode"])
 _OPTIONS_SESSION_SET_MODE = RequestOptions(parse=_PARSE_SESSION_SET_MODE)
-_PARSE_TERMINAL_CREATE = partial(parse_result, REQUESTS["terminal/create"])
+_PARSE_TERMINAL_CREATE = result_parser(REQUESTS["terminal/create"])
 _OPTIONS_TERMINAL_CREATE = RequestOptions(parse=_PARSE_TERMINAL_CREATE)
-_PARSE_TERMINAL_KILL = partial(parse_result, REQUESTS["terminal/kill"])
+_PARSE_TERMINAL_KILL = result_parser(REQUESTS["terminal/kill"])
 _OPTIONS_TERMINAL_KILL = RequestOptions(parse=_PARSE_TERMINAL_KILL)
-_PARSE_TERMINAL_OUTPUT = partial(parse_result, REQUESTS["terminal/output"])
+_PARSE_TERMINAL_OUTPUT = result_parser(REQUESTS["terminal/output"])
 _OPTIONS_TERMINAL_OUTPUT = RequestOptions(parse=_PARSE_TERMINAL_OUTPUT)
-_PARSE_TERMINAL_RELEASE = partial(parse_result, REQUESTS["terminal/release"])
+_PARSE_TERMINAL_RELEASE = result_parser(REQUESTS["terminal/release"])
 _OPTIONS_TERMINAL_RELEASE = RequestOptions(parse=_PARSE_TERMINAL_RELEASE)
-_PARSE_TERMINAL_WAIT_FOR_EXIT = partial(parse_result, REQUESTS["terminal/wait_for_exit"])
+_PARSE_TERMINAL_WAIT_FOR_EXIT = result_parser(REQUESTS["terminal/wait_for_exit"])
 _OPTIONS_TERMINAL_WAIT_FOR_EXIT = RequestOptions(parse=_PARSE_TERMINAL_WAIT_FOR_EXIT)
 
 

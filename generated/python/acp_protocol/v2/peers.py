@@ -21,7 +21,7 @@ from functools import partial
 from typing import Any, cast
 
 from ..runtime.cancellation import CancelSignal
-from ..runtime.peer import Peer, parse_negotiated, parse_result
+from ..runtime.peer import Peer, parse_negotiated, result_parser
 from ..runtime.request_state import RequestOptions
 
 from . import models
@@ -30,33 +30,33 @@ from .methods import REQUESTS
 # How each request's result is checked: as the result type of its method, bound once; the
 # answer to initialize first for its protocolVersion (another version: UnsupportedVersion).
 # Its options without cancel (the usual request), made once too.
-_PARSE_AUTH_LOGIN = partial(parse_result, REQUESTS["auth/login"])
+_PARSE_AUTH_LOGIN = result_parser(REQUESTS["auth/login"])
 _OPTIONS_AUTH_LOGIN = RequestOptions(parse=_PARSE_AUTH_LOGIN)
-_PARSE_AUTH_LOGOUT = partial(parse_result, REQUESTS["auth/logout"])
+_PARSE_AUTH_LOGOUT = result_parser(REQUESTS["auth/logout"])
 _OPTIONS_AUTH_LOGOUT = RequestOptions(parse=_PARSE_AUTH_LOGOUT)
-_PARSE_ELICITATION_CREATE = partial(parse_result, REQUESTS["elicitation/create"])
+_PARSE_ELICITATION_CREATE = result_parser(REQUESTS["elicitation/create"])
 _OPTIONS_ELICITATION_CREATE = RequestOptions(parse=_PARSE_ELICITATION_CREATE)
 _PARSE_INITIALIZE = partial(parse_negotiated, REQUESTS["initialize"], "protocolVersion", 2)
 _OPTIONS_INITIALIZE = RequestOptions(parse=_PARSE_INITIALIZE)
-_PARSE_SESSION_CLOSE = partial(parse_result, REQUESTS["session/close"])
+_PARSE_SESSION_CLOSE = result_parser(REQUESTS["session/close"])
 _OPTIONS_SESSION_CLOSE = RequestOptions(parse=_PARSE_SESSION_CLOSE)
-_PARSE_SESSION_DELETE = partial(parse_result, REQUESTS["session/delete"])
+_PARSE_SESSION_DELETE = result_parser(REQUESTS["session/delete"])
 _OPTIONS_SESSION_DELETE = RequestOptions(parse=_PARSE_SESSION_DELETE)
-_PARSE_SESSION_LIST = partial(parse_result, REQUESTS["session/list"])
+_PARSE_SESSION_LIST = result_parser(REQUESTS["session/list"])
 _OPTIONS_SESSION_LIST = RequestOptions(parse=_PARSE_SESSION_LIST)
-_PARSE_SESSION_NEW = partial(parse_result, REQUESTS["session/new"])
+_PARSE_SESSION_NEW = result_parser(REQUESTS["session/new"])
 _OPTIONS_SESSION_NEW = RequestOptions(parse=_PARSE_SESSION_NEW)
-_PARSE_SESSION_PROMPT = partial(parse_result, REQUESTS["session/prompt"])
+_PARSE_SESSION_PROMPT = result_parser(REQUESTS["session/prompt"])
 _OPTIONS_SESSION_PROMPT = RequestOptions(parse=_PARSE_SESSION_PROMPT)
-_PARSE_SESSION_REQUEST_PERMISSION = partial(parse_result, REQUESTS["session/request_permission"])
+_PARSE_SESSION_REQUEST_PERMISSION = result_parser(REQUESTS["session/request_permission"])
 _OPTIONS_SESSION_REQUEST_PERMISSION = RequestOptions(parse=_PARSE_SESSION_REQUEST_PERMISSION)
-_PARSE_SESSION_RESUME = partial(parse_result, REQUESTS["session/resume"])
+_PARSE_SESSION_RESUME = result_parser(REQUESTS["session/resume"])
 _OPTIONS_SESSION_RESUME = RequestOptions(parse=_PARSE_SESSION_RESUME)
-_PARSE_SESSION_SET_CONFIG_OPTION = partial(parse_result, REQUESTS["session/set_config_option"])
+_PARSE_SESSION_SET_CONFIG_OPTION = result_parser(REQUESTS["session/set_config_option"])
 _OPTIONS_SESSION_SET_CONFIG_OPTION = RequestOptions(parse=_PARSE_SESSION_SET_CONFIG_OPTION)
-_PARSE_TERMINAL_CANCEL = partial(parse_result, REQUESTS["terminal/cancel"])
+_PARSE_TERMINAL_CANCEL = result_parser(REQUESTS["terminal/cancel"])
 _OPTIONS_TERMINAL_CANCEL = RequestOptions(parse=_PARSE_TERMINAL_CANCEL)
-_PARSE_TOOL_CALL_CANCEL = partial(parse_result, REQUESTS["tool_call/cancel"])
+_PARSE_TOOL_CALL_CANCEL = result_parser(REQUESTS["tool_call/cancel"])
 _OPTIONS_TOOL_CALL_CANCEL = RequestOptions(parse=_PARSE_TOOL_CALL_CANCEL)
 
 
