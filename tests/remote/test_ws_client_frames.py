@@ -8,8 +8,13 @@ from __future__ import annotations
 import asyncio
 import json
 
-from acp_protocol.runtime.transports.ws_client import open_websocket
+from acp_protocol.runtime.transports.queues import Inbox
+from acp_protocol.runtime.transports.uvicorn_ws import server_text_frame
+from acp_protocol.runtime.transports.ws_client import _SocketProtocol, open_websocket
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.client import ClientProtocol
+from websockets.uri import parse_uri
+from websockets.utils import accept_key
 
 MESSAGE = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "n": 1}}
 
@@ -41,3 +46,54 @@ async def test_fragments_binary_frames_pings_and_the_end() -> None:
     assert json.loads(first) == MESSAGE and first.endswith(b"\n")
     assert [json.loads(text)["id"] for text in received] == [1, 2]
     assert end == b""
+
+
+async def test_whole_text_frames_of_every_length_then_the_library_from_the_first_other() -> None:
+    """Whole text frames (7, 16 and 64-bit lengths, one split over many reads) are read by our
+    protocol; from the first other frame (a ping) on the library reads: the ping is answered and a
+    fragmented message after it still arrives whole, in order."""
+    texts = ['{"n":"' + "x" * size + '"}' for size in (0, 120, 300, 70_000)]
+    pong = asyncio.Event()
+
+    async def handler(socket: ServerConnection) -> None:
+        await socket.recv()  # as an agent: nothing before the client's first message
+        for text in texts:
+            await socket.send(text)
+        await (await socket.ping())
+        pong.set()
+        await socket.send(iter([texts[1][:7], texts[1][7:]]))
+        await socket.send(texts[0])
+        await socket.close()
+
+    got: list[bytes] = []
+    async with serve(handler, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        transport = await open_websocket(f"ws://127.0.0.1:{port}/acp", {}, 1 << 20)
+        transport.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n')
+        while not got or got[-1] != b"":
+            got.append(await asyncio.wait_for(transport.read(), 5))
+        await transport.close()
+    lines = b"".join(got).splitlines()
+    assert [line.decode() for line in lines] == [*texts, texts[1], texts[0]]
+    assert pong.is_set()
+
+
+async def test_a_text_frame_read_a_byte_at_a_time_arrives_once_whole() -> None:
+    """Direct reading keeps the start of a frame until its end comes, header included."""
+    websocket = ClientProtocol(parse_uri("ws://127.0.0.1:1/acp"), max_size=1 << 20)
+    request = websocket.connect()
+    websocket.send_request(request)
+    inbox = Inbox(1 << 20)
+    protocol = _SocketProtocol(websocket, inbox)
+    accept = accept_key(request.headers["Sec-WebSocket-Key"])
+    protocol.data_received(
+        b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Accept: " + accept.encode() + b"\r\n\r\n"
+    )
+    texts = [b'{"n":"' + b"x" * size + b'"}' for size in (1, 200, 70_000)]
+    frames = b"".join(server_text_frame(text) for text in texts)
+    for at in range(len(frames) - 1):
+        protocol.data_received(frames[at : at + 1])
+    assert inbox.take_all() == texts[0] + b"\n" + texts[1] + b"\n"
+    protocol.data_received(frames[-1:])
+    assert inbox.take_all() == texts[2] + b"\n"
