@@ -15,6 +15,7 @@ ALLOWED_THIRD_PARTY = {"pydantic", "pydantic_core", "orjson", "uvloop"}
 HTTP_EXTRA = {
     "http_client.py": {"httpx", "httpx_sse", "httpcore"},
     "ws_client.py": {"websockets"},
+    "ws_frames.py": {"websockets"},
     "serve.py": {"uvicorn"},
     "uvicorn_ws.py": {"uvicorn", "websockets"},
     "session_postgres.py": {"psycopg", "psycopg_pool"},

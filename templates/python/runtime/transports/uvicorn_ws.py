@@ -18,7 +18,6 @@ messages are WebSocket text frames containing JSON-RPC. Binary frames are ignore
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -26,17 +25,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.frames import Frame
 
 from .http_connection import DIRECT
-
-
-def server_text_frame(payload: bytes) -> bytes:
-    """One whole message as an unmasked text frame (RFC 6455 5.2: FIN, opcode 1, the 7, 16 or
-    64-bit length; "A server MUST NOT mask any frames that it sends to the client")."""
-    length = len(payload)
-    if length < 126:
-        return bytes((0x81, length)) + payload
-    if length < 65536:
-        return struct.pack("!BBH", 0x81, 126, length) + payload
-    return struct.pack("!BBQ", 0x81, 127, length) + payload
+from .ws_frames import server_text_frame
 
 
 class AcpWebSocket(WebSocketsSansIOProtocol):

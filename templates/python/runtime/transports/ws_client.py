@@ -21,9 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import ssl
-import struct
 from collections.abc import Callable
 from typing import cast
 
@@ -33,15 +31,11 @@ from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-try:  # the websockets library's C masking, as it uses itself; its Python one where not built
-    from websockets.speedups import apply_mask
-except ImportError:  # pragma: no cover
-    from websockets.utils import apply_mask
-
 from ..errors import ConnectionClosed
 from ..event_loop import loop_name
 from .framing import ndjson_line
 from .queues import Inbox
+from .ws_frames import text_frame
 
 Sink = Callable[[bytes], None]
 """Takes the NDJSON lines of each read as they come; `b""` once, at the end."""
@@ -52,46 +46,6 @@ _HIGH_WATER = 1024 * 1024
 """Bytes buffered in the socket above which `writing_paused()` says so."""
 _CLOSE_TIMEOUT = 2.0
 """Seconds `close()` waits for the server's side of the closing handshake."""
-
-
-_MASK_POOL = 4096
-"""Random bytes drawn at a time for masking keys (one system call per 1,024 frames, not one
-per frame)."""
-
-
-class _MaskKeys:
-    """RFC 6455 5.3: "The masking key is a 32-bit value chosen at random by the client", "from a
-    strong source of entropy": `os.urandom`, drawn `_MASK_POOL` bytes at a time."""
-
-    def __init__(self) -> None:
-        self._pool = b""
-        self._at = 0
-
-    def next(self) -> bytes:
-        at = self._at
-        if at >= len(self._pool):
-            self._pool, at = os.urandom(_MASK_POOL), 0
-        self._at = at + 4
-        return self._pool[at : at + 4]
-
-
-_keys = _MaskKeys()
-
-
-def text_frame(payload: bytes) -> bytes:
-    """One whole message as a masked text frame (RFC 6455 5.2: FIN, opcode 1, the MASK bit, the
-    7, 16 or 64-bit length, the masking key, the masked payload), as the websockets library
-    writes it for a client without extensions; in one call rather than its per-frame
-    `Frame` object and stream."""
-    length = len(payload)
-    if length < 126:
-        head = bytes((0x81, 0x80 | length))
-    elif length < 65536:
-        head = struct.pack("!BBH", 0x81, 0x80 | 126, length)
-    else:
-        head = struct.pack("!BBQ", 0x81, 0x80 | 127, length)
-    key = _keys.next()
-    return head + key + apply_mask(payload, key)
 
 
 class _SocketProtocol(asyncio.Protocol):
