@@ -309,6 +309,17 @@ def test_v2_idle_without_running_breaks_running_then_idle() -> None:
     ]
 
 
+def test_v2_a_prompt_answered_after_its_work_ended_is_not_waiting_for_running() -> None:
+    """The work a prompt started may report running and idle before the prompt's answer (a
+    loaded agent writes them first): an idle after that answer is no idle of that prompt's work,
+    and breaks no running-then-idle (the conformance fixture v2_update_after_close, whose idle
+    50 ms after a close answer came after such an answer under load)."""
+    work = v2_work()
+    answer, rest = work[1], work[:1] + work[2:]
+    frames = v2_opening() + rest + [answer, ("received", state("idle", stopReason="end_turn"))]
+    assert ids(frames) == []
+
+
 def test_v2_a_chunk_after_its_idle_breaks_updates_before_idle() -> None:
     frames = v2_opening() + v2_work() + [("received", chunk("late", messageId="r-1"))]
     assert ids(frames) == ["lifecycle.updates_before_idle"]

@@ -55,6 +55,8 @@ class Session:
     cancelled_permissions: set[str] = field(default_factory=set)
     # v2
     inserted: int | None = None
+    prompted: int | None = None
+    """v2: the frame of the last `session/prompt` sent, while its work has reported no running."""
     working: bool = False
     work_ids: set[str] = field(default_factory=set)
     done_ids: set[str] = field(default_factory=set)
@@ -88,6 +90,8 @@ class Turns:
             if method == "session/prompt" and not self.v2:
                 state.prompt, state.cancel, state.last_answer = index, None, None
                 state.reported_late = False
+            elif method == "session/prompt":
+                state.prompted = index
             elif method == "session/cancel":
                 if state.prompt is not None or state.working:
                     state.cancel = index
@@ -159,7 +163,7 @@ class Turns:
         if kind == life.update_value:
             value = update.get(life.state_tag)
             if value in (life.running, life.requires_action):
-                state.working, state.work_ids = True, set()
+                state.working, state.work_ids, state.prompted = True, set(), None
             elif value == life.idle:
                 self._idle(index, state, update.get(life.stop_reason))
         elif kind == life.agent_chunk and type(message_id) is str:
@@ -220,8 +224,11 @@ class Turns:
         result = message.get("result")
         if method == "session/prompt":
             if self.v2:
-                if type(result) is dict:
+                # a work that reported running since the prompt was sent is its work (it may
+                # have ended already: running and idle written before the answer)
+                if type(result) is dict and state.prompted is not None:
                     state.inserted = index
+                state.prompted = None
             else:
                 self._v1_end(index, state, result)
         elif method in ("session/load", "session/resume") and not self.v2:
