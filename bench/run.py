@@ -269,6 +269,11 @@ def main() -> None:
         "it is; see only.py)",
     )
     args = parser.parse_args()
+    if args.out_dir is not None:
+        try:  # checked before any row runs, not after minutes of them
+            args.out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise SystemExit(f"bench: --out-dir {args.out_dir}: {error.strerror}") from None
     if args.only is not None:
         only.SECTIONS[args.only](args, machine())
         return

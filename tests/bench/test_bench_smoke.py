@@ -45,7 +45,10 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     goals = {(goal["workload"], goal["measure"]) for goal in results["goals"]}
     scale = results["scale"]  # K = 4 editors; left out, one line each, where nginx is missing
     scale_goals = 2 if scale["rows"] else 0
-    assert len(goals) == 51 + scale_goals
+    # 51, then the recorder over a bare relay (3) and our Go pair over WebSocket (3)
+    assert len(goals) == 57 + scale_goals
+    assert ("2p rt1", "through trace record / through a bare relay") in goals
+    assert ("ws rt1", "our Go target / TS SDK (node), remote") in goals
     for row in scale["rows"]:
         assert row["held"] == 4 and row["turns_per_s"] > 0
         assert row["first_p50_ms"] <= row["first_p99_ms"]
