@@ -77,7 +77,7 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
     pairs = (
         {"ts-node", "ours-ts-node", "official-asyncio", "ours-go", "coder-go"}
         | {f"{name}-{loop}" for name in ("ours", "floor") for loop in ("asyncio", "uvloop")}
-        | {"ours-uvloop-recorded"}
+        | {"ours-uvloop-recorded", "ours-uvloop-relayed"}
     )
     assert set(results["two_process"]) == pairs
     assert ("2p rt1", "through trace record / direct (ours, uvloop)") in goals
@@ -85,7 +85,8 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         assert all(rates[kind]["median"] > 0 for kind in ("notify", "rt1", "rt64"))
     for transport in ("http", "ws"):
         remote = results["remote"]["rates"][transport]
-        assert set(remote) == {"ts-node", "ours-ts-node", "ours-uvloop"}
+        go = {"ours-go"} if transport == "ws" else set()  # our Go server: WebSocket only
+        assert set(remote) == {"ts-node", "ours-ts-node", "ours-uvloop"} | go
         assert all(
             rates[kind]["median"] > 0 for rates in remote.values() for kind in ("rt1", "rt64")
         )
@@ -118,9 +119,9 @@ def test_bench_smoke_run_writes_results_report_and_chart(tmp_path: Path) -> None
         "memory",
         "lines",
         "flood",
-        *["2p"] * 19,
+        *["2p"] * 22,  # with the recorder over a bare relay (3)
         *["http"] * 6,
-        *["ws"] * 6,
+        *["ws"] * 9,  # with our Go pair (3)
         "state",
         "state",
         "state",
