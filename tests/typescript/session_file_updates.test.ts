@@ -4,7 +4,7 @@
 // off; the log stays bounded by what the sessions keep. The corpus's reopen cases
 // (tests/corpus/session_store/cases.json) hold the replays themselves on every backend.
 import assert from "node:assert/strict";
-import { appendFile, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readFile, rmdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -58,4 +58,14 @@ test("a broken line in the middle of the log is refused naming its line", async 
   const path = join(await folder(), "sessions.json");
   await writeFile(`${path}.updates`, '{"format":"acp-codegen-session-updates/jsonl-1"}\n["s",1,{}]\nnot json\n["s",2,{}]\n');
   await assert.rejects(FileSessionStore.open(path), { message: `${path}.updates:3: not a [sessionId, seq, update] line` });
+});
+
+test("after a write of the log fails every later append is refused with its error, as Go's store refuses every change", async () => {
+  const path = join(await folder(), "sessions.json");
+  const store = await FileSessionStore.open(path);
+  await mkdir(`${path}.updates`); // the log cannot be opened for appending
+  await assert.rejects(store.appendUpdates("s", [chunk("1")]), { code: "EISDIR" });
+  await rmdir(`${path}.updates`);
+  await assert.rejects(store.appendUpdates("s", [chunk("2")]), { code: "EISDIR" });
+  await store.close();
 });

@@ -103,6 +103,8 @@ export class UpdateLog {
   private tail: Promise<void> = Promise.resolve();
   /** Lines in the file, its format line included. */
   private lines: number;
+  /** The write that failed, if one did: every later append is refused. */
+  private failed: Error | null = null;
   /** By session: the number of its last update on disk. */
   private readonly written = new Map<string, number>();
 
@@ -119,7 +121,16 @@ export class UpdateLog {
    * `kept` gives what every session keeps, for when the log is written again. */
   append(sessionId: string, first: number, updates: readonly unknown[], kept: () => Map<string, LoggedHistory>): Promise<void> {
     const text = updates.map((update, index) => JSON.stringify([sessionId, first + index, update]) + "\n").join("");
-    const done = this.tail.then(() => this.write(text, sessionId, first, updates.length, kept));
+    const done = this.tail.then(() => {
+      // A write that failed leaves a gap in the numbers: every later append is refused with its
+      // error (as Go's store refuses every change after a failed write); open the store again
+      // once the cause is fixed.
+      if (this.failed !== null) throw this.failed;
+      return this.write(text, sessionId, first, updates.length, kept).catch((error: unknown) => {
+        this.failed = error instanceof Error ? error : new Error(String(error));
+        throw this.failed;
+      });
+    });
     this.tail = done.catch(() => undefined);
     return done;
   }
