@@ -180,7 +180,7 @@ def goals(rates: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """The two-process goals of the speed issue as ratios of this run's medians."""
 
     def ratio(ours: str, other: str, kind: str) -> float:
-        return float(rates[ours][kind]["median"] / rates[other][kind]["median"])
+        return _ratio(rates, ours, other, kind)
 
     rows = [
         {
@@ -239,27 +239,20 @@ def _ratio(rates: dict[str, dict[str, Any]], ours: str, other: str, kind: str) -
 
 
 def recorder_goals(rates: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Issue 49's rows: the recorder against the direct pair and against a bare relay."""
-    rows: list[dict[str, Any]] = []
-    # Issue 49: recording a conversation costs it at most a tenth of its pace.
-    rows += [
+    """Issue 49's rows: recording a conversation costs it at most a tenth of its pace, against
+    the direct pair and against a relay that records nothing in the same rounds (a relay's two
+    hand-overs per message are the part no recorder can avoid)."""
+    references = (
+        ("through trace record / direct (ours, uvloop)", "ours-uvloop"),
+        ("through trace record / through a bare relay", "ours-uvloop-relayed"),
+    )
+    return [
         {
             "workload": f"2p {kind}",
-            "measure": "through trace record / direct (ours, uvloop)",
+            "measure": measure,
             "goal": 0.9,
-            "value": _ratio(rates, "ours-uvloop-recorded", "ours-uvloop", kind),
+            "value": _ratio(rates, "ours-uvloop-recorded", reference, kind),
         }
+        for measure, reference in references
         for kind in KINDS
     ]
-    # What the recording itself costs: the recorder over a relay that records nothing, in the
-    # same rounds (a relay's two hand-overs per message are the part no recorder can avoid).
-    rows += [
-        {
-            "workload": f"2p {kind}",
-            "measure": "through trace record / through a bare relay",
-            "goal": 0.9,
-            "value": _ratio(rates, "ours-uvloop-recorded", "ours-uvloop-relayed", kind),
-        }
-        for kind in KINDS
-    ]
-    return rows
