@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -263,3 +264,100 @@ async def test_a_large_read_is_routed_a_slice_at_a_time_so_answers_leave_early()
     assert [answer["result"] for answer in answers] == list(range(64))
     assert len(routed) == 64
     assert routed_when_written[0] <= 2 * ROUTE_SLICE < 64
+
+
+class PushedEnd:
+    """A push transport on one end of a memory pair (`PushTransport`): what `feed` gets reaches
+    the sink at once, in one call per read (pipes, our WebSocket client) or per message (our
+    WebSocket server), and is kept while reading is paused."""
+
+    def __init__(self, end: Any, per_message: bool) -> None:
+        self.end = end
+        self.per_message = per_message
+        self.sink: Any = None
+        self.paused = False
+        self.kept: list[bytes] = []
+
+    async def read(self) -> bytes:
+        return bytes(await self.end.read())
+
+    def write(self, data: bytes, *, batch: int = 0) -> None:
+        self.end.write(data, batch=batch)
+
+    async def drain(self) -> None:
+        await self.end.drain()
+
+    def writing_paused(self) -> bool:
+        return bool(self.end.writing_paused())
+
+    async def close(self) -> None:
+        await self.end.close()
+
+    def deliver_to(self, sink: Any) -> bool:
+        self.sink = sink
+        return True
+
+    def pause_reading(self) -> None:
+        self.paused = True
+
+    def resume_reading(self) -> None:
+        self.paused = False
+        while self.kept and not self.paused:
+            self.sink(self.kept.pop(0))
+
+    def feed(self, chunk: bytes) -> None:
+        pieces = [line + b"\n" for line in chunk.split(b"\n") if line]
+        for piece in pieces if self.per_message else [chunk]:
+            if self.paused:
+                self.kept.append(piece)
+            else:
+                self.sink(piece)
+
+
+@pytest.mark.parametrize("per_message", [False, True], ids=["per-read", "per-message"])
+async def test_a_pushed_read_is_routed_a_slice_per_turn_so_answers_leave_early(
+    per_message: bool,
+) -> None:
+    """Push mode: a read of 64 requests, handed over in one call (pipes, our WebSocket client)
+    or one call per message (our WebSocket server), is routed `ROUTE_SLICE` frames per
+    event-loop turn, as pull mode routes it. The first answers are written while most of the
+    read still waits, so the peer starts on them: routing the whole read first made two of our
+    processes over WebSocket take turns, each idle half the time (64 in flight, `make bench`
+    (k))."""
+    from acp_protocol.runtime.flow_control import ROUTE_SLICE
+    from acp_protocol.runtime.transports.memory import memory_pair
+
+    ours, theirs = memory_pair()
+    pushed = PushedEnd(ours, per_message)
+    routed: list[bytes] = []
+    routed_when_written: list[int] = []
+
+    async def echo(params: Any, ctx: RequestContext) -> Any:
+        return params["n"]
+
+    async with Connection(pushed, handlers({"echo": echo})) as connection:
+        assert pushed.sink is not None  # reading is pushed
+        receive_line, write = connection.receive_line, pushed.write
+
+        def counting(line: bytes) -> None:
+            routed.append(line)
+            receive_line(line)
+
+        def spying(data: bytes, *, batch: int = 0) -> None:
+            routed_when_written.append(len(routed))
+            write(data, batch=batch)
+
+        connection.receive_line = counting  # type: ignore[method-assign]
+        pushed.write = spying  # type: ignore[method-assign]
+        requests = [
+            b'{"jsonrpc":"2.0","id":%d,"method":"echo","params":{"n":%d}}' % (index, index)
+            for index in range(64)
+        ]
+        pushed.feed(b"\n".join(requests) + b"\n")
+        answers: list[bytes] = []
+        while len(answers) < 64:
+            chunk = await asyncio.wait_for(theirs.read(), 5)
+            answers += [line for line in chunk.split(b"\n") if line]
+    assert [json.loads(answer)["result"] for answer in answers] == list(range(64))
+    assert len(routed) == 64 and not pushed.kept
+    assert routed_when_written[0] <= ROUTE_SLICE < 64

@@ -6,18 +6,20 @@ while the work already read is at its bound.
 
 Layer: dispatcher. A `Receiver` splits what the transport reads into frames (the framing's
 reader) and hands each to its `FrameSink` (the connection) as it is read: in the transport's own
-callback when it pushes (`PushTransport`: the pipes on uvloop), else in a receive loop task
-(pull, `ROUTE_SLICE` frames per event-loop turn). After each chunk (pull: each slice) it checks
-the sink's backlog: at `max_queued` requests in flight or notifications queued it stops reading
-(pull: the loop waits; push: the transport holds what it reads) until the backlog is down to
-half. Reading never waits on our own writing as such: a peer that does not read our answers is
-bounded through the backlog (answers waiting in flight in `IncomingRequests`, answers not read
-yet in `Connection.write_answer`).
+callback when it pushes (`PushTransport`: pipes and WebSocket on uvloop), else in a receive loop
+task (pull). Both route at most `ROUTE_SLICE` frames per event-loop turn (push: the rest of a
+read waits in the receiver, and the transport is paused once `max_queued` frames wait). After
+each slice it checks the sink's backlog: at `max_queued` requests in flight or notifications
+queued it stops reading (pull: the loop waits; push: the transport holds what it reads) until
+the backlog is down to half. Reading never waits on our own writing as such: a peer that does
+not read our answers is bounded through the backlog (answers waiting in flight in
+`IncomingRequests`, answers not read yet in `Connection.write_answer`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 from typing import Protocol
 
@@ -27,11 +29,12 @@ from .transports.transport import OversizedFrame, PushTransport, Transport
 log = logging.getLogger(__name__)
 
 ROUTE_SLICE = 16
-"""Pull: frames routed per event-loop turn. The turn then runs, so the handlers (and callers)
-woken so far write their answers and next requests while the rest of a large read waits its
-turn: the peer starts on them at once. Routing a whole read first makes two busy peers take
-turns, each idle while the other works through its batch (measured: our client and server over
-WebSocket, 64 requests in flight, lock-step batches of 64 at half the rate; `make bench` (k))."""
+"""Frames routed per event-loop turn (pull and push). The turn then runs, so the handlers
+(and callers) woken so far write their answers and next requests while the rest of a large read
+waits its turn: the peer starts on them at once. Routing a whole read first makes two busy peers
+take turns, each idle while the other works through its batch (measured: our client and server
+over WebSocket, 64 requests in flight, lock-step batches of 64 at half the rate; `make bench`
+(k))."""
 
 
 class FrameSink(Protocol):
@@ -70,6 +73,12 @@ class Receiver:
         self._reading = True  # False once the stream ended or `stop()` was called (push)
         self._task: asyncio.Task[None] | None = None  # pull: the loop; push: the end
         self._resume_task: asyncio.Task[None] | None = None  # push, paused by flow control
+        # Push: the frames read but not routed yet (past this turn's slice), oldest first.
+        self._queued: collections.deque[bytes | OversizedFrame] = collections.deque()
+        self._turn_routed = 0  # push: frames routed in this event-loop turn
+        self._turn_ends = False  # push: `_next_turn` is scheduled
+        self._paused = False  # push: we paused the transport (flow control, or a full queue)
+        self._ended = False  # push: the end came while frames were queued
 
     @property
     def limit(self) -> int:
@@ -124,24 +133,83 @@ class Receiver:
             return
         try:
             lines = self._frames.feed(chunk)
-            if lines is not None:
-                self._route(lines)
-                if self._sink.backlog() >= self._max_queued and self._resume_task is None:
-                    assert isinstance(self._transport, PushTransport)
-                    self._transport.pause_reading()
-                    self._resume_task = asyncio.get_running_loop().create_task(self._resume())
-                return
         except Exception:  # a failure here ends the connection like EOF, as in pull mode
             log.exception("reading from the peer failed")
+            lines = None
+        if lines is None:
+            if self._queued:
+                self._ended = True  # after what waits
+            else:
+                self._end()
+            return
+        if self._queued:
+            self._queued.extend(lines)  # behind what already waits
+            self._hold_if_full()
+            return
+        room = ROUTE_SLICE - self._turn_routed
+        if len(lines) > room:
+            self._queued.extend(lines[room:] if room > 0 else lines)
+            lines = lines[:room] if room > 0 else []
+            self._hold_if_full()
+        if lines:
+            self._route(lines)
+            self._routed(len(lines))
+
+    def _routed(self, count: int) -> None:
+        """Push: `count` frames were routed this turn; pause reading at the backlog's bound."""
+        self._turn_routed += count
+        if not self._turn_ends:
+            self._turn_ends = True
+            asyncio.get_running_loop().call_soon(self._next_turn)
+        if self._sink.backlog() >= self._max_queued and self._resume_task is None:
+            self._pause()
+            self._resume_task = asyncio.get_running_loop().create_task(self._resume())
+
+    def _hold_if_full(self) -> None:
+        """Push: stop the transport while `max_queued` frames wait to be routed."""
+        if len(self._queued) >= self._max_queued:
+            self._pause()
+
+    def _pause(self) -> None:
+        if not self._paused:
+            self._paused = True
+            assert isinstance(self._transport, PushTransport)
+            self._transport.pause_reading()
+
+    def _next_turn(self) -> None:
+        """Push: a new event-loop turn: route the next slice of what waits (the handlers woken
+        by the last one have run and written their answers, so the peer is already at work on
+        them); once nothing waits, end the stream if it ended, or read again."""
+        self._turn_ends = False
+        self._turn_routed = 0
+        if not self._reading or self._resume_task is not None:
+            return  # flow control: `_resume` goes on once there is room
+        queued = self._queued
+        if queued:
+            count = min(len(queued), ROUTE_SLICE)
+            self._route([queued.popleft() for _ in range(count)])
+            self._routed(count)
+            if queued or self._resume_task is not None:
+                return
+        if self._ended:
+            self._end()
+        elif self._paused:
+            self._paused = False
+            assert isinstance(self._transport, PushTransport)
+            self._transport.resume_reading()  # may deliver what it kept, here
+
+    def _end(self) -> None:
+        """Push: the stream ended (or reading failed): the connection ends as after EOF."""
         self._reading = False
         self._task = asyncio.get_running_loop().create_task(self._sink.stream_ended())
 
     async def _resume(self) -> None:
-        """Push: resume reading once there is room again."""
-        assert isinstance(self._transport, PushTransport)
+        """Push: read on (or route what waits) once there is room again."""
         await self._wait_for_room()
         self._resume_task = None
-        self._transport.resume_reading()
+        if not self._turn_ends:
+            self._turn_ends = True
+            asyncio.get_running_loop().call_soon(self._next_turn)
 
     def _route(self, lines: list[bytes | OversizedFrame]) -> None:
         sink = self._sink
