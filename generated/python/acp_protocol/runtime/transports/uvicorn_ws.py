@@ -17,6 +17,17 @@ protocol, a `DirectWebSocket`): a text message goes to the connection in the cal
 it, and the agent's messages leave as text frames in one `write()` per call; the handshake,
 ping/pong, the closing handshake, limits and every other event stay uvicorn's. The RFD: "All
 messages are WebSocket text frames containing JSON-RPC. Binary frames are ignored."
+
+Once attached, the socket reads the common frame itself: a whole, masked text frame of one
+fragment, no extension (RFC 6455 5.2: `FIN`, no `RSV` bit, opcode 1, `MASK`), up to the size
+limit. It unmasks the payload (websockets' `apply_mask`) and hands it over as the library's
+parser would, at a sixth of its cost. Every other frame (ping, pong, close, binary, a fragment,
+an unmasked or oversized frame) goes to the library whole, one frame at a time, so its parser
+always starts at a frame boundary and answers it as it always did. Attaching happens in the
+event-loop turn that sends the handshake's answer, before a frame can have been read ("the
+client MUST NOT send any data frames until the handshake is complete" is not even needed: no
+read happens in between); the socket keeps the library's reading if anything was read past the
+handshake.
 """
 
 from __future__ import annotations
@@ -26,6 +37,8 @@ from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import Frame
+from websockets.protocol import State
+from websockets.speedups import apply_mask
 
 from .http_connection import DIRECT
 from .ws_frames import server_text_frame
@@ -42,6 +55,8 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
         None  # the fragments of the text message being read
     )
     _binary = False  # the message being read is binary
+    _direct = False  # frames are read here (see the module), not by the library
+    _rest = b""  # direct: the start of a frame not read whole yet
 
     # -- uvicorn's side ------------------------------------------------------------------------
 
@@ -50,6 +65,57 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
         scope = getattr(self, "scope", None)  # none when the handshake was refused
         if scope is not None:
             scope["extensions"][DIRECT] = {"socket": self}
+
+    def data_received(self, data: bytes) -> None:
+        if not self._direct:
+            super().data_received(data)
+            return
+        buffer = self._rest + data if self._rest else data
+        size = len(buffer)
+        start = 0
+        while size - start >= 2:
+            first, second = buffer[start], buffer[start + 1]
+            length = second & 0x7F
+            if length < 126:
+                head = 2
+            elif length == 126:
+                if size - start < 4:
+                    break
+                length, head = int.from_bytes(buffer[start + 2 : start + 4], "big"), 4
+            else:
+                if size - start < 10:
+                    break
+                length, head = int.from_bytes(buffer[start + 2 : start + 10], "big"), 10
+            if second & 0x80:
+                head += 4
+            limit = self.conn.max_message_size
+            if limit is not None and length > limit:  # the library refuses it (1009)
+                self._direct = False
+                self._rest = b""
+                super().data_received(buffer[start:])
+                return
+            end = start + head + length
+            if end > size:
+                break
+            if first == 0x81 and second & 0x80 and self.conn.current_size is None and self._plain():
+                mask = buffer[end - length - 4 : end - length]
+                self._binary = False
+                self._parts = [apply_mask(buffer[end - length : end], mask)]
+                self._message()
+            else:  # any other frame: the library's, whole
+                super().data_received(buffer[start:end])
+                if not self._plain():
+                    self._direct = False
+                    self._rest = b""
+                    if end < size:
+                        super().data_received(buffer[end:])
+                    return
+            start = end
+        self._rest = buffer[start:] if start < size else b""
+
+    def _plain(self) -> bool:
+        """Whether frames can be read here: the connection open, no extension."""
+        return self.conn.state is State.OPEN and not self.conn.extensions
 
     def handle_text(self, event: Frame) -> None:
         if self._receiver is None:
@@ -105,6 +171,8 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
         `receive()`; binary messages are dropped."""
         self._receiver = receiver
         self._kept = []
+        # Frames read here from now on, unless the library holds part of one already.
+        self._direct = self._plain() and not self.conn.reader.buffer
 
     def pause_reading(self) -> None:
         """Stop reading the socket; the messages of what was already read wait."""
