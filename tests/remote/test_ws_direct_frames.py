@@ -38,7 +38,11 @@ def frame(opcode: int, payload: bytes, *, fin: bool = True, masked: bool = True)
     if not masked:
         return head + payload
     key = os.urandom(4)
-    return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+    keys = (key * (length // 4 + 1))[:length]
+    masked_payload = (int.from_bytes(payload, "big") ^ int.from_bytes(keys, "big")).to_bytes(
+        length, "big"
+    )
+    return head + key + masked_payload
 
 
 def message(n: int, pad: int = 0) -> bytes:
@@ -140,6 +144,16 @@ async def test_frames_in_pieces_and_together_arrive_whole_and_in_order(raw: Any)
     writer.write(b"".join(frames))
     assert await app.lines(9) == [0, 1, 2, 3, 4, 5, 0, 1, 2]
     assert app.sockets[0]._direct  # read here, not by the library
+
+
+async def test_a_long_frame_in_many_reads_arrives_whole(raw: Any) -> None:
+    """4 MiB in 4 KiB writes: what is read of it is kept, appended to, and read once whole."""
+    app, _, writer = raw
+    data = frame(TEXT, message(7, 4 << 20)) + frame(TEXT, message(8))
+    for start in range(0, len(data), 4096):
+        writer.write(data[start : start + 4096])
+    await writer.drain()
+    assert await app.lines(2) == [7, 8]
 
 
 async def test_a_ping_between_text_frames_is_answered_and_the_texts_go_on(raw: Any) -> None:

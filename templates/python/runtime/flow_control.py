@@ -72,7 +72,10 @@ class Receiver:
         self._resume_task: asyncio.Task[None] | None = None  # push, paused by flow control
         # Push: the frames read but not routed yet (past this turn's slice), oldest first.
         self._queued: collections.deque[bytes | OversizedFrame] = collections.deque()
-        self._turn_routed = 0  # push: frames routed in this event-loop turn
+        # Push: frames routed since the last `_next_turn`. A turn is only scheduled when a slice is
+        # full (a call per read would cost 1.7 µs), so frames of earlier turns count too: at
+        # worst one frame in 16 waits one turn more, never more than 16 are routed in one.
+        self._turn_routed = 0
         self._turn_ends = False  # push: `_next_turn` is scheduled
         self._paused = False  # push: we paused the transport (flow control, or a full queue)
         self._ended = False  # push: the end came while frames were queued
@@ -151,13 +154,12 @@ class Receiver:
         if lines:
             self._route(lines)
             self._routed(len(lines))
+        if self._queued:  # after what this slice woke: their answers are written first
+            self._schedule_turn()
 
     def _routed(self, count: int) -> None:
-        """Push: `count` frames were routed this turn; pause reading at the backlog's bound."""
+        """Push: `count` frames were routed; pause reading at the backlog's bound."""
         self._turn_routed += count
-        if not self._turn_ends:
-            self._turn_ends = True
-            asyncio.get_running_loop().call_soon(self._next_turn)
         if self._sink.backlog() >= self._max_queued and self._resume_task is None:
             self._pause()
             self._resume_task = asyncio.get_running_loop().create_task(self._resume())
@@ -173,6 +175,11 @@ class Receiver:
             assert isinstance(self._transport, PushTransport)
             self._transport.pause_reading()
 
+    def _schedule_turn(self) -> None:
+        if not self._turn_ends:
+            self._turn_ends = True
+            asyncio.get_running_loop().call_soon(self._next_turn)
+
     def _next_turn(self) -> None:
         """Push: a new event-loop turn: route the next slice of what waits (the handlers woken
         by the last one have run and written their answers, so the peer is already at work on
@@ -186,7 +193,10 @@ class Receiver:
             count = min(len(queued), ROUTE_SLICE)
             self._route([queued.popleft() for _ in range(count)])
             self._routed(count)
-            if queued or self._resume_task is not None:
+            if self._resume_task is not None:
+                return  # `_resume` schedules the next turn once there is room
+            if queued:
+                self._schedule_turn()
                 return
         if self._ended:
             self._end()
@@ -204,9 +214,7 @@ class Receiver:
         """Push: read on (or route what waits) once there is room again."""
         await self._wait_for_room()
         self._resume_task = None
-        if not self._turn_ends:
-            self._turn_ends = True
-            asyncio.get_running_loop().call_soon(self._next_turn)
+        self._schedule_turn()
 
     def _route(self, lines: list[bytes | OversizedFrame]) -> None:
         sink = self._sink

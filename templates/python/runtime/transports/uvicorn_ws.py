@@ -53,7 +53,7 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
     )
     _binary = False  # the message being read is binary
     _direct = False  # frames are read here (see the module), not by the library
-    _rest = b""  # direct: the start of a frame not read whole yet
+    _rest: bytearray | None = None  # direct: the start of a frame not read whole yet
 
     # -- uvicorn's side ------------------------------------------------------------------------
 
@@ -67,7 +67,12 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
         if not self._direct:
             super().data_received(data)
             return
-        buffer = self._rest + data if self._rest else data
+        rest = self._rest
+        if rest:  # appended to in place: a long frame in many reads costs its length once
+            rest += data
+            buffer: bytes | bytearray = rest
+        else:
+            buffer = data
         size = len(buffer)
         start = 0
         while size - start >= 2:
@@ -88,8 +93,8 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
             limit = self.conn.max_message_size
             if limit is not None and length > limit:  # the library refuses it (1009)
                 self._direct = False
-                self._rest = b""
-                super().data_received(buffer[start:])
+                self._rest = None
+                super().data_received(bytes(buffer[start:]))
                 return
             end = start + head + length
             if end > size:
@@ -100,15 +105,20 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
                 self._parts = [apply_mask(buffer[end - length : end], mask)]
                 self._message()
             else:  # any other frame: the library's, whole
-                super().data_received(buffer[start:end])
+                super().data_received(bytes(buffer[start:end]))
                 if not self._plain():
                     self._direct = False
-                    self._rest = b""
+                    self._rest = None
                     if end < size:
-                        super().data_received(buffer[end:])
+                        super().data_received(bytes(buffer[end:]))
                     return
             start = end
-        self._rest = buffer[start:] if start < size else b""
+        if start >= size:
+            self._rest = None
+        elif buffer is rest:
+            del rest[:start]
+        else:
+            self._rest = bytearray(buffer[start:])
 
     def _plain(self) -> bool:
         """Whether frames can be read here: the connection open, no extension."""
