@@ -10,6 +10,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import uvicorn
+from acp_protocol.runtime.transports.http_connection import DIRECT
+from acp_protocol.runtime.transports.http_policy import HttpServerOptions
+from acp_protocol.runtime.transports.http_server import AcpHttpServer
+from acp_protocol.runtime.transports.transport import Transport
 from acp_protocol.runtime.transports.uvicorn_ws import AcpWebSocket
 
 
@@ -70,3 +74,48 @@ async def listening(*command: str) -> AsyncIterator[str]:
             process.kill()
             await process.wait()
             raise AssertionError(f"{command[:2]} did not stop at the end of its stdin") from None
+
+
+class HeldConnection:
+    """A connection's `Served` that does nothing: the test reads and writes its transport."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self.ended = asyncio.Event()
+
+    async def __aenter__(self) -> HeldConnection:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.transport.close()
+
+    async def wait_closed(self) -> None:
+        await self.ended.wait()
+
+
+class RecordingServer:
+    """Our ASGI app, recording each connection's transport and, per WebSocket, whether the scope
+    offered `acp.websocket.direct` and its socket (`AcpWebSocket`, or None)."""
+
+    def __init__(self, options: HttpServerOptions | None = None) -> None:
+        self.held: list[HeldConnection] = []
+        self.direct: list[bool] = []
+        self.sockets: list[Any] = []
+        self.app = AcpHttpServer(self._connect, options)
+
+    def _connect(self, transport: Transport) -> HeldConnection:
+        self.held.append(HeldConnection(transport))
+        return self.held[-1]
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            direct = scope.get("extensions", {}).get(DIRECT)
+            self.direct.append(direct is not None)
+            self.sockets.append(None if direct is None else direct["socket"])
+        await self.app(scope, receive, send)
+
+    async def close(self) -> None:
+        for held in self.held:
+            held.ended.set()
+        await self.app.close()
+        self.held.clear()  # pytest keeps the fixture's value: keep no connection alive with it

@@ -14,64 +14,20 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from acp_protocol.runtime.transports.http_connection import DIRECT
 from acp_protocol.runtime.transports.http_policy import HttpServerOptions
-from acp_protocol.runtime.transports.http_server import AcpHttpServer
-from acp_protocol.runtime.transports.transport import Transport
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from tests.remote.support import serving
+from tests.remote.support import RecordingServer, serving
 
 
 def _message(n: int) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "n": n}}
 
 
-class _Held:
-    """A connection's `Served` that does nothing: the test reads and writes its transport."""
-
-    def __init__(self, transport: Transport) -> None:
-        self.transport = transport
-        self.ended = asyncio.Event()
-
-    async def __aenter__(self) -> _Held:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.transport.close()
-
-    async def wait_closed(self) -> None:
-        await self.ended.wait()
-
-
-class _Server:
-    """The ASGI app, recording each connection's transport and the scope's extensions."""
-
-    def __init__(self, options: HttpServerOptions | None = None) -> None:
-        self.held: list[_Held] = []
-        self.direct: list[bool] = []
-        self.app = AcpHttpServer(self._connect, options)
-
-    def _connect(self, transport: Transport) -> _Held:
-        self.held.append(_Held(transport))
-        return self.held[-1]
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "websocket":
-            self.direct.append(DIRECT in scope.get("extensions", {}))
-        await self.app(scope, receive, send)
-
-    async def close(self) -> None:
-        for held in self.held:
-            held.ended.set()
-        await self.app.close()
-        self.held.clear()  # pytest keeps the fixture's value: keep no connection alive with it
-
-
 @pytest.fixture
-async def server() -> AsyncIterator[tuple[_Server, str]]:
-    app = _Server(HttpServerOptions(max_buffered_bytes=4096))
+async def server() -> AsyncIterator[tuple[RecordingServer, str]]:
+    app = RecordingServer(HttpServerOptions(max_buffered_bytes=4096))
     async with serving(app) as base:
         yield app, base.replace("http", "ws", 1) + "/acp"
 
@@ -80,7 +36,9 @@ async def _recv(socket: ClientConnection) -> Any:
     return json.loads(await asyncio.wait_for(socket.recv(decode=True), 5))
 
 
-async def test_fragments_binary_frames_and_what_is_not_json(server: tuple[_Server, str]) -> None:
+async def test_fragments_binary_frames_and_what_is_not_json(
+    server: tuple[RecordingServer, str],
+) -> None:
     app, url = server
     async with connect(url) as socket:
         text = json.dumps(_message(1))
@@ -98,7 +56,7 @@ async def test_fragments_binary_frames_and_what_is_not_json(server: tuple[_Serve
     assert [json.loads(line)["params"]["n"] for line in read.splitlines()] == [1, 2]
 
 
-async def test_invalid_utf8_is_closed_1007(server: tuple[_Server, str]) -> None:
+async def test_invalid_utf8_is_closed_1007(server: tuple[RecordingServer, str]) -> None:
     _, url = server
     async with connect(url) as socket:
         await socket.send(iter([b'{"x":"\xff\xfe"}']), text=True)
@@ -108,7 +66,7 @@ async def test_invalid_utf8_is_closed_1007(server: tuple[_Server, str]) -> None:
 
 
 async def test_held_reading_keeps_what_was_read_and_gives_it_in_order(
-    server: tuple[_Server, str],
+    server: tuple[RecordingServer, str],
 ) -> None:
     app, url = server
     chunks: list[bytes] = []
@@ -133,7 +91,7 @@ async def test_held_reading_keeps_what_was_read_and_gives_it_in_order(
     assert frames == [{"id": 1}, {"id": 2}] and chunks.count(b"") == 1
 
 
-async def test_too_much_input_waiting_is_closed_1013(server: tuple[_Server, str]) -> None:
+async def test_too_much_input_waiting_is_closed_1013(server: tuple[RecordingServer, str]) -> None:
     _, url = server
     async with connect(url) as socket:
         with pytest.raises(ConnectionClosed) as closed:

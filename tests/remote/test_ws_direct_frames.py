@@ -15,11 +15,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from acp_protocol.runtime.transports.http_connection import DIRECT
-from acp_protocol.runtime.transports.http_server import AcpHttpServer
-from acp_protocol.runtime.transports.transport import Transport
 
-from tests.remote.support import serving
+from tests.remote.support import RecordingServer, serving
 
 TEXT, BINARY, CONTINUATION, CLOSE, PING, PONG = 0x1, 0x2, 0x0, 0x8, 0x9, 0xA
 
@@ -50,42 +47,7 @@ def message(n: int, pad: int = 0) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": params}).encode()
 
 
-class _Held:
-    def __init__(self, transport: Transport) -> None:
-        self.transport = transport
-        self.ended = asyncio.Event()
-
-    async def __aenter__(self) -> _Held:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.transport.close()
-
-    async def wait_closed(self) -> None:
-        await self.ended.wait()
-
-
-class _App:
-    def __init__(self) -> None:
-        self.held: list[_Held] = []
-        self.sockets: list[Any] = []  # each connection's `AcpWebSocket`
-        self.app = AcpHttpServer(self._connect)
-
-    def _connect(self, transport: Transport) -> _Held:
-        self.held.append(_Held(transport))
-        return self.held[-1]
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "websocket":
-            self.sockets.append(scope["extensions"][DIRECT]["socket"])
-        await self.app(scope, receive, send)
-
-    async def close(self) -> None:
-        for held in self.held:
-            held.ended.set()
-        await self.app.close()
-        self.held.clear()
-
+class _App(RecordingServer):
     async def lines(self, count: int) -> list[int]:
         """The `n` of the next `count` messages the connection reads."""
         for _ in range(500):

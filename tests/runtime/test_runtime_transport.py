@@ -230,35 +230,45 @@ async def test_child_process_on_stdio_answers_and_exits_on_eof() -> None:
     assert transport.process.returncode == 0
 
 
+def echo_requests(count: int) -> list[bytes]:
+    return [
+        b'{"jsonrpc":"2.0","id":%d,"method":"echo","params":{"n":%d}}' % (index, index)
+        for index in range(count)
+    ]
+
+
+def spy_on_routing(connection: Connection, transport: Any) -> tuple[list[bytes], list[int]]:
+    """The frames the connection routes, in order, and for each write the transport gets, how
+    many had been routed by then."""
+    routed: list[bytes] = []
+    routed_when_written: list[int] = []
+    receive_line, write = connection.receive_line, transport.write
+
+    def counting(line: bytes) -> None:
+        routed.append(line)
+        receive_line(line)
+
+    def spying(data: bytes, *, batch: int = 0) -> None:
+        routed_when_written.append(len(routed))
+        write(data, batch=batch)
+
+    connection.receive_line = counting  # type: ignore[method-assign]
+    transport.write = spying
+    return routed, routed_when_written
+
+
 async def test_a_large_read_is_routed_a_slice_at_a_time_so_answers_leave_early() -> None:
     """A read of 64 requests (one chunk, pull mode) is routed `ROUTE_SLICE` frames per
     event-loop turn: the first answers are written while most of the read still waits, so a
     busy peer can start on them (routing all 64 first made two of our processes take turns)."""
     from acp_protocol.runtime.flow_control import ROUTE_SLICE
 
-    routed: list[bytes] = []
-    routed_when_written: list[int] = []
-
     async def echo(params: Any, ctx: RequestContext) -> Any:
         return params["n"]
 
     async with connected(handlers({"echo": echo})) as (connection, peer):
-        receive_line, write = connection.receive_line, connection._transport.write
-
-        def counting(line: bytes) -> None:
-            routed.append(line)
-            receive_line(line)
-
-        def spying(data: bytes, *, batch: int = 0) -> None:
-            routed_when_written.append(len(routed))
-            write(data, batch=batch)
-
-        connection.receive_line = counting  # type: ignore[method-assign]
-        connection._transport.write = spying  # type: ignore[method-assign]
-        requests = [
-            b'{"jsonrpc":"2.0","id":%d,"method":"echo","params":{"n":%d}}' % (index, index)
-            for index in range(64)
-        ]
+        routed, routed_when_written = spy_on_routing(connection, connection._transport)
+        requests = echo_requests(64)
         peer.transport.write(b"\n".join(requests) + b"\n")  # one chunk
         answers = await peer.receive_all(64)
     assert [answer["result"] for answer in answers] == list(range(64))
@@ -329,30 +339,14 @@ async def test_a_pushed_read_is_routed_a_slice_per_turn_so_answers_leave_early(
 
     ours, theirs = memory_pair()
     pushed = PushedEnd(ours, per_message)
-    routed: list[bytes] = []
-    routed_when_written: list[int] = []
 
     async def echo(params: Any, ctx: RequestContext) -> Any:
         return params["n"]
 
     async with Connection(pushed, handlers({"echo": echo})) as connection:
         assert pushed.sink is not None  # reading is pushed
-        receive_line, write = connection.receive_line, pushed.write
-
-        def counting(line: bytes) -> None:
-            routed.append(line)
-            receive_line(line)
-
-        def spying(data: bytes, *, batch: int = 0) -> None:
-            routed_when_written.append(len(routed))
-            write(data, batch=batch)
-
-        connection.receive_line = counting  # type: ignore[method-assign]
-        pushed.write = spying  # type: ignore[method-assign]
-        requests = [
-            b'{"jsonrpc":"2.0","id":%d,"method":"echo","params":{"n":%d}}' % (index, index)
-            for index in range(64)
-        ]
+        routed, routed_when_written = spy_on_routing(connection, pushed)
+        requests = echo_requests(64)
         pushed.feed(b"\n".join(requests) + b"\n")
         answers: list[bytes] = []
         while len(answers) < 64:
