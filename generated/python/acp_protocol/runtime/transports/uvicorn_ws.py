@@ -21,13 +21,11 @@ messages are WebSocket text frames containing JSON-RPC. Binary frames are ignore
 Once attached, the socket reads the common frame itself: a whole, masked text frame of one
 fragment, no extension (RFC 6455 5.2: `FIN`, no `RSV` bit, opcode 1, `MASK`), up to the size
 limit. It unmasks the payload (websockets' `apply_mask`) and hands it over as the library's
-parser would, at a sixth of its cost. Every other frame (ping, pong, close, binary, a fragment,
-an unmasked or oversized frame) goes to the library whole, one frame at a time, so its parser
-always starts at a frame boundary and answers it as it always did. Attaching happens in the
-event-loop turn that sends the handshake's answer, before a frame can have been read ("the
-client MUST NOT send any data frames until the handshake is complete" is not even needed: no
-read happens in between); the socket keeps the library's reading if anything was read past the
-handshake.
+parser would, for about a tenth of the parser's cost. Every other frame (ping, pong, close,
+binary, a fragment, an unmasked or oversized frame) goes to the library whole, one frame at a
+time, so its parser always starts at a frame boundary and answers it as it always did. The app
+attaches in the event-loop turn that sends the handshake's answer, so no frame has been read by
+then; should the library hold part of one, the socket leaves all reading to the library.
 """
 
 from __future__ import annotations
@@ -38,7 +36,11 @@ from typing import Any
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import Frame
 from websockets.protocol import State
-from websockets.speedups import apply_mask
+
+try:
+    from websockets.speedups import apply_mask
+except ImportError:  # websockets installed without its C extension
+    from websockets.utils import apply_mask
 
 from .http_connection import DIRECT
 from .ws_frames import server_text_frame
@@ -93,7 +95,7 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
                 length, head = int.from_bytes(buffer[start + 2 : start + 10], "big"), 10
             if second & 0x80:
                 head += 4
-            limit = self.conn.max_message_size
+            limit = _message_limit(self.conn)
             if limit is not None and length > limit:  # the library refuses it (1009)
                 self._direct = False
                 self._rest = None
@@ -102,7 +104,7 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
             end = start + head + length
             if end > size:
                 break
-            if first == 0x81 and second & 0x80 and self.conn.current_size is None and self._plain():
+            if first == 0x81 and second & 0x80 and not _in_fragments(self.conn) and self._plain():
                 mask = buffer[end - length - 4 : end - length]
                 self._binary = False
                 self._parts = [apply_mask(buffer[end - length : end], mask)]
@@ -182,7 +184,7 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
         self._receiver = receiver
         self._kept = []
         # Frames read here from now on, unless the library holds part of one already.
-        self._direct = self._plain() and not self.conn.reader.buffer
+        self._direct = _known(self.conn) and self._plain() and not self.conn.reader.buffer
 
     def pause_reading(self) -> None:
         """Stop reading the socket; the messages of what was already read wait."""
@@ -227,6 +229,29 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
     async def writable_again(self) -> None:
         """Return once the socket's buffer is below its low-water mark (or the socket is gone)."""
         await self.writable.wait()
+
+
+def _message_limit(conn: Any) -> int | None:
+    """The library's size limit of a message (websockets 15+: `max_message_size`, before:
+    `max_size`)."""
+    if hasattr(conn, "max_message_size"):
+        return conn.max_message_size  # type: ignore[no-any-return]
+    return conn.max_size  # type: ignore[no-any-return]
+
+
+def _in_fragments(conn: Any) -> bool:
+    """Whether the library is reading a message in fragments (RFC 6455 5.4): a new data frame
+    is then a protocol error, for the library to answer (`current_size`, before 15:
+    `cur_size`)."""
+    size = conn.current_size if hasattr(conn, "current_size") else conn.cur_size
+    return size is not None
+
+
+def _known(conn: Any) -> bool:
+    """Whether this websockets names its limit and fragment state as above: if not, the library
+    reads every frame."""
+    limit = hasattr(conn, "max_message_size") or hasattr(conn, "max_size")
+    return limit and (hasattr(conn, "current_size") or hasattr(conn, "cur_size"))
 
 
 __all__ = ["DIRECT", "AcpWebSocket", "server_text_frame"]
