@@ -150,9 +150,9 @@ class Receiver:
             self._hold_if_full()
             return
         room = ROUTE_SLICE - self._turn_routed
-        if len(lines) > room:
-            self._queued.extend(lines[room:] if room > 0 else lines)
-            lines = lines[:room] if room > 0 else []
+        if len(lines) > room:  # (`room` is never below 0)
+            self._queued.extend(lines[room:])
+            lines = lines[:room]
             self._hold_if_full()
         if lines:
             self._route(lines)

@@ -59,6 +59,8 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
     _binary = False  # the message being read is binary
     _direct = False  # frames are read here (see the module), not by the library
     _rest: bytearray | None = None  # direct: the start of a frame not read whole yet
+    _limit: int | None = None  # direct: the library's size limit of a message
+    _fragments = "current_size"  # direct: the library's field set while fragments come
 
     # -- uvicorn's side ------------------------------------------------------------------------
 
@@ -95,8 +97,7 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
                 length, head = int.from_bytes(buffer[start + 2 : start + 10], "big"), 10
             if second & 0x80:
                 head += 4
-            limit = _message_limit(self.conn)
-            if limit is not None and length > limit:  # the library refuses it (1009)
+            if self._limit is not None and length > self._limit:  # the library refuses it (1009)
                 self._direct = False
                 self._rest = None
                 super().data_received(bytes(buffer[start:]))
@@ -104,7 +105,8 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
             end = start + head + length
             if end > size:
                 break
-            if first == 0x81 and second & 0x80 and not _in_fragments(self.conn) and self._plain():
+            in_fragments = getattr(self.conn, self._fragments) is not None
+            if first == 0x81 and second & 0x80 and not in_fragments and self._plain():
                 mask = buffer[end - length - 4 : end - length]
                 self._binary = False
                 self._parts = [apply_mask(buffer[end - length : end], mask)]
@@ -184,7 +186,10 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
         self._receiver = receiver
         self._kept = []
         # Frames read here from now on, unless the library holds part of one already.
-        self._direct = _known(self.conn) and self._plain() and not self.conn.reader.buffer
+        fields = _library_fields(self.conn)
+        if fields is not None:
+            self._limit, self._fragments = fields
+        self._direct = fields is not None and self._plain() and not self.conn.reader.buffer
 
     def pause_reading(self) -> None:
         """Stop reading the socket; the messages of what was already read wait."""
@@ -231,27 +236,16 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
         await self.writable.wait()
 
 
-def _message_limit(conn: Any) -> int | None:
-    """The library's size limit of a message (websockets 15+: `max_message_size`, before:
-    `max_size`)."""
-    if hasattr(conn, "max_message_size"):
-        return conn.max_message_size  # type: ignore[no-any-return]
-    return conn.max_size  # type: ignore[no-any-return]
-
-
-def _in_fragments(conn: Any) -> bool:
-    """Whether the library is reading a message in fragments (RFC 6455 5.4): a new data frame
-    is then a protocol error, for the library to answer (`current_size`, before 15:
-    `cur_size`)."""
-    size = conn.current_size if hasattr(conn, "current_size") else conn.cur_size
-    return size is not None
-
-
-def _known(conn: Any) -> bool:
-    """Whether this websockets names its limit and fragment state as above: if not, the library
-    reads every frame."""
-    limit = hasattr(conn, "max_message_size") or hasattr(conn, "max_size")
-    return limit and (hasattr(conn, "current_size") or hasattr(conn, "cur_size"))
+def _library_fields(conn: Any) -> tuple[int | None, str] | None:
+    """The library's size limit of a message and the name of its field that is not None while a
+    message comes in fragments (RFC 6455 5.4: a new data frame is then a protocol error, for the
+    library to answer): websockets 15+ `max_message_size` and `current_size`, before `max_size`
+    and `cur_size`; None when this websockets names neither (the library then reads every
+    frame)."""
+    for limit, fragments in (("max_message_size", "current_size"), ("max_size", "cur_size")):
+        if hasattr(conn, limit) and hasattr(conn, fragments):
+            return getattr(conn, limit), fragments
+    return None
 
 
 __all__ = ["DIRECT", "AcpWebSocket", "server_text_frame"]
