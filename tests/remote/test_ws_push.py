@@ -1,8 +1,10 @@
-"""Push reading over a WebSocket (`PushTransport.deliver_to`), both ends: the messages of a read
-reach the connection in the callback (client) or the ASGI receive loop (server) that took them,
-in order and whole; while the connection holds reading nothing reaches it and it all comes on
-release; the end comes once. Streamable HTTP keeps pull reading (each POST is a request of its
-own), as does our client on asyncio's loop (where pipes measured faster pulled)."""
+"""Push reading over a WebSocket (`PushTransport.deliver_to`,
+`MessageTransport.deliver_messages_to`), both ends: the messages of a read reach the connection
+in the callback (client) or the ASGI receive loop (server) that took them, in order and whole (as
+NDJSON lines, or as the messages themselves); while the connection holds reading nothing reaches
+it and it all comes on release; the end comes once. Streamable HTTP keeps pull reading (each POST
+is a request of its own), as does our client on asyncio's loop (where pipes measured faster
+pulled)."""
 
 from __future__ import annotations
 
@@ -74,6 +76,43 @@ def test_the_client_pushes_each_read_on_uvloop_and_holds_while_asked() -> None:
     assert ends == [b""]
 
 
+def test_the_client_delivers_each_read_as_whole_messages_on_uvloop() -> None:
+    """Each message of a read is one item (a newline inside made a space, `ndjson_line`); the
+    end is `[]`, once; `write_message` sends one text frame."""
+
+    async def main() -> tuple[list[list[bytes]], str]:
+        reads: list[list[bytes]] = []
+        ended = asyncio.Event()
+
+        def sink(messages: list[bytes]) -> None:
+            reads.append(messages)
+            if not messages:
+                ended.set()
+
+        received: list[str] = []
+
+        async def handler(socket: ServerConnection) -> None:
+            await socket.send(_message(0).decode())
+            await socket.send('{"jsonrpc": "2.0",\n "method": "x"}')
+            received.append(str(await socket.recv()))
+            await socket.close()
+
+        async with serve(handler, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            transport = await open_websocket(f"ws://127.0.0.1:{port}/acp", {}, 1 << 20)
+            assert transport.deliver_messages_to(sink)
+            transport.write_message(b'{"jsonrpc":"2.0","id":1,"result":{}}')
+            await asyncio.wait_for(ended.wait(), 5)
+            await transport.close()
+        return reads, received[0]
+
+    reads, received = uvloop.run(main())
+    messages = [message for read in reads for message in read]
+    assert messages == [_message(0), b'{"jsonrpc": "2.0",  "method": "x"}']
+    assert reads[-1] == [] and reads.count([]) == 1
+    assert received == '{"jsonrpc":"2.0","id":1,"result":{}}'
+
+
 async def test_the_client_pulls_on_asyncio_loop() -> None:
     async def handler(socket: ServerConnection) -> None:
         await socket.send(_message(7).decode())
@@ -97,10 +136,10 @@ def _connection(*, websocket: bool) -> HttpConnection:
 
 async def test_a_websocket_connection_pushes_what_it_is_given_and_the_end_once() -> None:
     connection = _connection(websocket=True)
-    assert connection.put(_message(0) + b"\n")  # before the connection asked: kept for it
+    assert connection.put(_message(0))  # before the connection asked: kept for it
     chunks: list[bytes] = []
     assert connection.deliver_to(chunks.append)
-    assert connection.put(_message(1) + b"\n")
+    assert connection.put(_message(1))
     connection.pause_reading()
     held = connection.reading_held
     waiting = asyncio.get_running_loop().create_task(connection.reading_allowed())
@@ -110,10 +149,24 @@ async def test_a_websocket_connection_pushes_what_it_is_given_and_the_end_once()
     await asyncio.wait_for(waiting, 5)
     connection.end_input()
     connection.end_input()
-    assert connection.put(_message(2) + b"\n")  # after the end: dropped, as the client is gone
+    assert connection.put(_message(2))  # after the end: dropped, as the client is gone
     assert held and still_waiting and not connection.reading_held
     assert _numbers([chunk for chunk in chunks if chunk]) == [0, 1]
     assert chunks[-1] == b"" and chunks.count(b"") == 1
+
+
+async def test_a_websocket_connection_delivers_whole_messages_and_the_end_once() -> None:
+    """ "All messages are WebSocket text frames containing JSON-RPC": a message goes to the
+    connection as it came, never joined into a chunk of lines to be split again."""
+    connection = _connection(websocket=True)
+    assert connection.put(_message(0))  # before the connection asked: kept for it
+    reads: list[list[bytes]] = []
+    assert connection.deliver_messages_to(reads.append)
+    assert connection.put(_message(1))
+    connection.end_input()
+    connection.end_input()
+    assert connection.put(_message(2))  # after the end: dropped
+    assert reads == [[_message(0)], [_message(1)], []]
 
 
 async def test_a_streamable_http_connection_keeps_pull_reading() -> None:

@@ -38,6 +38,7 @@ from .transports.pipes import PipeTransport, open_fds, open_stdio
 from .transports.process import ProcessTransport, spawn_process
 from .transports.transport import (
     DEFAULT_FRAME_LIMIT,
+    MessageTransport,
     PushTransport,
     StreamTransport,
     Transport,
@@ -68,6 +69,7 @@ __all__ = [
     "InvalidRequest",
     "InvalidResponse",
     "MemoryTransport",
+    "MessageTransport",
     "MethodHandlers",
     "MethodNotFound",
     "ParseError",

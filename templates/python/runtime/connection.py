@@ -61,6 +61,7 @@ from .transports.framing import NDJSON, Framing
 from .transports.transport import (
     DEFAULT_FRAME_LIMIT,
     STREAM,
+    MessageTransport,
     OversizedFrame,
     Transport,
     exchange_batch,
@@ -96,6 +97,13 @@ class Connection:
         self.dialect = dialect
         self._transport = transport
         self._wrap = framing.wrap
+        # A transport of whole messages (WebSocket) takes each frame as it is: no newline added
+        # to be split off again (NDJSON framing; any other is bytes on any transport).
+        self._write_message = (
+            transport.write_message
+            if framing is NDJSON and isinstance(transport, MessageTransport)
+            else None
+        )
         # Flow control: reading pauses while `max_queued` requests are in flight (this bounds the
         # handlers running at once too; an answer waiting for the peer to read our output keeps
         # its request in flight) or notifications queued, and resumes below half.
@@ -262,7 +270,10 @@ class Connection:
     def write_frame(self, frame: dict[str, Any], *, batch: int = 0) -> None:
         """Write one frame (`Outbound`): one write of one whole message."""
         data = encode(frame)
-        self._transport.write(self._wrap(data), batch=batch)
+        if self._write_message is not None:
+            self._write_message(data)
+        else:
+            self._transport.write(self._wrap(data), batch=batch)
         if self._trace is not None:
             self._trace.outgoing(data)
 
@@ -277,7 +288,11 @@ class Connection:
         try:
             # While other requests are in flight, their answers likely follow in this event-loop
             # turn: they share writes (the first goes out at once, see `CoalescingWriter`).
-            self._transport.write(self._wrap(data), batch=exchange_batch(len(self._incoming)))
+            if self._write_message is not None:
+                self._write_message(data)
+            else:
+                batch = exchange_batch(len(self._incoming))
+                self._transport.write(self._wrap(data), batch=batch)
         except ConnectionClosed:
             log.debug("answer to request %r dropped: the connection is closed", frame["id"])
             return

@@ -18,10 +18,17 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+from collections.abc import Sequence
 from typing import Protocol
 
 from .transports.framing import PayloadReader
-from .transports.transport import OversizedFrame, PushTransport, Transport
+from .transports.transport import (
+    FrameReader,
+    MessageTransport,
+    OversizedFrame,
+    PushTransport,
+    Transport,
+)
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +94,12 @@ class Receiver:
 
     def start(self) -> None:
         transport = self._transport
+        if (
+            isinstance(transport, MessageTransport)
+            and isinstance(self._frames, FrameReader)  # NDJSON: a message is a line
+            and transport.deliver_messages_to(self._on_messages)
+        ):
+            return
         if not (isinstance(transport, PushTransport) and transport.deliver_to(self._on_chunk)):
             self._task = asyncio.create_task(self._receive_loop(), name="jsonrpc-receive")
 
@@ -136,6 +149,23 @@ class Receiver:
         except Exception:  # a failure here ends the connection like EOF, as in pull mode
             log.exception("reading from the peer failed")
             lines = None
+        self._on_lines(lines)
+
+    def _on_messages(self, messages: list[bytes]) -> None:
+        """Push, whole messages (a `MessageTransport`): each one a line, none split off a chunk
+        (`[]` at the end)."""
+        if not self._reading:
+            return
+        if not messages:
+            self._on_lines(None)
+        elif len(messages) == 1 and len(messages[0]) <= self._frames.limit:
+            self._on_lines(messages)
+        else:
+            assert isinstance(self._frames, FrameReader)
+            self._on_lines(self._frames.checked(messages))
+
+    def _on_lines(self, lines: Sequence[bytes | OversizedFrame] | None) -> None:
+        """Push: route the frames of one read (a slice per turn); None: the stream ended."""
         if lines is None:
             if self._queued:
                 self._ended = True  # after what waits
@@ -216,7 +246,7 @@ class Receiver:
         self._resume_task = None
         self._schedule_turn()
 
-    def _route(self, lines: list[bytes | OversizedFrame]) -> None:
+    def _route(self, lines: Sequence[bytes | OversizedFrame]) -> None:
         sink = self._sink
         for line in lines:
             if type(line) is bytes:

@@ -132,7 +132,9 @@ class IncomingRequests:
             # The handler runs until it first waits right here, in its own task (so
             # `current_task()`, `asyncio.timeout` and cancellation are its own): a handler that
             # does not wait is answered in the event-loop turn its request was read in.
-            entry.task = _start_eagerly(self._run(entry))
+            task = _start_eagerly(self._run(entry))
+            if not task.done():  # done: answered already, and the entry needs no task
+                entry.task = task
         else:
             entry.task = asyncio.get_running_loop().create_task(self._run(entry))
 
@@ -162,6 +164,10 @@ class IncomingRequests:
             with contextlib.suppress(ConnectionClosed, asyncio.CancelledError):
                 await self._out.drain()
         self._answer(entry, result, error)
+        # The task's context holds the entry (`current_request`) and the entry its task: a cycle
+        # only the garbage collector would free, one per request. Answered, the entry needs no
+        # task (nothing cancels it any more), so both go as soon as the task is done.
+        entry.task = None
 
     # -- cancelling --------------------------------------------------------------------------
 

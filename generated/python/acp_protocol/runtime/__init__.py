@@ -41,6 +41,7 @@ from .transports.pipes import PipeTransport, open_fds, open_stdio
 from .transports.process import ProcessTransport, spawn_process
 from .transports.transport import (
     DEFAULT_FRAME_LIMIT,
+    MessageTransport,
     PushTransport,
     StreamTransport,
     Transport,
@@ -71,6 +72,7 @@ __all__ = [
     "InvalidRequest",
     "InvalidResponse",
     "MemoryTransport",
+    "MessageTransport",
     "MethodHandlers",
     "MethodNotFound",
     "ParseError",

@@ -34,6 +34,7 @@ from .http_routing import (
     result_session,
 )
 from .queues import Backlog, Inbox, Outbox
+from .transport import MessageSink
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,7 @@ class HttpConnection:
         self._closed = False
         self._loop = asyncio.get_running_loop()
         self.last_active = self._loop.time()
-        self._sink: Callable[[bytes], None] | None = None  # push (WebSocket): the receiver's
+        self._sink: MessageSink | None = None  # push (WebSocket): the receiver's
         self._held: asyncio.Future[None] | None = None  # push: reading paused until done
         self._direct: DirectWebSocket | None = None  # the socket, when it takes our frames
 
@@ -110,20 +111,29 @@ class HttpConnection:
     async def read(self) -> bytes:
         return await self._inbox.read()
 
-    def deliver_to(self, sink: Callable[[bytes], None]) -> bool:
-        """Over a WebSocket, push (a `PushTransport`): each message the server's receive loop
-        takes goes to `sink` in that loop's turn, not through `read()` and a reading task (one
-        task switch less per message read). False for Streamable HTTP, whose POSTs each come
-        in a request of their own."""
+    def deliver_messages_to(self, sink: MessageSink) -> bool:
+        """Over a WebSocket, push (a `MessageTransport`): each message the server's receive
+        loop takes goes to `sink` in that loop's turn, not through `read()` and a reading task
+        (one task switch less per message read). False for Streamable HTTP, whose POSTs each
+        come in a request of their own."""
         if not self.websocket or self._sink is not None or self._inbox.taken:
             return False
         self._sink = sink
         waiting = self._inbox.take_all()
-        if waiting:
-            sink(waiting)
+        if waiting:  # lines, each a whole message
+            sink([line for line in waiting.split(b"\n") if line])
         if self._inbox.ended:
-            sink(b"")
+            sink([])
         return True
+
+    def deliver_to(self, sink: Callable[[bytes], None]) -> bool:
+        """Push (a `PushTransport`), as `deliver_messages_to`, each message an NDJSON line
+        (`b""` at the end)."""
+
+        def as_lines(messages: list[bytes]) -> None:
+            sink(b"".join([message + b"\n" for message in messages]) if messages else b"")
+
+        return self.deliver_messages_to(as_lines)
 
     def pause_reading(self) -> None:
         """Push flow control: the receive loop takes no message until `resume_reading()` (the
@@ -150,6 +160,15 @@ class HttpConnection:
         for line in data.split(b"\n"):
             if line:
                 self._route_out(line)
+
+    def write_message(self, data: bytes) -> None:
+        """One message (a `MessageTransport`): a text frame, or to the stream it belongs to."""
+        if self._closed:
+            raise ConnectionClosed("the HTTP connection is closed")
+        if self._direct is not None:
+            self._direct.send_texts([data])
+        else:
+            self._route_out(data)
 
     def writing_paused(self) -> bool:
         return (
@@ -220,7 +239,7 @@ class HttpConnection:
             return
         self._inbox.end()
         if self._sink is not None:
-            self._sink(b"")
+            self._sink([])
         self.resume_reading()
 
     def expect_initialize(self, message_id: Any) -> asyncio.Future[bytes]:
@@ -238,14 +257,15 @@ class HttpConnection:
         self._direct = socket
         socket.attach(receiver)
 
-    def put(self, line: bytes) -> bool:
-        """A WebSocket message, as it came (newline added); False past the buffered bytes."""
+    def put(self, message: bytes) -> bool:
+        """A message of the client (a POST's, a WebSocket's) as one line (`ndjson_line`), no
+        newline; False past the buffered bytes."""
         self.last_active = self._loop.time()
         sink = self._sink
         if sink is None:
-            return self._inbox.put(line)
+            return self._inbox.put(message + b"\n")
         if not self._inbox.ended:
-            sink(line)
+            sink([message])
         return True
 
     @property

@@ -153,7 +153,7 @@ class AcpHttpServer:
             raise Refused(400, "initialize needs a string or integer id")
         connection = self._table.open(websocket=False)
         answer = connection.expect_initialize(message["id"])
-        connection.put(line + b"\n")
+        connection.put(line)
         done, _ = await asyncio.wait({answer}, timeout=self.options.initialize_timeout)
         if not done:
             connection.end_input()
@@ -240,7 +240,7 @@ class AcpHttpServer:
                 line = ndjson_line(text.encode())
                 if line is None:
                     connection.stream.put(_PARSE_ERROR)
-                elif not connection.put(line + b"\n"):
+                elif not connection.put(line):
                     log.warning("connection %s: too much input waiting; closing", connection.id[:8])
                     await send({"type": "websocket.close", "code": 1013})
                     break
@@ -285,7 +285,7 @@ def _receiver(
         line = ndjson_line(text)
         if line is None:
             socket.send_texts([_PARSE_ERROR])
-        elif not connection.put(line + b"\n") and not closing:
+        elif not connection.put(line) and not closing:
             log.warning("connection %s: too much input waiting; closing", connection.id[:8])
             close = send({"type": "websocket.close", "code": 1013})
             closing.append(asyncio.ensure_future(close))

@@ -5,8 +5,8 @@
 
 Layer: transport. A transport moves bytes and knows nothing of JSON-RPC:
 
-- `transport`: the `Transport` and `PushTransport` protocols, coalesced writes, asyncio streams,
-  the line splitter with its frame size limit;
+- `transport`: the `Transport`, `PushTransport` and `MessageTransport` protocols, coalesced
+  writes, asyncio streams, the line splitter with its frame size limit;
 - `pipes`: this process's stdio (`open_stdio`) and any pair of pipe descriptors (`open_fds`);
 - `process`: a child process (`spawn_process`), and the end of its process group;
 - `memory`: two connected in-memory ends (`memory_pair`);
@@ -21,7 +21,13 @@ from .framing import CONTENT_LENGTH, NDJSON, Framing
 from .memory import MemoryTransport, memory_pair
 from .pipes import PipeTransport, open_fds, open_stdio
 from .process import ProcessTransport, spawn_process
-from .transport import DEFAULT_FRAME_LIMIT, PushTransport, StreamTransport, Transport
+from .transport import (
+    DEFAULT_FRAME_LIMIT,
+    MessageTransport,
+    PushTransport,
+    StreamTransport,
+    Transport,
+)
 
 __all__ = [
     "CONTENT_LENGTH",
@@ -29,6 +35,7 @@ __all__ = [
     "NDJSON",
     "Framing",
     "MemoryTransport",
+    "MessageTransport",
     "PipeTransport",
     "ProcessTransport",
     "PushTransport",

@@ -16,7 +16,9 @@ A transport moves bytes; it knows nothing of JSON-RPC. Constructors:
 - `http` and `remote`: ACP's Streamable HTTP and WebSocket transport, server and client.
 
 Every transport can be read with `read()`; a `PushTransport` (the pipes) can also hand each chunk
-to the connection in the callback that read it, an event-loop turn earlier (see `pipes`).
+to the connection in the callback that read it, an event-loop turn earlier (see `pipes`); a
+`MessageTransport` (WebSocket) hands over and takes whole messages, never split from or joined
+into lines.
 """
 
 from __future__ import annotations
@@ -95,6 +97,29 @@ class PushTransport(Transport, Protocol):
         ...
 
     def resume_reading(self) -> None: ...
+
+
+MessageSink = Callable[[list[bytes]], None]
+"""Takes the whole messages of each read, in order; `[]` once, at the end of the stream."""
+
+
+@runtime_checkable
+class MessageTransport(PushTransport, Protocol):
+    """A push transport whose unit is the message, not the byte (WebSocket: "All messages are
+    WebSocket text frames containing JSON-RPC"): no newline is added to a message to be split off
+    again. Used by a connection with NDJSON framing (the default); any other reads and writes
+    bytes."""
+
+    def deliver_messages_to(self, sink: MessageSink) -> bool:
+        """As `deliver_to`, but `sink` takes the messages of each read, each one JSON text on one
+        line (a newline in it made a space, `ndjson_line`), `[]` at the end; False: read with
+        `read()`."""
+        ...
+
+    def write_message(self, data: bytes) -> None:
+        """Send `data` (one JSON text, no newline) as one message; ConnectionClosed if it
+        cannot."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +214,10 @@ class FrameReader:
         self._discarding, self._head, self._size = False, b"", 0
         log.error("dropped a frame of %d bytes (frame size limit %d)", frame.size, self._limit)
         return frame
+
+    def checked(self, lines: list[bytes]) -> list[bytes | OversizedFrame]:
+        """Whole `lines` (messages), each over the limit dropped as an `OversizedFrame`."""
+        return self._checked(lines)
 
     def _checked(self, lines: list[bytes]) -> list[bytes | OversizedFrame]:
         limit = self._limit

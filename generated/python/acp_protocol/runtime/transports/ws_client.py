@@ -3,20 +3,19 @@
 
 """The client of ACP's WebSocket transport: a `Transport` over one WebSocket.
 
-Layer: transport. Needs the `http` extra: the `websockets` library's Sans-I/O client protocol
-(the handshake, reading frames, fragments, ping/pong and the closing handshake; none of it
-written here), driven by a plain asyncio protocol, as uvicorn drives its server side. Its asyncio
-client runs a lock, a future and a task switch per message; here the messages of a read go to
-the connection in the callback that read them (push, on uvloop: `deliver_to`; else queued for
-`read()`), and what one call writes leaves in one `write()`, each message one masked text frame
-made by `text_frame` (the library's `Frame` object and stream per frame, and a `getrandom` call
-per masking key, were about 7 % of the client's profiled time per round trip). Once open, whole
-unfragmented text frames are read here too (the library's parser costs about 2.4 µs a frame),
-until the first other frame: from there on the library reads everything. "A GET with `Upgrade:
-websocket` upgrades to a persistent bidirectional channel"; "All messages are WebSocket text
-frames containing JSON-RPC. Binary frames are ignored." Each frame our connection writes is sent
-as one text frame, in order; each text message received is one message. Opened through
-`remote.open_remote`.
+Layer: transport. Needs the `http` extra: the `websockets` library's Sans-I/O client protocol (the
+handshake, reading frames, fragments, ping/pong and the closing handshake; none of it written here),
+driven by a plain asyncio protocol, as uvicorn drives its server side. Its asyncio client runs a
+lock, a future and a task switch per message; here the messages of a read go to the connection in
+the callback that read them (push, on uvloop: `deliver_messages_to`; else queued for `read()`), and
+what one call writes leaves in one `write()`, each message one masked text frame made by
+`text_frame` (the library's `Frame` object and stream per frame, and a `getrandom` call per masking
+key, were about 7 % of the client's profiled time per round trip). Once open, whole unfragmented
+text frames are read here too (the library's parser costs about 2.4 µs a frame), until the first
+other frame: from there on the library reads everything. "A GET with `Upgrade: websocket` upgrades
+to a persistent bidirectional channel"; "All messages are WebSocket text frames containing JSON-RPC.
+Binary frames are ignored." Each frame our connection writes is sent as one text frame, in order;
+each text message received is one message. Opened through `remote.open_remote`.
 """
 
 from __future__ import annotations
@@ -38,10 +37,8 @@ from ..errors import ConnectionClosed
 from ..event_loop import loop_name
 from .framing import ndjson_line
 from .queues import Inbox
+from .transport import MessageSink
 from .ws_frames import text_frame
-
-Sink = Callable[[bytes], None]
-"""Takes the NDJSON lines of each read as they come; `b""` once, at the end."""
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +62,8 @@ class _SocketProtocol(asyncio.Protocol):
         self._resumed: asyncio.Future[None] | None = None
         self._fragments: list[bytes] | None = None
         self._binary = False
-        self.sink: Sink | None = None
-        """Push mode (`WebSocketTransport.deliver_to`): takes the messages of each read."""
+        self.sink: MessageSink | None = None
+        """Push mode (`WebSocketTransport.deliver_messages_to`): takes the messages of each read."""
         self.held = False
         self._kept: list[bytes] = []
         self._kept_size = 0
@@ -114,7 +111,7 @@ class _SocketProtocol(asyncio.Protocol):
         self.inbox.end()  # the agent is gone: pending calls fail at once
         self.ended = True
         if self.sink is not None and not self.held:
-            self.sink(b"")
+            self.sink([])
         self.resume_writing()
 
     def pause_writing(self) -> None:
@@ -242,7 +239,7 @@ class _SocketProtocol(asyncio.Protocol):
         if line is None:
             log.error("the agent sent a message that is not JSON (%d bytes)", len(data))
         elif self.sink is not None:
-            self._batch.append(line + b"\n")
+            self._batch.append(line)
         elif not self.inbox.push(line + b"\n") and self.transport is not None:
             # Over the inbox's bound: stop reading until the connection has taken some (TCP then
             # makes the agent wait).
@@ -252,13 +249,13 @@ class _SocketProtocol(asyncio.Protocol):
     # -- push mode -----------------------------------------------------------------------------
 
     def _deliver(self) -> None:
-        """The messages of one read to the sink, in one chunk; kept while held (past the bound
+        """The messages of one read to the sink, in one call; kept while held (past the bound
         the socket stops being read: TCP then makes the agent wait)."""
         sink = self.sink
         assert sink is not None
         batch, self._batch = self._batch, []
         if not self.held:
-            sink(b"".join(batch) if len(batch) > 1 else batch[0])
+            sink(batch)
             return
         self._kept += batch
         self._kept_size += sum(map(len, batch))
@@ -276,9 +273,9 @@ class _SocketProtocol(asyncio.Protocol):
             transport = self.transport
             if transport is not None and not transport.is_closing():
                 transport.resume_reading()
-            sink(b"".join(kept))
+            sink(kept)
         if self.ended and not self.held:
-            sink(b"")
+            sink([])
 
     async def _resume_reading(self) -> None:
         await self.inbox.room()
@@ -298,8 +295,8 @@ class WebSocketTransport:
     async def read(self) -> bytes:
         return await self._inbox.read()
 
-    def deliver_to(self, sink: Sink) -> bool:
-        """Push (a `PushTransport`): hand the messages of each read to `sink` in the callback
+    def deliver_messages_to(self, sink: MessageSink) -> bool:
+        """Push (a `MessageTransport`): hand the messages of each read to `sink` in the callback
         that read them, one event-loop turn earlier than `read()` (on uvloop; False on asyncio's
         loop, as for pipes, or once `read()` has taken something)."""
         protocol = self._protocol
@@ -309,11 +306,20 @@ class WebSocketTransport:
             return False
         protocol.sink = sink
         waiting = self._inbox.take_all()
-        if waiting:
-            sink(waiting)
+        if waiting:  # lines, each a whole message
+            sink([line for line in waiting.split(b"\n") if line])
         if protocol.ended:
             protocol.release()  # delivers the end
         return True
+
+    def deliver_to(self, sink: Callable[[bytes], None]) -> bool:
+        """Push (a `PushTransport`), as `deliver_messages_to`, each read's messages as NDJSON
+        lines in one chunk (`b""` at the end)."""
+
+        def as_lines(messages: list[bytes]) -> None:
+            sink(b"".join([message + b"\n" for message in messages]) if messages else b"")
+
+        return self.deliver_messages_to(as_lines)
 
     def pause_reading(self) -> None:
         self._protocol.held = True
@@ -330,6 +336,16 @@ class WebSocketTransport:
         transport = protocol.transport
         if frames and transport is not None and not transport.is_closing():
             transport.write(b"".join(frames) if len(frames) > 1 else frames[0])
+
+    def write_message(self, data: bytes) -> None:
+        """One message, one text frame (a `MessageTransport`)."""
+        if self._closed or self._inbox.ended or self._websocket.state is not State.OPEN:
+            raise ConnectionClosed("the WebSocket is closed")
+        protocol = self._protocol
+        protocol.flush()  # what the protocol has to send first (a pong)
+        transport = protocol.transport
+        if transport is not None and not transport.is_closing():
+            transport.write(text_frame(data))
 
     def writing_paused(self) -> bool:
         return self._closed or self._protocol.paused
