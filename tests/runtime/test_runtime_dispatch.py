@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 from typing import Any
 
@@ -40,6 +41,30 @@ async def test_peer_request_ids_are_echoed_exactly(request_id: Any) -> None:
         answer = await peer.receive()
         assert answer == {"jsonrpc": "2.0", "id": request_id, "result": {"id": request_id}}
         assert type(answer["id"]) is type(request_id)
+
+
+async def test_an_answered_request_leaves_nothing_for_the_garbage_collector() -> None:
+    """A handler's task holds its request (the ambient `current_request`): once answered, the
+    request no longer holds the task, so both are freed at once, not left in a reference cycle
+    for the collector (one per request)."""
+
+    async def ping(params: Any, ctx: RequestContext) -> Any:
+        return {}
+
+    async with connected(handlers({"ping": ping})) as (_, peer):
+        peer.request(0, "ping")
+        await peer.receive()  # warm: what is made once
+        gc.collect()
+        gc.disable()
+        try:
+            for request_id in range(1, 51):
+                peer.request(request_id, "ping")
+                await peer.receive()
+            await settle()
+            found = gc.collect()
+        finally:
+            gc.enable()
+    assert found == 0
 
 
 async def test_peer_error_is_raised_to_the_caller_as_rpc_error() -> None:

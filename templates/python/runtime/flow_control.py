@@ -159,7 +159,11 @@ class Receiver:
         if not messages:
             self._on_lines(None)
         elif len(messages) == 1 and len(messages[0]) <= self._frames.limit:
-            self._on_lines(messages)
+            if not self._queued and self._turn_routed < ROUTE_SLICE:  # the common read
+                self._sink.receive_line(messages[0])
+                self._routed(1)
+            else:
+                self._on_lines(messages)
         else:
             assert isinstance(self._frames, FrameReader)
             self._on_lines(self._frames.checked(messages))

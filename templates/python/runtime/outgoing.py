@@ -105,7 +105,9 @@ class OutgoingRequests:
         if parent is None:
             parent = current_request.get()
         if parent is not None:
-            params = carry_trace_context(params, parent.params)
+            handled = parent.params
+            if type(handled) is dict and "_meta" in handled:  # (most requests carry no trace)
+                params = carry_trace_context(params, handled)
         scope = parent if cascade else None  # the parent whose cancellation reaches this one
         if cancel is not None and cancel.cancelled:
             raise RequestCancelled("Request cancelled before it was sent", {"sent": False})

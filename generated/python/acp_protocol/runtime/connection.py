@@ -257,7 +257,9 @@ class Connection:
         if parent is None:
             parent = current_request.get()
         if parent is not None:
-            params = carry_trace_context(params, parent.params)
+            handled = parent.params
+            if type(handled) is dict and "_meta" in handled:  # (most requests carry no trace)
+                params = carry_trace_context(params, handled)
         self.write_frame(notification_frame(method, params), batch=STREAM)
         if self._transport.writing_paused():  # waiting costs two coroutines; most writes need none
             await self._transport.drain()

@@ -105,12 +105,17 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
             end = start + head + length
             if end > size:
                 break
-            in_fragments = getattr(self.conn, self._fragments) is not None
-            if first == 0x81 and second & 0x80 and not in_fragments and self._plain():
+            conn = self.conn
+            if (
+                first == 0x81
+                and second & 0x80
+                and getattr(conn, self._fragments) is None  # not inside a fragmented message
+                and conn.state is State.OPEN
+                and not conn.extensions
+            ):
                 mask = buffer[end - length - 4 : end - length]
                 self._binary = False
-                self._parts = [apply_mask(buffer[end - length : end], mask)]
-                self._message()
+                self._text(apply_mask(buffer[end - length : end], mask))
             else:  # any other frame: the library's, whole
                 super().data_received(bytes(buffer[start:end]))
                 if not self._plain():
@@ -136,9 +141,11 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
             super().handle_text(event)
             return
         self._binary = False
-        self._parts = [event.data]
         if event.fin:
-            self._message()
+            self._parts = None
+            self._text(event.data)
+        else:
+            self._parts = [event.data]
 
     def handle_bytes(self, event: Frame) -> None:
         if self._receiver is None:
@@ -154,16 +161,15 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
         if self._parts is not None:
             self._parts.append(event.data)
             if event.fin:
-                self._message()
+                parts, self._parts = self._parts, None
+                self._text(b"".join(parts))
 
-    def _message(self) -> None:
+    def _text(self, message: bytes | bytearray | memoryview) -> None:
         """A whole text message: to the receiver (kept while reading is paused)."""
-        parts, self._parts = self._parts, None
-        assert parts is not None and self._receiver is not None
+        assert self._receiver is not None
         if self.close_sent:
             return  # as uvicorn: the app is past `websocket.close`
-        joined = parts[0] if len(parts) == 1 else b"".join(parts)
-        data = joined if isinstance(joined, bytes) else bytes(joined)
+        data = message if type(message) is bytes else bytes(message)
         if not data.isascii():
             try:
                 data.decode()

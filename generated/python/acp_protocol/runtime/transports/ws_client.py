@@ -341,9 +341,8 @@ class WebSocketTransport:
         """One message, one text frame (a `MessageTransport`)."""
         if self._closed or self._inbox.ended or self._websocket.state is not State.OPEN:
             raise ConnectionClosed("the WebSocket is closed")
-        protocol = self._protocol
-        protocol.flush()  # what the protocol has to send first (a pong)
-        transport = protocol.transport
+        # (What the library has to send, a pong, left when it read the frame: `_handle_events`.)
+        transport = self._protocol.transport
         if transport is not None and not transport.is_closing():
             transport.write(text_frame(data))
 
