@@ -67,6 +67,16 @@ async def test_an_answered_request_leaves_nothing_for_the_garbage_collector() ->
     assert found == 0
 
 
+async def test_a_handler_runs_in_a_task_named_after_its_method() -> None:
+    async def ping(params: Any, ctx: RequestContext) -> Any:
+        task = asyncio.current_task()
+        return {"task": None if task is None else task.get_name()}
+
+    async with connected(handlers({"session/ping": ping})) as (_, peer):
+        peer.request(1, "session/ping")
+        assert (await peer.receive())["result"] == {"task": "session/ping"}
+
+
 async def test_peer_error_is_raised_to_the_caller_as_rpc_error() -> None:
     async with connected() as (connection, peer):
         call = asyncio.create_task(connection.request("x"))

@@ -49,15 +49,25 @@ _EAGER = sys.version_info >= (3, 12)
 
 if sys.version_info >= (3, 12):
 
-    def _start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    def _start_eagerly(coro: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
         """A task that runs its first step now, as its own task (Python 3.12+ eager start)."""
-        return asyncio.Task(coro, loop=asyncio.get_running_loop(), eager_start=True)
+        return asyncio.Task(coro, loop=asyncio.get_running_loop(), name=name, eager_start=True)
 
 else:
 
-    def _start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    def _start_eagerly(coro: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
         """Before Python 3.12 there is no eager start: a task that starts next turn."""
-        return asyncio.get_running_loop().create_task(coro)
+        return _start(coro, name)
+
+
+def _start(coro: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+    """A handler's task, named after its method. Named as it is made: uvloop's `create_task`
+    names it after, so every task's default name ("Task-41") would be formatted first (2 % of
+    a WebSocket round trip's instructions). Through the loop's task factory when one is set."""
+    loop = asyncio.get_running_loop()
+    if loop.get_task_factory() is None:
+        return asyncio.Task(coro, loop=loop, name=name)
+    return loop.create_task(coro, name=name)
 
 
 class Inbound(Protocol):
@@ -135,11 +145,11 @@ class IncomingRequests:
             # The handler runs until it first waits right here, in its own task (so
             # `current_task()`, `asyncio.timeout` and cancellation are its own): a handler that
             # does not wait is answered in the event-loop turn its request was read in.
-            task = _start_eagerly(self._run(entry))
+            task = _start_eagerly(self._run(entry), entry.method)
             if not task.done():  # done: answered already, and the entry needs no task
                 entry.task = task
         else:
-            entry.task = asyncio.get_running_loop().create_task(self._run(entry))
+            entry.task = _start(self._run(entry), entry.method)
 
     async def _run(self, entry: InFlight) -> None:
         """Run the handler and answer from its outcome, inside its task (no extra loop turn)."""

