@@ -35,7 +35,6 @@ from acp_codegen.targets.python.helpers import helpers_view
 from acp_codegen.targets.python.models import models_view
 from acp_codegen.targets.python.roles import (
     HANDLERS,
-    any_typed_results,
     role_views,
 )
 from acp_codegen.targets.python.types import PRIMITIVES, attribute_name
@@ -150,7 +149,6 @@ def generate(spec: ir.Specification, out_dir: Path, options: Options) -> None:
             "roles": roles,
             "handler_names": HANDLERS.names(edition),
             "provided_methods": PROVIDED_METHODS,
-            "any_typed_results": any_typed_results(edition),
         }
         out.render(
             directory / "__init__.py",

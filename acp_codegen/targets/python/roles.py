@@ -30,20 +30,3 @@ HANDLERS = MethodSpelling("Python", "handler", handler_name, "_notification", RE
 def role_views(edition: ir.Edition) -> tuple[RoleView, ...]:
     """The edition's roles named for Python."""
     return kit_role_views(edition, HANDLERS.names(edition))
-
-
-def any_typed_results(edition: ir.Edition) -> frozenset[str]:
-    """The result types of the edition's requests that a type checker sees as `Any`: aliases of
-    any JSON value, directly or through other aliases (1.x's `MessageMcpResponse`). A typed peer
-    returns the sending coroutine of such a request as it is: a cast would be redundant."""
-    found: set[str] = set()
-    for method in edition.requests():
-        name, seen = method.result, set[str]()
-        while name is not None and name not in seen:
-            seen.add(name)
-            definition = edition.definition(name)
-            target = definition.target if isinstance(definition, ir.Alias) else None
-            if isinstance(target, ir.AnyValue):
-                found.add(str(method.result))
-            name = target.name if isinstance(target, ir.Ref) else None
-    return frozenset(found)

@@ -127,6 +127,10 @@ class Connection:
         self._notifications: NotificationQueue | None = (
             None if handler is None else NotificationQueue(handler, self._receiver.made_progress)
         )
+        # What `backlog` counts, read directly: it is asked after every read.
+        self._in_flight = self._incoming.in_flight
+        notifications = self._notifications
+        self._queued_notifications = None if notifications is None else notifications.queue
         self._started = False
         self._notifier_task: asyncio.Task[None] | None = None
         self._unread_answers = 0  # written while the peer was not reading, not read yet
@@ -237,7 +241,8 @@ class Connection:
         (`cascade=False` opts out) cancellation, and `parse` (what the result goes through).
         The keywords, or one `RequestOptions` value as `options`, say how; both forms work.
         `parent`: the incoming request it is a child of (default: the one this task handles)."""
-        options = with_keywords(options, cancel, cascade, parse)
+        if cancel is not None or cascade is not None or parse is not None:
+            options = with_keywords(options, cancel, cascade, parse)
         return self._outgoing.request(method, params, options, parent)
 
     def cancel_request(self, request_id: int, reason: str | None = None) -> bool:
@@ -320,8 +325,11 @@ class Connection:
     def backlog(self) -> int:
         """Requests in flight (and answers not read yet) or notifications queued, whichever is
         more (`FrameSink`)."""
-        queued = 0 if self._notifications is None else len(self._notifications)
-        return max(len(self._incoming) + self._unread_answers, queued)
+        in_flight = len(self._in_flight) + self._unread_answers
+        queue = self._queued_notifications
+        if queue is not None and len(queue) > in_flight:
+            return len(queue)
+        return in_flight
 
     def _no_notification_waits(self) -> bool:
         return self._notifications is None or not len(self._notifications)

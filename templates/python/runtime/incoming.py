@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Protocol
 
 from .cancellation import CancelDialect
@@ -107,6 +107,8 @@ class IncomingRequests:
         self._send_tracebacks = send_tracebacks
         self._on_answered = on_answered  # the connection's flow control: room was made
         self._in_flight: dict[RequestId, InFlight] = {}
+        self.in_flight: Mapping[RequestId, InFlight] = self._in_flight
+        """The requests in flight, by id (read only: the connection counts them)."""
 
     def __len__(self) -> int:
         return len(self._in_flight)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from typing import Any
 
 from .errors import MethodNotFound
@@ -35,6 +35,11 @@ class NotificationQueue:
 
     def __len__(self) -> int:
         return len(self._queue)
+
+    @property
+    def queue(self) -> Sized:
+        """What waits, to be counted (the connection asks after every read)."""
+        return self._queue
 
     def put(self, method: str, params: Any) -> None:
         self._queue.append((method, params))

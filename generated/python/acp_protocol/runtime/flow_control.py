@@ -73,6 +73,7 @@ class Receiver:
     ) -> None:
         self._transport = transport
         self._frames = frames
+        self._limit = frames.limit  # (asked per message read)
         self._sink = sink
         self._max_queued = max_queued
         # While reading waits for room: done once there is (`made_progress` checks it per message).
@@ -161,7 +162,7 @@ class Receiver:
             return
         if not messages:
             self._on_lines(None)
-        elif len(messages) == 1 and len(messages[0]) <= self._frames.limit:
+        elif len(messages) == 1 and len(messages[0]) <= self._limit:
             if not self._queued and self._turn_routed < ROUTE_SLICE:  # the common read
                 self._sink.receive_line(messages[0])
                 self._routed(1)

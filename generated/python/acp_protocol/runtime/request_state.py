@@ -175,7 +175,8 @@ class RequestContext:
     ) -> Coroutine[Any, Any, Any]:
         """Send a nested request (await the result); it is cancelled with this one unless
         `cascade=False`. The keywords, or one `options` value, say how (`RequestOptions`)."""
-        options = with_keywords(options, cancel, cascade, parse)
+        if cancel is not None or cascade is not None or parse is not None:
+            options = with_keywords(options, cancel, cascade, parse)
         return self.connection.request(method, params, options, parent=self._entry)
 
     def notify(self, method: str, params: Any = None) -> Coroutine[Any, Any, None]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Coroutine
 from functools import partial
-from typing import Any, cast
+from typing import Any
 
 from ..runtime.cancellation import CancelSignal
 from ..runtime.peer import Peer, parse_negotiated, result_parser
@@ -93,8 +93,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_AUTHENTICATE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("authenticate", params, options)
-        return cast("Coroutine[Any, Any, models.AuthenticateResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("authenticate", params, options)
 
     def initialize(
         self,
@@ -112,8 +112,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_INITIALIZE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("initialize", params, options)
-        return cast("Coroutine[Any, Any, models.InitializeResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("initialize", params, options)
 
     def logout(
         self,
@@ -129,8 +129,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_LOGOUT
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("logout", params, options)
-        return cast("Coroutine[Any, Any, models.LogoutResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("logout", params, options)
 
     def session_close(
         self,
@@ -150,8 +150,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_CLOSE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/close", params, options)
-        return cast("Coroutine[Any, Any, models.CloseSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/close", params, options)
 
     def session_delete(
         self,
@@ -167,8 +167,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_DELETE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/delete", params, options)
-        return cast("Coroutine[Any, Any, models.DeleteSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/delete", params, options)
 
     def session_list(
         self,
@@ -184,8 +184,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_LIST
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/list", params, options)
-        return cast("Coroutine[Any, Any, models.ListSessionsResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/list", params, options)
 
     def session_load(
         self,
@@ -203,8 +203,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_LOAD
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/load", params, options)
-        return cast("Coroutine[Any, Any, models.LoadSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/load", params, options)
 
     def session_new(
         self,
@@ -220,8 +220,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_NEW
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/new", params, options)
-        return cast("Coroutine[Any, Any, models.NewSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/new", params, options)
 
     def session_prompt(
         self,
@@ -239,8 +239,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_PROMPT
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/prompt", params, options)
-        return cast("Coroutine[Any, Any, models.PromptResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/prompt", params, options)
 
     def session_resume(
         self,
@@ -259,8 +259,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_RESUME
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/resume", params, options)
-        return cast("Coroutine[Any, Any, models.ResumeSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/resume", params, options)
 
     def session_set_config_option(
         self,
@@ -273,8 +273,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_SET_CONFIG_OPTION
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/set_config_option", params, options)
-        return cast("Coroutine[Any, Any, models.SetSessionConfigOptionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/set_config_option", params, options)
 
     def session_set_mode(
         self,
@@ -287,8 +287,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_SET_MODE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/set_mode", params, options)
-        return cast("Coroutine[Any, Any, models.SetSessionModeResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/set_mode", params, options)
 
     def session_cancel(self, params: models.CancelNotification) -> Coroutine[Any, Any, None]:
         """Notification to cancel ongoing operations for a session.
@@ -319,8 +319,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_ELICITATION_CREATE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("elicitation/create", params, options)
-        return cast("Coroutine[Any, Any, models.CreateElicitationResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("elicitation/create", params, options)
 
     def fs_read_text_file(
         self,
@@ -336,8 +336,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_FS_READ_TEXT_FILE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("fs/read_text_file", params, options)
-        return cast("Coroutine[Any, Any, models.ReadTextFileResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("fs/read_text_file", params, options)
 
     def fs_write_text_file(
         self,
@@ -353,8 +353,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_FS_WRITE_TEXT_FILE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("fs/write_text_file", params, options)
-        return cast("Coroutine[Any, Any, models.WriteTextFileResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("fs/write_text_file", params, options)
 
     def session_request_permission(
         self,
@@ -372,8 +372,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_SESSION_REQUEST_PERMISSION
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/request_permission", params, options)
-        return cast("Coroutine[Any, Any, models.RequestPermissionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/request_permission", params, options)
 
     def terminal_create(
         self,
@@ -386,8 +386,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_TERMINAL_CREATE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("terminal/create", params, options)
-        return cast("Coroutine[Any, Any, models.CreateTerminalResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("terminal/create", params, options)
 
     def terminal_kill(
         self,
@@ -400,8 +400,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_TERMINAL_KILL
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("terminal/kill", params, options)
-        return cast("Coroutine[Any, Any, models.KillTerminalResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("terminal/kill", params, options)
 
     def terminal_output(
         self,
@@ -414,8 +414,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_TERMINAL_OUTPUT
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("terminal/output", params, options)
-        return cast("Coroutine[Any, Any, models.TerminalOutputResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("terminal/output", params, options)
 
     def terminal_release(
         self,
@@ -428,8 +428,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_TERMINAL_RELEASE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("terminal/release", params, options)
-        return cast("Coroutine[Any, Any, models.ReleaseTerminalResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("terminal/release", params, options)
 
     def terminal_wait_for_exit(
         self,
@@ -442,8 +442,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_TERMINAL_WAIT_FOR_EXIT
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("terminal/wait_for_exit", params, options)
-        return cast("Coroutine[Any, Any, models.WaitForTerminalExitResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("terminal/wait_for_exit", params, options)
 
     def elicitation_complete(
         self, params: models.CompleteElicitationNotification

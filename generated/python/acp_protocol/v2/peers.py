@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Coroutine
 from functools import partial
-from typing import Any, cast
+from typing import Any
 
 from ..runtime.cancellation import CancelSignal
 from ..runtime.peer import Peer, parse_negotiated, result_parser
@@ -83,8 +83,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_AUTH_LOGIN
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("auth/login", params, options)
-        return cast("Coroutine[Any, Any, models.LoginAuthResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("auth/login", params, options)
 
     def auth_logout(
         self,
@@ -104,8 +104,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_AUTH_LOGOUT
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("auth/logout", params, options)
-        return cast("Coroutine[Any, Any, models.LogoutAuthResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("auth/logout", params, options)
 
     def initialize(
         self,
@@ -123,8 +123,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_INITIALIZE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("initialize", params, options)
-        return cast("Coroutine[Any, Any, models.InitializeResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("initialize", params, options)
 
     def session_close(
         self,
@@ -158,8 +158,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_CLOSE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/close", params, options)
-        return cast("Coroutine[Any, Any, models.CloseSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/close", params, options)
 
     def session_delete(
         self,
@@ -175,8 +175,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_DELETE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/delete", params, options)
-        return cast("Coroutine[Any, Any, models.DeleteSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/delete", params, options)
 
     def session_list(
         self,
@@ -189,8 +189,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_LIST
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/list", params, options)
-        return cast("Coroutine[Any, Any, models.ListSessionsResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/list", params, options)
 
     def session_new(
         self,
@@ -206,8 +206,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_NEW
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/new", params, options)
-        return cast("Coroutine[Any, Any, models.NewSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/new", params, options)
 
     def session_prompt(
         self,
@@ -225,8 +225,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_PROMPT
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/prompt", params, options)
-        return cast("Coroutine[Any, Any, models.PromptResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/prompt", params, options)
 
     def session_resume(
         self,
@@ -243,8 +243,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_RESUME
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/resume", params, options)
-        return cast("Coroutine[Any, Any, models.ResumeSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/resume", params, options)
 
     def session_set_config_option(
         self,
@@ -267,8 +267,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_SET_CONFIG_OPTION
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/set_config_option", params, options)
-        return cast("Coroutine[Any, Any, models.SetSessionConfigOptionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/set_config_option", params, options)
 
     def terminal_cancel(
         self,
@@ -294,8 +294,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_TERMINAL_CANCEL
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("terminal/cancel", params, options)
-        return cast("Coroutine[Any, Any, models.CancelTerminalResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("terminal/cancel", params, options)
 
     def tool_call_cancel(
         self,
@@ -320,8 +320,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_TOOL_CALL_CANCEL
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("tool_call/cancel", params, options)
-        return cast("Coroutine[Any, Any, models.CancelToolCallResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("tool_call/cancel", params, options)
 
     def session_cancel(self, params: models.CancelSessionNotification) -> Coroutine[Any, Any, None]:
         """Cancels the named session's active foreground work and earlier prompts not yet inserted.
@@ -366,8 +366,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_ELICITATION_CREATE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("elicitation/create", params, options)
-        return cast("Coroutine[Any, Any, models.CreateElicitationResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("elicitation/create", params, options)
 
     def session_request_permission(
         self,
@@ -385,8 +385,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_SESSION_REQUEST_PERMISSION
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/request_permission", params, options)
-        return cast("Coroutine[Any, Any, models.RequestPermissionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/request_permission", params, options)
 
     def elicitation_complete(
         self, params: models.CompleteElicitationNotification

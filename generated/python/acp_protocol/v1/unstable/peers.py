@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Coroutine
 from functools import partial
-from typing import Any, cast
+from typing import Any
 
 from ...runtime.cancellation import CancelSignal
 from ...runtime.peer import Peer, parse_negotiated, result_parser
@@ -126,8 +126,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_AUTH_STATUS
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("auth/status", params, options)
-        return cast("Coroutine[Any, Any, models.AuthStatusResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("auth/status", params, options)
 
     def authenticate(
         self,
@@ -143,8 +143,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_AUTHENTICATE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("authenticate", params, options)
-        return cast("Coroutine[Any, Any, models.AuthenticateResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("authenticate", params, options)
 
     def initialize(
         self,
@@ -162,8 +162,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_INITIALIZE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("initialize", params, options)
-        return cast("Coroutine[Any, Any, models.InitializeResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("initialize", params, options)
 
     def logout(
         self,
@@ -179,8 +179,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_LOGOUT
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("logout", params, options)
-        return cast("Coroutine[Any, Any, models.LogoutResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("logout", params, options)
 
     def providers_disable(
         self,
@@ -198,8 +198,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_PROVIDERS_DISABLE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("providers/disable", params, options)
-        return cast("Coroutine[Any, Any, models.DisableProviderResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("providers/disable", params, options)
 
     def providers_list(
         self,
@@ -217,8 +217,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_PROVIDERS_LIST
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("providers/list", params, options)
-        return cast("Coroutine[Any, Any, models.ListProvidersResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("providers/list", params, options)
 
     def providers_set(
         self,
@@ -238,8 +238,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_PROVIDERS_SET
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("providers/set", params, options)
-        return cast("Coroutine[Any, Any, models.SetProviderResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("providers/set", params, options)
 
     def session_archive(
         self,
@@ -264,8 +264,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_ARCHIVE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/archive", params, options)
-        return cast("Coroutine[Any, Any, models.ArchiveSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/archive", params, options)
 
     def session_close(
         self,
@@ -285,8 +285,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_CLOSE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/close", params, options)
-        return cast("Coroutine[Any, Any, models.CloseSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/close", params, options)
 
     def session_delete(
         self,
@@ -302,8 +302,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_DELETE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/delete", params, options)
-        return cast("Coroutine[Any, Any, models.DeleteSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/delete", params, options)
 
     def session_fork(
         self,
@@ -326,8 +326,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_FORK
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/fork", params, options)
-        return cast("Coroutine[Any, Any, models.ForkSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/fork", params, options)
 
     def session_list(
         self,
@@ -343,8 +343,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_LIST
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/list", params, options)
-        return cast("Coroutine[Any, Any, models.ListSessionsResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/list", params, options)
 
     def session_load(
         self,
@@ -362,8 +362,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_LOAD
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/load", params, options)
-        return cast("Coroutine[Any, Any, models.LoadSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/load", params, options)
 
     def session_new(
         self,
@@ -379,8 +379,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_NEW
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/new", params, options)
-        return cast("Coroutine[Any, Any, models.NewSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/new", params, options)
 
     def session_options(
         self,
@@ -406,8 +406,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_OPTIONS
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/options", params, options)
-        return cast("Coroutine[Any, Any, models.SessionOptionsResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/options", params, options)
 
     def session_prompt(
         self,
@@ -425,8 +425,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_PROMPT
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/prompt", params, options)
-        return cast("Coroutine[Any, Any, models.PromptResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/prompt", params, options)
 
     def session_resume(
         self,
@@ -445,8 +445,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_RESUME
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/resume", params, options)
-        return cast("Coroutine[Any, Any, models.ResumeSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/resume", params, options)
 
     def session_set_config_option(
         self,
@@ -459,8 +459,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_SET_CONFIG_OPTION
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/set_config_option", params, options)
-        return cast("Coroutine[Any, Any, models.SetSessionConfigOptionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/set_config_option", params, options)
 
     def session_set_mode(
         self,
@@ -473,8 +473,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_SET_MODE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/set_mode", params, options)
-        return cast("Coroutine[Any, Any, models.SetSessionModeResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/set_mode", params, options)
 
     def session_set_title(
         self,
@@ -500,8 +500,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_SET_TITLE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/set_title", params, options)
-        return cast("Coroutine[Any, Any, models.SetSessionTitleResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/set_title", params, options)
 
     def session_status(
         self,
@@ -525,8 +525,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_STATUS
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/status", params, options)
-        return cast("Coroutine[Any, Any, models.SessionStatusResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/status", params, options)
 
     def session_unarchive(
         self,
@@ -552,8 +552,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_UNARCHIVE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/unarchive", params, options)
-        return cast("Coroutine[Any, Any, models.UnarchiveSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/unarchive", params, options)
 
     def mcp_message_notification(
         self, params: models.MessageMcpNotification
@@ -598,8 +598,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_ELICITATION_CREATE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("elicitation/create", params, options)
-        return cast("Coroutine[Any, Any, models.CreateElicitationResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("elicitation/create", params, options)
 
     def fs_read_text_file(
         self,
@@ -615,8 +615,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_FS_READ_TEXT_FILE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("fs/read_text_file", params, options)
-        return cast("Coroutine[Any, Any, models.ReadTextFileResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("fs/read_text_file", params, options)
 
     def fs_write_text_file(
         self,
@@ -632,8 +632,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_FS_WRITE_TEXT_FILE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("fs/write_text_file", params, options)
-        return cast("Coroutine[Any, Any, models.WriteTextFileResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("fs/write_text_file", params, options)
 
     def mcp_message(
         self,
@@ -651,8 +651,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_MCP_MESSAGE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("mcp/message", params, options)
-        return cast("Coroutine[Any, Any, models.MessageMcpResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("mcp/message", params, options)
 
     def session_request_permission(
         self,
@@ -670,8 +670,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_SESSION_REQUEST_PERMISSION
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/request_permission", params, options)
-        return cast("Coroutine[Any, Any, models.RequestPermissionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/request_permission", params, options)
 
     def terminal_create(
         self,
@@ -684,8 +684,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_TERMINAL_CREATE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("terminal/create", params, options)
-        return cast("Coroutine[Any, Any, models.CreateTerminalResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("terminal/create", params, options)
 
     def terminal_kill(
         self,
@@ -698,8 +698,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_TERMINAL_KILL
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("terminal/kill", params, options)
-        return cast("Coroutine[Any, Any, models.KillTerminalResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("terminal/kill", params, options)
 
     def terminal_output(
         self,
@@ -712,8 +712,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_TERMINAL_OUTPUT
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("terminal/output", params, options)
-        return cast("Coroutine[Any, Any, models.TerminalOutputResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("terminal/output", params, options)
 
     def terminal_release(
         self,
@@ -726,8 +726,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_TERMINAL_RELEASE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("terminal/release", params, options)
-        return cast("Coroutine[Any, Any, models.ReleaseTerminalResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("terminal/release", params, options)
 
     def terminal_wait_for_exit(
         self,
@@ -740,8 +740,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_TERMINAL_WAIT_FOR_EXIT
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("terminal/wait_for_exit", params, options)
-        return cast("Coroutine[Any, Any, models.WaitForTerminalExitResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("terminal/wait_for_exit", params, options)
 
     def auth_status_update(
         self, params: models.AuthStatusUpdateNotification

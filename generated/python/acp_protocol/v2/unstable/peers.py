@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Coroutine
 from functools import partial
-from typing import Any, cast
+from typing import Any
 
 from ...runtime.cancellation import CancelSignal
 from ...runtime.peer import Peer, parse_negotiated, result_parser
@@ -109,8 +109,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_AUTH_LOGIN
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("auth/login", params, options)
-        return cast("Coroutine[Any, Any, models.LoginAuthResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("auth/login", params, options)
 
     def auth_logout(
         self,
@@ -130,8 +130,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_AUTH_LOGOUT
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("auth/logout", params, options)
-        return cast("Coroutine[Any, Any, models.LogoutAuthResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("auth/logout", params, options)
 
     def auth_status(
         self,
@@ -154,8 +154,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_AUTH_STATUS
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("auth/status", params, options)
-        return cast("Coroutine[Any, Any, models.AuthStatusResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("auth/status", params, options)
 
     def initialize(
         self,
@@ -173,8 +173,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_INITIALIZE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("initialize", params, options)
-        return cast("Coroutine[Any, Any, models.InitializeResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("initialize", params, options)
 
     def providers_disable(
         self,
@@ -192,8 +192,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_PROVIDERS_DISABLE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("providers/disable", params, options)
-        return cast("Coroutine[Any, Any, models.DisableProviderResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("providers/disable", params, options)
 
     def providers_list(
         self,
@@ -211,8 +211,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_PROVIDERS_LIST
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("providers/list", params, options)
-        return cast("Coroutine[Any, Any, models.ListProvidersResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("providers/list", params, options)
 
     def providers_set(
         self,
@@ -232,8 +232,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_PROVIDERS_SET
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("providers/set", params, options)
-        return cast("Coroutine[Any, Any, models.SetProviderResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("providers/set", params, options)
 
     def session_archive(
         self,
@@ -258,8 +258,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_ARCHIVE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/archive", params, options)
-        return cast("Coroutine[Any, Any, models.ArchiveSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/archive", params, options)
 
     def session_close(
         self,
@@ -293,8 +293,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_CLOSE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/close", params, options)
-        return cast("Coroutine[Any, Any, models.CloseSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/close", params, options)
 
     def session_delete(
         self,
@@ -310,8 +310,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_DELETE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/delete", params, options)
-        return cast("Coroutine[Any, Any, models.DeleteSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/delete", params, options)
 
     def session_fork(
         self,
@@ -334,8 +334,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_FORK
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/fork", params, options)
-        return cast("Coroutine[Any, Any, models.ForkSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/fork", params, options)
 
     def session_list(
         self,
@@ -348,8 +348,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_LIST
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/list", params, options)
-        return cast("Coroutine[Any, Any, models.ListSessionsResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/list", params, options)
 
     def session_new(
         self,
@@ -365,8 +365,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_NEW
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/new", params, options)
-        return cast("Coroutine[Any, Any, models.NewSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/new", params, options)
 
     def session_options(
         self,
@@ -392,8 +392,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_OPTIONS
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/options", params, options)
-        return cast("Coroutine[Any, Any, models.SessionOptionsResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/options", params, options)
 
     def session_prompt(
         self,
@@ -411,8 +411,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_PROMPT
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/prompt", params, options)
-        return cast("Coroutine[Any, Any, models.PromptResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/prompt", params, options)
 
     def session_resume(
         self,
@@ -429,8 +429,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_RESUME
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/resume", params, options)
-        return cast("Coroutine[Any, Any, models.ResumeSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/resume", params, options)
 
     def session_set_config_option(
         self,
@@ -453,8 +453,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_SET_CONFIG_OPTION
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/set_config_option", params, options)
-        return cast("Coroutine[Any, Any, models.SetSessionConfigOptionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/set_config_option", params, options)
 
     def session_set_title(
         self,
@@ -480,8 +480,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_SET_TITLE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/set_title", params, options)
-        return cast("Coroutine[Any, Any, models.SetSessionTitleResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/set_title", params, options)
 
     def session_status(
         self,
@@ -505,8 +505,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_STATUS
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/status", params, options)
-        return cast("Coroutine[Any, Any, models.SessionStatusResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/status", params, options)
 
     def session_unarchive(
         self,
@@ -532,8 +532,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_SESSION_UNARCHIVE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/unarchive", params, options)
-        return cast("Coroutine[Any, Any, models.UnarchiveSessionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/unarchive", params, options)
 
     def terminal_cancel(
         self,
@@ -559,8 +559,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_TERMINAL_CANCEL
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("terminal/cancel", params, options)
-        return cast("Coroutine[Any, Any, models.CancelTerminalResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("terminal/cancel", params, options)
 
     def tool_call_cancel(
         self,
@@ -585,8 +585,8 @@ class AgentPeer(Peer):
         options = _OPTIONS_TOOL_CALL_CANCEL
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("tool_call/cancel", params, options)
-        return cast("Coroutine[Any, Any, models.CancelToolCallResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("tool_call/cancel", params, options)
 
     def mcp_message_notification(
         self, params: models.MessageMcpNotification
@@ -641,8 +641,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_ELICITATION_CREATE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("elicitation/create", params, options)
-        return cast("Coroutine[Any, Any, models.CreateElicitationResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("elicitation/create", params, options)
 
     def mcp_message(
         self,
@@ -658,8 +658,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_MCP_MESSAGE
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("mcp/message", params, options)
-        return cast("Coroutine[Any, Any, models.MessageMcpResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("mcp/message", params, options)
 
     def session_request_permission(
         self,
@@ -677,8 +677,8 @@ class ClientPeer(Peer):
         options = _OPTIONS_SESSION_REQUEST_PERMISSION
         if cancel is not None or not cascade:
             options = RequestOptions(cancel, cascade, options.parse)
-        sent = self._sender.request("session/request_permission", params, options)
-        return cast("Coroutine[Any, Any, models.RequestPermissionResponse]", sent)
+        # (The sender's coroutine gives `parse`'s result: the method's result type.)
+        return self._sender.request("session/request_permission", params, options)
 
     def auth_status_update(
         self, params: models.AuthStatusUpdateNotification
