@@ -14,7 +14,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+import uvicorn
 from acp_protocol.runtime.transports.http_policy import HttpServerOptions
+from acp_protocol.runtime.transports.uvicorn_ws import AcpWebSocket
+from uvicorn.server import ServerState
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -107,3 +110,32 @@ async def _until(condition: Any) -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError("timed out waiting")
+
+
+async def test_writing_is_paused_from_the_transport_s_pause_until_its_resume_or_the_loss() -> None:
+    """asyncio's flow control (`pause_writing` above the high-water mark, `resume_writing` below
+    the low one) reaches the connection's writers through `writing_paused()`, and they go on when
+    the socket is lost, as uvicorn's `writable` event does."""
+    config = uvicorn.Config(RecordingServer(HttpServerOptions()), ws=AcpWebSocket)
+    config.load()
+    socket = AcpWebSocket(config, ServerState(), {})
+    socket.connection_made(_Transport())
+    seen = [socket.writing_paused()]
+    socket.pause_writing()
+    seen += [socket.writing_paused(), not socket.writable.is_set()]
+    socket.resume_writing()
+    seen += [socket.writing_paused(), not socket.writable.is_set()]
+    socket.pause_writing()
+    socket.connection_lost(None)
+    seen += [socket.writing_paused(), not socket.writable.is_set()]
+    assert seen == [False, True, True, False, False, False, False]
+
+
+class _Transport(asyncio.Transport):
+    """Enough of a socket for uvicorn's protocol to be made and lost."""
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"sockname": ("127.0.0.1", 1), "peername": ("127.0.0.1", 2)}.get(name, default)
+
+    def close(self) -> None:
+        pass

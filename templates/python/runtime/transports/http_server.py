@@ -282,7 +282,7 @@ def _receiver(
     closing: list[asyncio.Future[None]] = []
 
     def take(text: bytes) -> None:
-        line = ndjson_line(text)
+        line = text if LF not in text else ndjson_line(text)
         if line is None:
             socket.send_texts([_PARSE_ERROR])
         elif not connection.put(line) and not closing:

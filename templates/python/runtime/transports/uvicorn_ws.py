@@ -58,6 +58,7 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
     _rest: bytearray | None = None  # direct: the start of a frame not read whole yet
     _limit: int | None = None  # direct: the library's size limit of a message
     _fragments = "current_size"  # direct: the library's field set while fragments come
+    _write_paused = False  # uvicorn's `pause_writing` until its `resume_writing`
 
     # -- uvicorn's side ------------------------------------------------------------------------
 
@@ -229,10 +230,32 @@ class AcpWebSocket(WebSocketsSansIOProtocol):
             self.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
         return True
 
+    def send_text(self, payload: bytes) -> bool:
+        """One payload, one text frame (`send_texts` of one, without the list)."""
+        if self.close_sent or self.transport.is_closing():
+            return False
+        if self.conn.extensions:
+            return self.send_texts([payload])
+        self.transport.write(server_text_frame(payload))
+        return True
+
     def writing_paused(self) -> bool:
         """The socket's buffer is over its high-water mark (uvicorn's `pause_writing`): the
-        writer should wait, so that what is written goes out while more is made."""
-        return not self.writable.is_set()
+        writer should wait, so that what is written goes out while more is made. (A flag kept
+        beside uvicorn's `writable` event: asked after every write.)"""
+        return self._write_paused
+
+    def pause_writing(self) -> None:
+        self._write_paused = True
+        super().pause_writing()
+
+    def resume_writing(self) -> None:
+        self._write_paused = False
+        super().resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._write_paused = False  # as uvicorn sets `writable`: a waiting writer goes on
+        super().connection_lost(exc)
 
     async def writable_again(self) -> None:
         """Return once the socket's buffer is below its low-water mark (or the socket is gone)."""

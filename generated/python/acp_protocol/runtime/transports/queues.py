@@ -25,21 +25,18 @@ from collections.abc import Callable
 class Inbox:
     """What the peer sent, for `read()`: the lines joined, up to `limit` bytes waiting."""
 
-    __slots__ = ("_ended", "_limit", "_lines", "_room", "_size", "_waiter", "taken")
+    __slots__ = ("_limit", "_lines", "_room", "_size", "_waiter", "ended", "taken")
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
         self._lines: list[bytes] = []
         self._size = 0
-        self._ended = False
+        self.ended = False
+        """`end()` was called (read only: an attribute, it is asked per message written)."""
         self._waiter: asyncio.Future[None] | None = None
         self._room: asyncio.Future[None] | None = None
         self.taken = False
         """`read()` has returned something."""
-
-    @property
-    def ended(self) -> bool:
-        return self._ended
 
     @property
     def limit(self) -> int:
@@ -56,7 +53,7 @@ class Inbox:
     def put(self, line: bytes) -> bool:
         """Queue one message (its line, newline included); False when it would pass the bound
         (nothing is queued) or the inbox has ended."""
-        if self._ended or (self._size and self._size + len(line) > self._limit):
+        if self.ended or (self._size and self._size + len(line) > self._limit):
             return False
         self._lines.append(line)
         self._size += len(line)
@@ -66,7 +63,7 @@ class Inbox:
     def push(self, line: bytes) -> bool:
         """Queue one message whatever the bound (unless ended); False when the inbox is now
         over it: the caller stops reading until `room()`."""
-        if self._ended:
+        if self.ended:
             return True
         self._lines.append(line)
         self._size += len(line)
@@ -75,27 +72,27 @@ class Inbox:
 
     async def room(self) -> None:
         """Return once the inbox is within its bound (or ended)."""
-        while self._size > self._limit and not self._ended:
+        while self._size > self._limit and not self.ended:
             self._room = room = asyncio.get_running_loop().create_future()
             await room
 
     async def put_when_room(self, line: bytes) -> None:
         """Queue one message, first waiting while the inbox is full: the reader of a stream
         stops reading it, and TCP makes the sender wait."""
-        while self._size and self._size + len(line) > self._limit and not self._ended:
+        while self._size and self._size + len(line) > self._limit and not self.ended:
             self._room = room = asyncio.get_running_loop().create_future()
             await room
         self.put(line)
 
     def end(self) -> None:
         """No more input: `read()` returns what is left, then `b""`."""
-        self._ended = True
+        self.ended = True
         self._wake()
         self._make_room()
 
     async def read(self) -> bytes:
         while not self._lines:
-            if self._ended:
+            if self.ended:
                 return b""
             self._waiter = asyncio.get_running_loop().create_future()
             await self._waiter

@@ -37,7 +37,7 @@ from ..errors import ConnectionClosed
 from ..event_loop import loop_name
 from .framing import ndjson_line
 from .queues import Inbox
-from .transport import MessageSink
+from .transport import LF, MessageSink
 from .ws_frames import text_frame
 
 log = logging.getLogger(__name__)
@@ -211,7 +211,11 @@ class _SocketProtocol(asyncio.Protocol):
             needed = head + length
             if end > size:
                 break
-            self._message(data[at + head : end])
+            payload = data[at + head : end]
+            if self.sink is not None and LF not in payload:  # the common message, pushed
+                self._batch.append(payload)
+            else:
+                self._message(payload)
             at, needed = end, 2
         if at < size:
             self._rest, self._rest_size, self._needed = [data[at:]], size - at, needed
