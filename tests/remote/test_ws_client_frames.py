@@ -11,10 +11,11 @@ import json
 from acp_protocol.runtime.transports.queues import Inbox
 from acp_protocol.runtime.transports.uvicorn_ws import server_text_frame
 from acp_protocol.runtime.transports.ws_client import _SocketProtocol, open_websocket
+from acp_protocol.runtime.transports.ws_frames import text_frame
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.client import ClientProtocol
 from websockets.uri import parse_uri
-from websockets.utils import accept_key
+from websockets.utils import accept_key, apply_mask
 
 MESSAGE = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "n": 1}}
 
@@ -97,3 +98,17 @@ async def test_a_text_frame_read_a_byte_at_a_time_arrives_once_whole() -> None:
     assert inbox.take_all() == texts[0] + b"\n" + texts[1] + b"\n"
     protocol.data_received(frames[-1:])
     assert inbox.take_all() == texts[2] + b"\n"
+
+
+def test_each_frame_written_has_a_key_of_its_own_past_the_pool() -> None:
+    """RFC 6455 5.3: "The masking key is a 32-bit value chosen at random by the client": keys are
+    drawn 1,024 at a time, and every frame, across draws, unmasks to its payload."""
+    payload = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+    keys = []
+    for _ in range(2500):
+        frame = text_frame(payload)
+        key = frame[2:6]
+        assert frame[:2] == bytes((0x81, 0x80 | len(payload)))
+        assert apply_mask(frame[6:], key) == payload
+        keys.append(key)
+    assert len(set(keys)) > 2400  # 32 random bits each: a repeat is rare, not a rule

@@ -118,8 +118,10 @@ class OutgoingRequests:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         entry = Pending(self, request_id, method, future, parent, cascade)
         # With others pending (a worker pool), the next requests likely follow in this turn.
+        pending = len(self._pending)
         self._out.write_frame(
-            request_frame(request_id, method, params), batch=exchange_batch(len(self._pending))
+            request_frame(request_id, method, params),
+            batch=exchange_batch(pending) if pending else 0,
         )
         self._pending[request_id] = entry
         if scope is not None:

@@ -28,14 +28,7 @@ class _MaskKeys:
 
     def __init__(self) -> None:
         self._pool = b""
-        self._at = 0
-
-    def next(self) -> bytes:
-        at = self._at
-        if at >= len(self._pool):
-            self._pool, at = os.urandom(_MASK_POOL), 0
-        self._at = at + 4
-        return self._pool[at : at + 4]
+        self._at = _MASK_POOL  # drawn at the first key
 
 
 _keys = _MaskKeys()
@@ -53,7 +46,12 @@ def text_frame(payload: bytes) -> bytes:
         head = struct.pack("!BBH", 0x81, 0x80 | 126, length)
     else:
         head = struct.pack("!BBQ", 0x81, 0x80 | 127, length)
-    key = _keys.next()
+    keys = _keys  # the next 4 bytes of its pool (read here: one call less per frame)
+    at = keys._at
+    if at >= _MASK_POOL:
+        keys._pool, at = os.urandom(_MASK_POOL), 0
+    keys._at = at + 4
+    key = keys._pool[at : at + 4]
     return head + key + apply_mask(payload, key)
 
 
