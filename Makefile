@@ -102,8 +102,9 @@ test-typescript: ts-build
 	cd $(TS_BUILD) && node --test dist-test/test/*.test.js
 
 ## test-go: gofmt, go vet and go test -race on generated/go and its tests (tests/go; needs Go 1.24+), and
-## interop over stdio with the official TypeScript SDK, our Python runtime and coder/acp-go-sdk
-test-go: $(STAMP) $(NODE_STAMP)
+## interop over stdio with the official TypeScript SDK, our Python runtime and coder/acp-go-sdk (and over WebSocket with
+## our TypeScript client: ts-build first, so the other lane never rebuilds it under these tests)
+test-go: $(STAMP) $(NODE_STAMP) ts-build
 	@command -v go >/dev/null || { echo "make test-go: go not found on PATH: install Go 1.24 or newer (https://go.dev/dl/)" >&2; exit 1; }
 	@sh tests/tier.sh test-go $(BIN)/pytest -q tests/go
 

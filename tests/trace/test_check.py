@@ -192,10 +192,32 @@ def test_a_permission_outcome_not_offered_breaks_the_client_answer_rule() -> Non
     ]
 
 
+CANCEL: Frame = ("sent", notification("session/cancel", {"sessionId": SID}))
+
+
+def read_after(*sent: Frame) -> list[Frame]:
+    """`sent`, then a request the agent answers (the suite's marker, `_conformance/probe`): an
+    agent reads its input in order, so its answer shows `sent` was read."""
+    return [
+        *sent,
+        ("sent", {"jsonrpc": "2.0", "id": "marker-9", "method": "_conformance/probe"}),
+        ("received", {"jsonrpc": "2.0", "id": "marker-9", "result": None}),
+    ]
+
+
 def test_a_cancel_ignored_breaks_cancel_answers_cancelled() -> None:
-    cancel = ("sent", notification("session/cancel", {"sessionId": SID}))
-    frames = v1_opening() + v1_turn("end_turn", cancel)
+    """The suite's case fails only an end other than `cancelled` written after the request sent
+    right after the cancel was answered: the recording holds the check to the same."""
+    frames = v1_opening() + v1_turn("end_turn", *read_after(CANCEL))
     assert ids(frames) == ["prompt.cancel_answers_cancelled"]
+
+
+def test_a_turn_that_ends_as_the_cancel_is_sent_is_no_verdict() -> None:
+    """A turn that ended `end_turn` before the agent was seen to read the cancel raced it: the
+    suite skips that ("not known to have been read first"), and so does the check."""
+    assert ids(v1_opening() + v1_turn("end_turn", CANCEL)) == []
+    late = v1_opening() + v1_turn("end_turn", CANCEL) + read_after()
+    assert ids(late) == []
 
 
 def test_cancelled_without_a_cancel_is_reported_informative() -> None:
@@ -326,9 +348,25 @@ def test_v2_a_chunk_after_its_idle_breaks_updates_before_idle() -> None:
 
 
 def test_v2_a_cancel_ending_the_work_end_turn_breaks_idle_cancelled() -> None:
-    cancel = ("sent", notification("session/cancel", {"sessionId": SID}))
-    assert ids(v2_opening() + v2_work(cancel)) == ["lifecycle.cancel_ends_the_work_idle_cancelled"]
-    assert ids(v2_opening() + v2_work(cancel, end="cancelled")) == []
+    read = read_after(CANCEL)
+    assert ids(v2_opening() + v2_work(*read)) == ["lifecycle.cancel_ends_the_work_idle_cancelled"]
+    assert ids(v2_opening() + v2_work(*read, end="cancelled")) == []
+
+
+def test_v2_work_that_ends_as_the_cancel_is_sent_is_no_verdict() -> None:
+    assert ids(v2_opening() + v2_work(CANCEL)) == []
+
+
+def test_v2_work_that_ends_as_the_close_is_sent_is_no_verdict() -> None:
+    """An idle `end_turn` written before the agent was seen to read the close: the work ended
+    as the close was sent (the suite skips it); after it, the close must end it `cancelled`."""
+    close = ("sent", request(4, "session/close", {"sessionId": SID}))
+    answered = ("received", result(4, {}))
+    work = v2_work()
+    raced = v2_opening() + work[:-1] + [close, work[-1], answered]
+    assert ids(raced) == []
+    read = v2_opening() + work[:-1] + [*read_after(close), work[-1], answered]
+    assert ids(read) == ["lifecycle.close_reports_idle_cancelled_before_its_answer"]
 
 
 def test_v2_close_during_the_work_answered_before_its_idle_and_then_an_update() -> None:

@@ -15,8 +15,11 @@
   the session after the close answer;
 - both: every tool call of a turn has a final status when the turn ends.
 
-A cancel races the turn's end: the recording cannot show when the agent read the cancel, so an
-answer other than `cancelled` that follows a cancel is reported with how long after it came.
+A cancel races the turn's end: the recording cannot show when the agent read the cancel. What it
+shows is what the suite's marker shows (conformance/running.py, `read_before`): an agent reads
+its input in order, so one that answered a request sent after the cancel had read the cancel.
+A stop reason other than `cancelled` is reported only then; before it, the turn ended as the
+cancel was sent and nothing is judged, as the suite skips the case (the same for a close).
 """
 
 from __future__ import annotations
@@ -63,6 +66,9 @@ class Session:
     close: int | None = None
     close_while_working: bool = False
     idle_cancelled_since_close: bool = False
+    """Whether the last idle since the close ended the work `cancelled`."""
+    close_raced: bool = False
+    """Whether that idle, not `cancelled`, came before the agent was seen to read the close."""
     closed_at: int | None = None
 
 
@@ -72,6 +78,17 @@ class Turns:
         self.report = report
         self.v2 = data.prompt is not None and data.prompt.answer == "insertion"
         self.sessions: dict[str, Session] = {}
+        self.read_through = -1
+        """The latest client frame the agent is known to have read: that of the latest request
+        it answered (it reads its input in order)."""
+
+    def read(self, request_frame: int) -> None:
+        """The agent answered the client's request sent at `request_frame`."""
+        self.read_through = max(self.read_through, request_frame)
+
+    def read_since(self, frame: int) -> bool:
+        """Whether the agent had read past `frame`: it answered a request sent after it."""
+        return self.read_through > frame
 
     def session(self, params: Any) -> tuple[str, Session] | None:
         sid = params.get("sessionId") if type(params) is dict else None
@@ -100,7 +117,7 @@ class Turns:
                 state.loading, state.replayed, state.last_answer = True, 0, None
             elif method == "session/close" and self.v2:
                 state.close, state.close_while_working = index, state.working
-                state.idle_cancelled_since_close = False
+                state.idle_cancelled_since_close, state.close_raced = False, False
             return
         if state.closed_at is not None:
             self.report(
@@ -187,15 +204,16 @@ class Turns:
                 )
                 state.inserted = None
             return
-        if state.cancel is not None and reason != "cancelled":
+        if state.cancel is not None and reason != "cancelled" and self.read_since(state.cancel):
             self.report(
                 "lifecycle.cancel_ends_the_work_idle_cancelled",
                 index,
                 f"the work ended with stopReason {reason!r} after the session/cancel at frame "
                 f"{state.cancel}",
             )
-        if state.close is not None and reason == "cancelled":
-            state.idle_cancelled_since_close = True
+        if state.close is not None:
+            state.idle_cancelled_since_close = reason == "cancelled"
+            state.close_raced = reason != "cancelled" and not self.read_since(state.close)
         self._tools_end(index, state)
         state.working, state.done_ids, state.work_ids = False, state.work_ids, set()
         state.cancel, state.inserted = None, None
@@ -254,7 +272,8 @@ class Turns:
                     " answered with an error, not its history",
                 )
         elif method == "session/close" and self.v2 and "result" in message:
-            if state.close_while_working and not state.idle_cancelled_since_close:
+            ended = state.idle_cancelled_since_close or state.close_raced
+            if state.close_while_working and not ended:
                 self.report(
                     "lifecycle.close_reports_idle_cancelled_before_its_answer",
                     index,
@@ -267,7 +286,8 @@ class Turns:
         reason = result.get("stopReason") if type(result) is dict else None
         if type(reason) is str:
             state.ended_turn = index
-        if state.cancel is not None and type(reason) is str and reason != "cancelled":
+        read = state.cancel is not None and self.read_since(state.cancel)
+        if read and type(reason) is str and reason != "cancelled":
             self.report(
                 "prompt.cancel_answers_cancelled",
                 index,
