@@ -62,10 +62,9 @@ class Session:
     done_ids: set[str] = field(default_factory=set)
     close: int | None = None
     close_while_working: bool = False
-    idle_cancelled_since_close: bool = False
-    """Whether the last idle since the close ended the work `cancelled`."""
-    close_raced: bool = False
-    """Whether that idle, not `cancelled`, came before the agent was seen to read the close."""
+    close_answered_by_idle: bool = False
+    """Whether the last idle since the close settles it: it ended the work `cancelled`, or came
+    before the agent was seen to read the close (the work ended as the close was sent)."""
     closed_at: int | None = None
 
 
@@ -114,7 +113,7 @@ class Turns:
                 state.loading, state.replayed, state.last_answer = True, 0, None
             elif method == "session/close" and self.v2:
                 state.close, state.close_while_working = index, state.working
-                state.idle_cancelled_since_close, state.close_raced = False, False
+                state.close_answered_by_idle = False
             return
         if state.closed_at is not None:
             self.report(
@@ -209,8 +208,8 @@ class Turns:
                 f"{state.cancel}",
             )
         if state.close is not None:
-            state.idle_cancelled_since_close = reason == "cancelled"
-            state.close_raced = reason != "cancelled" and not self.read_since(state.close)
+            read = self.read_since(state.close)
+            state.close_answered_by_idle = reason == "cancelled" or not read
         self._tools_end(index, state)
         state.working, state.done_ids, state.work_ids = False, state.work_ids, set()
         state.cancel, state.inserted = None, None
@@ -269,8 +268,7 @@ class Turns:
                     " answered with an error, not its history",
                 )
         elif method == "session/close" and self.v2 and "result" in message:
-            ended = state.idle_cancelled_since_close or state.close_raced
-            if state.close_while_working and not ended:
+            if state.close_while_working and not state.close_answered_by_idle:
                 self.report(
                     "lifecycle.close_reports_idle_cancelled_before_its_answer",
                     index,

@@ -138,9 +138,9 @@ class Checker:
             turns.message(index, side, message)
         elif "result" in message or "error" in message:
             request = answer(judge, index, message, side)
-            if request is not None and side == "agent":
-                turns.read(request.frame)
             if request is not None:
+                if side == "agent":
+                    turns.read(request.frame)
                 turns.answer(index, side, request.method, request.params, message)
         elif side == "agent":
             judge.report(
